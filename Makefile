@@ -1,0 +1,42 @@
+# Quick start: `make demo` launches the app on the bundled demo session; `make test` runs the tests.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo run test lint typecheck check bench assets clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/foley-tui demo
+
+run: $(STAMP)
+	$(BIN)/foley-tui
+
+lint: $(STAMP)
+	$(BIN)/ruff check foley_tui tests
+	$(BIN)/ruff format --check foley_tui tests
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+test: $(STAMP)
+	$(BIN)/ruff check foley_tui tests
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -q -n 2
+
+bench: $(STAMP)
+	$(BIN)/python tests/bench/run_all.py
+
+assets: $(STAMP)
+	$(BIN)/python assets/generate_demo.py
+
+clean:
+	rm -rf $(VENV) snapshot_report.html

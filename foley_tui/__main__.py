@@ -1,0 +1,8 @@
+"""``python -m foley_tui`` runs the CLI."""
+
+from __future__ import annotations
+
+from foley_tui.cli import main
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,125 @@
+"""Interfaces shared by the audio engine and its users (the UI, the CLI, tests).
+
+Headless: never imports textual. The UI only ever talks to a :class:`Player` and to the
+resolver's :class:`Source` / :class:`Unplayable` results, so tests can inject a fake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+
+class AudioFormat(Enum):
+    """A container/codec sniffed from magic bytes (never from a file name)."""
+
+    WAV = "wav"
+    FLAC = "flac"
+    OGG = "ogg"  # Vorbis or Opus inside Ogg
+    MP3 = "mp3"
+    AIFF = "aiff"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Playable audio found for a candidate.
+
+    Attributes:
+        path: A local file holding the audio (a blob in the byte store, a user's file...).
+        format: The sniffed format.
+        how: Which lookup rule found it (``preview``, ``content_sha256``, ``path``,
+            ``generations``, ``remote``), for the details pane.
+        identity: A stable key for caches (path + size + mtime).
+        loudness_lufs: The candidate's declared integrated loudness, if it has one.
+    """
+
+    path: Path
+    format: AudioFormat
+    how: str
+    identity: str
+    loudness_lufs: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Unplayable:
+    """Why a candidate cannot be played; a state to show, never an exception."""
+
+    reason: str
+
+
+class PlayerState(Enum):
+    STOPPED = "stopped"
+    PLAYING = "playing"
+    PAUSED = "paused"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStatus:
+    """A snapshot of a player, read by the UI on a timer and passed to state callbacks."""
+
+    state: PlayerState
+    position_s: float
+    duration_s: float
+    source: Source | None
+    loop: bool
+    volume_db: float
+    loudness_match: bool
+    error: str | None = None
+
+
+StateCallback = Callable[[PlayerStatus], None]
+
+
+@runtime_checkable
+class Player(Protocol):
+    """What the UI needs from an audio player.
+
+    Implementations: ``SoundDevicePlayer`` (PortAudio), ``NullPlayer`` (no device: keeps
+    time, makes no sound) and the tests' fake. All methods return quickly and never raise
+    for bad audio: a failure becomes ``PlayerStatus.error`` and a state callback.
+    """
+
+    @property
+    def available(self) -> bool:
+        """True when sound actually reaches a device."""
+
+    @property
+    def device_name(self) -> str:
+        """A human label for the output ("default (ALSA)", "no audio: <reason>")."""
+
+    @property
+    def unavailable_reason(self) -> str | None:
+        """Why there is no sound, or None when there is."""
+
+    def play(self, source: Source, start_s: float = 0.0) -> None:
+        """Start ``source`` at ``start_s``, fading out whatever was playing."""
+
+    def stop(self) -> None: ...
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+    def toggle_pause(self) -> None: ...
+
+    def seek(self, seconds: float, *, relative: bool = False) -> None:
+        """Move the playhead (clamped to the sound)."""
+
+    def set_loop(self, loop: bool) -> None: ...
+
+    def set_volume_db(self, volume_db: float) -> None:
+        """Preview volume in dB (0 = unity), applied on top of the loudness gain."""
+
+    def set_loudness_match(self, enabled: bool, target_lufs: float = -23.0) -> None:
+        """Match every sound to ``target_lufs`` (declared loudness, else measured)."""
+
+    def status(self) -> PlayerStatus: ...
+
+    def set_state_callback(self, callback: StateCallback | None) -> None:
+        """Called (from any thread) when the state changes: play, stop, end, error."""
+
+    def close(self) -> None: ...

@@ -1,0 +1,77 @@
+"""The ``foley-tui`` command line.
+
+Each group of verbs lives in its own module exposing ``register(subparsers)``; every verb
+gets ``--data-dir`` and sets ``func(args) -> int``. Bad input gets a one-line error on
+stderr and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from foley_tui import __version__
+
+# Modules that add verbs; each has ``register(subparsers, common)``.
+COMMAND_MODULES: tuple[str, ...] = ()
+
+# The verb run when none is given (``foley-tui`` alone), or None to print help.
+DEFAULT_VERB: str | None = None
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit status 2 unless given."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def common_parser() -> argparse.ArgumentParser:
+    """Options every verb takes."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="foley data dir (default: $FOLEY_DATA_DIR, else ~/.local/share/foley)",
+    )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = common_parser()
+    parser = argparse.ArgumentParser(
+        prog="foley-tui",
+        description="Audition, pick and place sound-effect candidates in foley sessions.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"foley-tui {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers, common)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", None)
+    if func is None:
+        if DEFAULT_VERB is None:
+            parser.print_help()
+            return 0
+        args = parser.parse_args([*(argv if argv is not None else sys.argv[1:]), DEFAULT_VERB])
+        func = args.func
+    try:
+        return int(func(args) or 0)
+    except CliError as exc:
+        print(f"foley-tui: error: {exc}", file=sys.stderr)
+        return exc.status
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
