@@ -46,9 +46,16 @@ class Source:
 
 @dataclass(frozen=True, slots=True)
 class Unplayable:
-    """Why a candidate cannot be played; a state to show, never an exception."""
+    """Why a candidate cannot be played; a state to show, never an exception.
+
+    ``kind`` classifies the reason for tests and styling: ``missing`` (blob or file not
+    there), ``remote`` (only a URL and network access is off), ``network`` (fetch failed),
+    ``unsupported`` (not audio, corrupt or undecodable), ``empty`` (zero length) or
+    ``none`` (the candidate names no audio at all).
+    """
 
     reason: str
+    kind: str = "unplayable"
 
 
 class PlayerState(Enum):

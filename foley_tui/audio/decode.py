@@ -1,0 +1,208 @@
+"""Block decoding: read a file with soundfile a block at a time, downmix, resample.
+
+Headless: never imports textual. Nothing here reads a whole file: a 10-minute ambience is
+opened, positioned and its first block decoded in well under a millisecond, and the player's
+feeder thread pulls further blocks while earlier ones play.
+
+Every block comes out as float32 stereo at the *device* rate: the device is opened at its own
+default rate (asking PulseAudio's ALSA plugin for a 16 kHz stream underruns badly), so the
+decoder converts with a streaming ``soxr`` resampler that keeps its state across blocks (no
+seams). A file already at the device rate is passed through untouched (bit-exact).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import soundfile as sf
+import soxr
+
+Frames = npt.NDArray[np.float32]
+
+#: libsndfile's supported rates span this, and so do we.
+MIN_RATE = 8000
+MAX_RATE = 192000
+#: Resampling quality: soxr "HQ" is transparent and cheap enough to run per block.
+RESAMPLE_QUALITY = "HQ"
+# 5.1 (L R C LFE Ls Rs) -> stereo, ITU-R BS.775 coefficients without LFE, normalised so a
+# full-scale signal in every channel cannot clip.
+_MINUS3DB = 0.7071067811865476
+_DOWNMIX_51 = np.array(
+    [
+        [1.0, 0.0],
+        [0.0, 1.0],
+        [_MINUS3DB, _MINUS3DB],
+        [0.0, 0.0],
+        [_MINUS3DB, 0.0],
+        [0.0, _MINUS3DB],
+    ],
+    dtype=np.float32,
+) / np.float32(1.0 + 2 * _MINUS3DB)
+
+
+class DecodeError(Exception):
+    """A file cannot be decoded (unsupported, corrupt, empty, unusual rate)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AudioInfo:
+    """What a file holds, from its header."""
+
+    frames: int
+    samplerate: int
+    channels: int
+    format: str
+    subtype: str
+
+    @property
+    def duration_s(self) -> float:
+        return self.frames / self.samplerate if self.samplerate else 0.0
+
+
+def _info_of(handle: sf.SoundFile) -> AudioInfo:
+    return AudioInfo(
+        frames=max(int(handle.frames), 0),
+        samplerate=int(handle.samplerate),
+        channels=int(handle.channels),
+        format=str(handle.format),
+        subtype=str(handle.subtype),
+    )
+
+
+def _check_info(info: AudioInfo, path: Path) -> None:
+    if not MIN_RATE <= info.samplerate <= MAX_RATE:
+        raise DecodeError(f"unsupported sample rate {info.samplerate} Hz in {path.name}")
+    if info.channels < 1:
+        raise DecodeError(f"no channels in {path.name}")
+    if info.frames == 0:
+        raise DecodeError(f"zero-length audio (no frames) in {path.name}")
+
+
+def open_sound(path: Path) -> sf.SoundFile:
+    """Open ``path`` with soundfile, mapping its errors to :class:`DecodeError`."""
+    try:
+        return sf.SoundFile(str(path))
+    except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
+        raise DecodeError(f"unsupported or corrupt audio in {path.name}: {exc}") from None
+    except OSError as exc:
+        raise DecodeError(f"cannot open {path}: {exc.strerror or exc}") from None
+
+
+def probe(path: Path) -> AudioInfo:
+    """The header facts of ``path``; raises :class:`DecodeError` when it cannot play."""
+    with open_sound(path) as handle:
+        info = _info_of(handle)
+    _check_info(info, path)
+    return info
+
+
+def to_stereo(block: npt.NDArray[np.float32]) -> Frames:
+    """Downmix or upmix ``(frames, channels)`` float32 to ``(frames, 2)``.
+
+    Mono goes to both sides; stereo is untouched; 5.1 uses the ITU matrix (LFE dropped);
+    any other layout is averaged into both sides (there is no standard for it).
+    """
+    channels = block.shape[1]
+    if channels == 2:
+        return block
+    if channels == 1:
+        return np.repeat(block, 2, axis=1)
+    if channels == 6:
+        return np.ascontiguousarray(block @ _DOWNMIX_51, dtype=np.float32)
+    mixed = block.mean(axis=1, dtype=np.float32)
+    return np.repeat(mixed[:, None], 2, axis=1)
+
+
+class BlockDecoder:
+    """Decode ``path`` from ``start_s`` as float32 stereo blocks at ``out_rate``.
+
+    Output frame ``n`` of a pass is the sound at ``start_s + n / out_rate`` (soxr aligns
+    its output, so positions need no delay correction). With ``loop`` the decoder wraps to
+    the start at the end without flushing the resampler, so the loop seam is continuous.
+    Not thread-safe: one thread (the player's feeder) owns it.
+    """
+
+    def __init__(self, path: Path, out_rate: int, start_s: float = 0.0) -> None:
+        self.path = path
+        self.out_rate = int(out_rate)
+        self._handle = open_sound(path)
+        try:
+            self.info = _info_of(self._handle)
+            _check_info(self.info, path)
+            self._resampler = self._new_resampler()
+            start_frame = min(max(round(start_s * self.info.samplerate), 0), self.info.frames)
+            if start_frame:
+                self._handle.seek(start_frame)
+        except Exception:
+            self._handle.close()
+            raise
+        self.start_s = start_frame / self.info.samplerate
+        self.emitted = 0  # output frames returned since start_s
+        self.done = False
+        self.loop = False
+
+    @property
+    def duration_s(self) -> float:
+        return self.info.duration_s
+
+    def _new_resampler(self) -> soxr.ResampleStream | None:
+        if self.info.samplerate == self.out_rate:
+            return None
+        return soxr.ResampleStream(
+            self.info.samplerate, self.out_rate, 2, dtype="float32", quality=RESAMPLE_QUALITY
+        )
+
+    def position_of(self, emitted: int) -> float:
+        """The file position (seconds) of output frame ``emitted`` (wraps when looping)."""
+        pos = self.start_s + emitted / self.out_rate
+        duration = self.duration_s
+        if self.loop and duration > 0 and pos >= duration:
+            pos %= duration
+        return min(pos, duration)
+
+    def read(self, in_frames: int = 8192) -> Frames:
+        """The next block of output (may be empty while the resampler primes).
+
+        Returns an empty array once the sound (and the resampler's tail) is exhausted; then
+        :attr:`done` is true. Raises :class:`DecodeError` if the file turns out corrupt.
+        """
+        if self.done:
+            return np.zeros((0, 2), dtype=np.float32)
+        try:
+            raw = self._handle.read(in_frames, dtype="float32", always_2d=True)
+            if len(raw) == 0 and self.loop and self.info.frames > 0:
+                self._handle.seek(0)
+                raw = self._handle.read(in_frames, dtype="float32", always_2d=True)
+        except (sf.LibsndfileError, RuntimeError) as exc:
+            raise DecodeError(f"decode error in {self.path.name}: {exc}") from None
+        last = len(raw) == 0
+        block = to_stereo(raw) if len(raw) else np.zeros((0, 2), dtype=np.float32)
+        if self._resampler is not None:
+            block = self._resampler.resample_chunk(block, last=last)
+        if last:
+            self.done = True
+        self.emitted += len(block)
+        return block
+
+    def read_first(self, min_out: int = 1, max_in: int = 16384) -> Frames:
+        """Decode until at least ``min_out`` output frames exist (resampler priming)."""
+        blocks: list[Frames] = []
+        got = 0
+        step = 1024
+        read_in = 0
+        while got < min_out and not self.done and read_in < max_in:
+            block = self.read(step)
+            read_in += step
+            if len(block):
+                blocks.append(block)
+                got += len(block)
+            step = min(step * 2, 8192)
+        if not blocks:
+            return np.zeros((0, 2), dtype=np.float32)
+        return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+
+    def close(self) -> None:
+        self._handle.close()
