@@ -1,0 +1,91 @@
+"""The ``open`` verb: launch the audition screen on a session.
+
+``foley-tui open SESSION [--device D] [--no-audio]``; SESSION is an id, a unique id
+prefix or a title (``SessionService.resolve``); without it, the most recently used
+session. The config file is read (and validated) before the terminal is taken over, so a
+bad key or setting is a one-line error, not a broken screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from foley_tui.cli import CliError
+from foley_tui.config import Config, ConfigError, load_config
+from foley_tui.paths import data_dir
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    parser = subparsers.add_parser(
+        "open",
+        parents=[common],
+        help="audition a session (id, id prefix or title)",
+        description="Open a session in the audition screen.",
+    )
+    parser.add_argument(
+        "session",
+        nargs="?",
+        metavar="SESSION",
+        help="session id, unique id prefix or title (default: the most recent session)",
+    )
+    parser.add_argument("--device", metavar="D", help="audio output device (name or index)")
+    parser.add_argument(
+        "--no-audio", action="store_true", help="do not open an audio device (silent player)"
+    )
+    parser.set_defaults(func=run_open)
+
+
+def load_app_config() -> Config:
+    """The user's config, with keymap ids checked against the app's bindings."""
+    from foley_tui.screens.audition import BINDING_IDS
+
+    try:
+        return load_config(known_ids=BINDING_IDS)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+
+
+def make_app_player(device: str | None, no_audio: bool) -> Any:
+    """The real player on ``device``, a silent one with ``--no-audio`` (or no device)."""
+    from foley_tui.audio.player import NullPlayer, make_player
+
+    if no_audio:
+        return NullPlayer("disabled with --no-audio")
+    return make_player(device)
+
+
+def launch(
+    session_id: str, *, data: Any = None, device: str | None = None, no_audio: bool = False
+) -> int:
+    """Run the app on ``session_id`` until the user quits (also used by other verbs)."""
+    from foley_tui.app import FoleyApp
+    from foley_tui.store import SessionService, SessionServiceError
+
+    config = load_app_config()
+    service = SessionService(data)
+    try:
+        store = service.get(session_id)
+    except SessionServiceError as exc:
+        raise CliError(str(exc)) from None
+    player = make_app_player(device, no_audio)
+    app = FoleyApp(store, player, config, service)
+    app.run()
+    return app.return_code or 0
+
+
+def run_open(args: argparse.Namespace) -> int:
+    from foley_tui.store import SessionService, SessionServiceError
+
+    data = data_dir(args.data_dir)
+    service = SessionService(data)
+    try:
+        ref = args.session
+        if ref is None:
+            ref = service.most_recent()
+            if ref is None:
+                raise CliError("no session yet: give SESSION, or run `foley-tui demo`")
+        session_id = service.resolve(ref)
+    except SessionServiceError as exc:
+        raise CliError(str(exc)) from None
+    return launch(session_id, data=data, device=args.device, no_audio=args.no_audio)

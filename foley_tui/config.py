@@ -1,0 +1,164 @@
+"""The user's config file: key remapping by binding id and a few settings.
+
+``~/.config/foley-tui/config.toml`` (see :func:`foley_tui.paths.config_file`)::
+
+    [keymap]
+    pick = "p"            # binding id = key(s), comma-separated for several
+    cursor-down = "j,down"
+
+    [settings]
+    auto_advance = true   # move to the next undecided candidate after a decision
+    autoplay = false      # default for sessions that never set it
+    loop = false
+    volume_db = 0.0
+    loudness_match = false
+    details_min_width = 100
+    allow_network = false
+    poll_interval_s = 0.5
+
+Headless (no textual import): the app validates keymap ids against its own bindings by
+passing ``known_ids``. Every problem raises :class:`ConfigError` naming the file and the
+offending entry, so a typo never turns into a traceback or a silently ignored key.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from foley_tui.paths import config_file
+
+
+class ConfigError(Exception):
+    """The config file is unreadable or holds a bad value; the message says where."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Behaviour settings from ``[settings]``; every field has a safe default."""
+
+    auto_advance: bool = True
+    """After a decision, move to the next undecided candidate."""
+    autoplay: bool = False
+    """Play the highlighted candidate on move (sessions remember their own choice)."""
+    loop: bool = False
+    volume_db: float = 0.0
+    loudness_match: bool = False
+    details_min_width: int = 100
+    """Below this terminal width the details pane hides."""
+    allow_network: bool = False
+    """Let the resolver fetch remote previews."""
+    poll_interval_s: float = 0.5
+    """How often to check the store for changes made by another process."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Everything read from the config file."""
+
+    keymap: dict[str, str] = field(default_factory=dict)
+    settings: Settings = field(default_factory=Settings)
+    path: Path | None = None
+
+
+# A key is a Textual key name: letters, digits, punctuation names, optional modifiers.
+_KEY = re.compile(
+    r"^(?:(?:ctrl|shift|alt|meta|super|hyper)\+)*"
+    r"[A-Za-z0-9_+\-\[\]{}/?.,;:'\"<>!@#$%^&*()=~`|\\]+$"
+)
+
+
+def _check_keys(path: Path, binding_id: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(
+            f'{path}: [keymap] {binding_id}: expected a key string like "p" or '
+            f'"ctrl+r" (several separated by commas), got {value!r}'
+        )
+    keys = [key.strip() for key in value.split(",")]
+    for key in keys:
+        if not key or not _KEY.match(key):
+            raise ConfigError(f"{path}: [keymap] {binding_id}: {key!r} is not a key name")
+    return ",".join(keys)
+
+
+def _check_setting(path: Path, name: str, value: object, default: object) -> object:
+    expected: type | tuple[type, ...]
+    if isinstance(default, bool):
+        expected = bool
+    elif isinstance(default, float):
+        expected = (int, float)
+    elif isinstance(default, int):
+        expected = int
+    else:  # pragma: no cover - every setting has a typed default
+        expected = type(default)
+    # bool is an int subclass: ``volume_db = true`` must not pass as a number.
+    ok = not (isinstance(value, bool) and expected is not bool) and isinstance(value, expected)
+    if not ok:
+        kind = "true or false" if expected is bool else "a number"
+        raise ConfigError(f"{path}: [settings] {name}: expected {kind}, got {value!r}")
+    if isinstance(default, float):
+        number = float(value)  # type: ignore[arg-type]
+        if name == "poll_interval_s" and not 0.05 <= number <= 60:
+            raise ConfigError(f"{path}: [settings] {name}: must be between 0.05 and 60 s")
+        return number
+    if name == "details_min_width" and not 0 <= int(value) <= 1000:  # type: ignore[call-overload]
+        raise ConfigError(f"{path}: [settings] {name}: must be between 0 and 1000")
+    return value
+
+
+def parse_config(
+    data: Mapping[str, Any], path: Path, known_ids: Iterable[str] | None = None
+) -> Config:
+    """Validate a parsed TOML document; ``known_ids`` are the binding ids that exist."""
+    unknown_tables = sorted(set(data) - {"keymap", "settings"})
+    if unknown_tables:
+        raise ConfigError(
+            f"{path}: unknown section(s) {', '.join(unknown_tables)} "
+            "(expected [keymap] and [settings])"
+        )
+    raw_keymap = data.get("keymap", {})
+    if not isinstance(raw_keymap, Mapping):
+        raise ConfigError(f'{path}: [keymap] must be a table of binding-id = "key"')
+    known = set(known_ids) if known_ids is not None else None
+    keymap: dict[str, str] = {}
+    for binding_id, value in raw_keymap.items():
+        if known is not None and binding_id not in known:
+            raise ConfigError(
+                f"{path}: [keymap] {binding_id}: no such binding id "
+                f"(known: {', '.join(sorted(known))})"
+            )
+        keymap[binding_id] = _check_keys(path, binding_id, value)
+    raw_settings = data.get("settings", {})
+    if not isinstance(raw_settings, Mapping):
+        raise ConfigError(f"{path}: [settings] must be a table")
+    defaults = {f.name: getattr(Settings(), f.name) for f in fields(Settings)}
+    values: dict[str, Any] = {}
+    for name, value in raw_settings.items():
+        if name not in defaults:
+            raise ConfigError(
+                f"{path}: [settings] {name}: unknown setting (known: {', '.join(sorted(defaults))})"
+            )
+        values[name] = _check_setting(path, name, value, defaults[name])
+    return Config(keymap=keymap, settings=Settings(**values), path=path)
+
+
+def load_config(path: Path | None = None, known_ids: Iterable[str] | None = None) -> Config:
+    """Read the config file (default :func:`config_file`); a missing file means defaults."""
+    path = path or config_file()
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Config(path=path)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    return parse_config(data, path, known_ids)

@@ -1,0 +1,125 @@
+"""Messages that cross widgets and threads.
+
+Workers never touch widgets: they post one of these and the screen applies it on the main
+thread. Names: imperative for requests (``PlayCandidate``), past tense for events
+(``RowsLoaded``). High-rate messages implement ``can_replace`` so a backlog of stale
+positions or progress ticks collapses to the latest one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+from textual.message import Message
+
+from foley_tui.audio.base import PlayerStatus, Source, Unplayable
+from foley_tui.model import Pick, Reject, Row
+
+
+class IdsListed(Message):
+    """The session's candidate ids (file names only), for the first paint."""
+
+    def __init__(
+        self, ids: Sequence[str], picks: dict[str, Pick], rejects: dict[str, Reject]
+    ) -> None:
+        super().__init__()
+        self.ids = ids
+        self.picks = picks
+        self.rejects = rejects
+
+
+class LoadProgress(Message):
+    """Rows with all their columns: ``done`` of ``total`` so far."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__()
+        self.done = done
+        self.total = total
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, LoadProgress)
+
+
+class RowsLoaded(Message):
+    """Every row with all its columns, plus the store's problems (unreadable entries)."""
+
+    def __init__(self, rows: list[Row], problems: list[str]) -> None:
+        super().__init__()
+        self.rows = rows
+        self.problems = problems
+
+
+class StoreChanged(Message):
+    """Another process (or we) wrote to the session; ``rows`` is None when unchanged."""
+
+    def __init__(
+        self,
+        token: Hashable,
+        generation: int,
+        rows: list[Row] | None,
+        picks: dict[str, Pick],
+        rejects: dict[str, Reject],
+        problems: list[str],
+    ) -> None:
+        super().__init__()
+        self.token = token
+        self.generation = generation
+        self.rows = rows
+        self.picks = picks
+        self.rejects = rejects
+        self.problems = problems
+
+
+class PeaksReady(Message):
+    """Waveform peaks for ``sound_id``: ``exact`` False for the quick overview."""
+
+    def __init__(
+        self,
+        sound_id: str,
+        peaks: Sequence[tuple[float, float]],
+        duration_s: float,
+        exact: bool,
+        error: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.sound_id = sound_id
+        self.peaks = peaks
+        self.duration_s = duration_s
+        self.exact = exact
+        self.error = error
+        """Why there are no peaks (the file could not be decoded)."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, PeaksReady) and message.sound_id == self.sound_id
+
+
+class SourceResolved(Message):
+    """Where a candidate's audio is, or why it cannot be played."""
+
+    def __init__(self, sound_id: str, source: Source | Unplayable) -> None:
+        super().__init__()
+        self.sound_id = sound_id
+        self.source = source
+
+
+class PlayerStateChanged(Message):
+    """The player started, stopped, ended or failed (posted from the audio thread)."""
+
+    def __init__(self, status: PlayerStatus) -> None:
+        super().__init__()
+        self.status = status
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, PlayerStateChanged)
+
+
+class PlayheadMoved(Message):
+    """The playhead position, sampled on a timer while playing."""
+
+    def __init__(self, position_s: float, duration_s: float) -> None:
+        super().__init__()
+        self.position_s = position_s
+        self.duration_s = duration_s
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, PlayheadMoved)

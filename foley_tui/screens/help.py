@@ -1,0 +1,60 @@
+"""HelpScreen: every key of the audition screen, by section, with the user's remapping."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+@dataclass(frozen=True, slots=True)
+class HelpEntry:
+    """One line of help: the section, the key(s) as bound now, what it does, its id."""
+
+    section: str
+    keys: str
+    description: str
+    tooltip: str
+    binding_id: str
+
+
+def help_table(entries: Sequence[HelpEntry]) -> Table:
+    table = Table(box=None, expand=True, show_header=True, pad_edge=False, header_style="bold")
+    table.add_column("key", no_wrap=True, style="bold cyan")
+    table.add_column("action", no_wrap=True)
+    table.add_column("what it does", ratio=1)
+    table.add_column("id (config.toml [keymap])", no_wrap=True, style="dim")
+    section = None
+    for entry in entries:
+        if entry.section != section:
+            section = entry.section
+            table.add_row(Text(section, style="bold underline"), "", "", "")
+        table.add_row(entry.keys, entry.description, entry.tooltip, entry.binding_id)
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    """A scrollable table of keys; Escape, q, ? or F1 closes it."""
+
+    BINDINGS = [
+        Binding("escape,q,question_mark,f1", "close", "Close", id="help-close", tooltip="Close"),
+    ]
+
+    def __init__(self, entries: Sequence[HelpEntry]) -> None:
+        super().__init__()
+        self.entries = entries
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-dialog", classes="modal-dialog"):
+            yield Static("[b]Keys[/b]  (remap by id in ~/.config/foley-tui/config.toml)")
+            yield Static(help_table(self.entries), id="help-table")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,60 @@
+"""OnsetScreen: edit a pick's onset as seconds or ``m:ss.s``, validated before it closes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label
+
+from foley_tui.model import ValidationError, format_onset, parse_onset
+
+
+@dataclass(frozen=True, slots=True)
+class OnsetChoice:
+    """The onset the user confirmed (None clears it). Cancel dismisses with None instead."""
+
+    onset: float | None
+
+
+class OnsetScreen(ModalScreen[OnsetChoice | None]):
+    """A small modal with one input; Enter confirms, Escape cancels."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="modal-cancel", tooltip="Close without change"),
+    ]
+
+    def __init__(self, caption: str, onset: float | None) -> None:
+        super().__init__()
+        self.caption = caption
+        self.onset = onset
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="modal-dialog"):
+            yield Label(Content.from_markup("Onset for [b]$c[/b]", c=self.caption), id="title")
+            yield Label("seconds (12.5) or m:ss.s (1:02.5); empty clears it", classes="hint")
+            value = "" if self.onset is None else format_onset(self.onset)
+            yield Input(value=value, placeholder="0:00.0", id="onset-input")
+            yield Label("", id="error", classes="error")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            onset = parse_onset(event.value)
+        except ValidationError as exc:
+            self.query_one("#error", Label).update(str(exc))
+            return
+        self.dismiss(OnsetChoice(onset))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.query_one("#error", Label).update("")
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

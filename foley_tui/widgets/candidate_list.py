@@ -1,0 +1,280 @@
+"""CandidateList: a virtual list that renders only the rows on screen.
+
+Textual's ``DataTable``/``OptionList`` measure every row before the first paint (5-12 s at
+100k rows); this widget uses the line API (``ScrollView.render_line``) so each frame costs
+only the visible rows, whatever the session size. Line 0 is a fixed column header.
+
+It holds no state of its own beyond the cursor: the screen hands it the view (sound ids in
+display order), the rows and the decisions, and it posts ``Highlighted`` when the cursor
+moves. It has no key bindings: the screen's bindings (remappable by id) drive it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from foley_tui.model import Status, format_onset
+from foley_tui.widgets.listing import Listing
+
+GLYPHS = {Status.PICKED: "✔", Status.REJECTED: "✘", Status.UNDECIDED: "·"}
+
+
+def format_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes}:{secs:02d}"
+
+
+def format_score(score: float | None) -> str:
+    return "-" if score is None else f"{score:.3g}"
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """Column widths for a given list width (caption takes what is left)."""
+
+    glyph: int
+    caption: int
+    duration: int
+    layer: int
+    onset: int
+    source: int
+    score: int
+
+    @classmethod
+    def for_width(cls, width: int) -> Columns:
+        glyph, duration, layer, onset, score = 3, 7, 9, 8, 6
+        source = 18 if width >= 90 else 12
+        rest = width - (glyph + duration + layer + onset + source + score)
+        if rest < 16:  # very narrow: drop source/licence before squeezing captions
+            rest += source
+            source = 0
+        return cls(glyph, max(rest, 4), duration, layer, onset, source, score)
+
+
+def _cell(text: str, width: int, right: bool = False) -> str:
+    """``text`` fitted to ``width - 1`` cells plus one separating space."""
+    if width <= 0:
+        return ""
+    inner = width - 1
+    if len(text) > inner:
+        text = text[: max(inner - 1, 0)] + "…" if inner > 0 else ""
+    return (text.rjust(inner) if right else text.ljust(inner)) + " "
+
+
+class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
+    """The candidates of a session, one line each, with a cursor."""
+
+    COMPONENT_CLASSES = {
+        "candidate-list--header",
+        "candidate-list--cursor",
+        "candidate-list--picked",
+        "candidate-list--rejected",
+        "candidate-list--undecided",
+        "candidate-list--pending",
+        "candidate-list--unreadable",
+    }
+
+    DEFAULT_CSS = """
+    CandidateList {
+        overflow-x: hidden;
+        overflow-y: auto;
+        scrollbar-size-vertical: 1;
+    }
+    CandidateList > .candidate-list--header { text-style: bold; background: $panel; }
+    CandidateList > .candidate-list--cursor { background: $primary 40%; }
+    CandidateList:focus > .candidate-list--cursor { background: $primary; color: $text; }
+    CandidateList > .candidate-list--picked { color: $success; }
+    CandidateList > .candidate-list--rejected { color: $error; }
+    CandidateList > .candidate-list--undecided { color: $text-muted; }
+    CandidateList > .candidate-list--pending { color: $text-disabled; }
+    CandidateList > .candidate-list--unreadable { color: $warning; }
+    """
+
+    cursor: reactive[int] = reactive(0, always_update=False, repaint=False)
+    """Index in the view of the highlighted row."""
+
+    class Highlighted(Message):
+        """The cursor moved to ``sound_id`` (None when the view is empty)."""
+
+        def __init__(self, candidate_list: CandidateList, sound_id: str | None) -> None:
+            super().__init__()
+            self.candidate_list = candidate_list
+            self.sound_id = sound_id
+
+        @property
+        def control(self) -> CandidateList:
+            return self.candidate_list
+
+    def __init__(self, listing: Listing, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.listing = listing
+        self.unplayable: set[str] = set()
+        """Ids known to have no playable audio (marked with ⊘)."""
+        self._cache: dict[tuple[str, int, bool], Strip] = {}
+        self._last_posted: str | None = None
+
+    # -- data in -----------------------------------------------------------------------
+    @property
+    def highlighted(self) -> str | None:
+        view = self.listing.view
+        return view[self.cursor] if 0 <= self.cursor < len(view) else None
+
+    def refresh_data(self, keep: str | None = None) -> None:
+        """The view, rows or decisions changed: keep the cursor on ``keep`` if still shown
+        (else at the same index, clamped), and repaint."""
+        view = self.listing.view
+        self._cache.clear()
+        self.virtual_size = Size(self.scrollable_content_region.width, len(view) + 1)
+        index = self.cursor
+        if keep is not None:
+            with contextlib.suppress(ValueError):
+                index = view.index(keep)
+        self.move_to(index, force_post=True)
+        self.refresh()
+
+    def refresh_row(self, sound_id: str) -> None:
+        """One row's decision changed: drop its cached line and repaint."""
+        for key in [k for k in self._cache if k[0] == sound_id]:
+            del self._cache[key]
+        self.refresh()
+
+    # -- cursor ------------------------------------------------------------------------
+    def move_to(self, index: int, *, force_post: bool = False) -> None:
+        count = len(self.listing.view)
+        index = max(0, min(index, count - 1)) if count else 0
+        old = self.cursor
+        self.cursor = index
+        if old != index:
+            self._cache.clear()
+            self.refresh()
+        self.scroll_to_cursor()
+        sound_id = self.highlighted
+        if force_post or sound_id != self._last_posted:
+            self._last_posted = sound_id
+            self.post_message(self.Highlighted(self, sound_id))
+
+    def move_by(self, delta: int) -> None:
+        self.move_to(self.cursor + delta)
+
+    @property
+    def page(self) -> int:
+        return max(self.scrollable_content_region.height - 2, 1)
+
+    def scroll_to_cursor(self) -> None:
+        rows_visible = max(self.scrollable_content_region.height - 1, 1)
+        top = round(self.scroll_offset.y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + rows_visible:
+            self.scroll_to(y=self.cursor - rows_visible + 1, animate=False, immediate=True)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._cache.clear()
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.listing.view) + 1)
+        self.scroll_to_cursor()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    def on_click(self, event: events.Click) -> None:
+        if event.y >= 1:
+            self.move_to(round(self.scroll_offset.y) + event.y - 1)
+
+    # -- rendering ---------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        columns = Columns.for_width(width)
+        if y == 0:
+            return self._header(columns, width)
+        index = round(self.scroll_offset.y) + y - 1
+        view = self.listing.view
+        if index >= len(view):
+            return Strip.blank(width, self.rich_style)
+        sound_id = view[index]
+        key = (sound_id, width, index == self.cursor)
+        strip = self._cache.get(key)
+        if strip is None:
+            strip = self._render_row(sound_id, columns, width, index == self.cursor)
+            if len(self._cache) > 2000:
+                self._cache.clear()
+            self._cache[key] = strip
+        return strip
+
+    def _header(self, c: Columns, width: int) -> Strip:
+        text = (
+            _cell("", c.glyph)
+            + _cell("caption", c.caption)
+            + _cell("dur", c.duration, right=True)
+            + _cell("layer", c.layer)
+            + _cell("onset", c.onset, right=True)
+            + _cell("source/licence", c.source)
+            + _cell("score", c.score, right=True)
+        )
+        style = self.get_component_rich_style("candidate-list--header")
+        return Strip([Segment(text.ljust(width)[:width], style)], width)
+
+    def _render_row(self, sound_id: str, c: Columns, width: int, is_cursor: bool) -> Strip:
+        listing = self.listing
+        row = listing.rows.get(sound_id)
+        status = listing.decisions.status(sound_id)
+        pick = listing.decisions.picks.get(sound_id)
+        base = self.rich_style
+        status_style = self.get_component_rich_style(f"candidate-list--{status.value}")
+        unplayable = sound_id in self.unplayable
+        glyph = GLYPHS[status] + ("⊘" if unplayable else " ")
+        if row is None or not row.complete:
+            caption = sound_id
+            text_style = self.get_component_rich_style("candidate-list--pending")
+        elif row.unreadable:
+            caption = f"! {sound_id}: {row.unreadable}"
+            text_style = self.get_component_rich_style("candidate-list--unreadable")
+        else:
+            caption = row.caption or sound_id
+            text_style = Style()
+        complete = row is not None and row.complete and not row.unreadable
+        source = ""
+        if complete and row is not None:
+            source = "/".join(part for part in (row.source, row.license_id) if part)
+        segments = [
+            Segment(_cell(glyph, c.glyph), base + status_style),
+            Segment(_cell(caption, c.caption), base + text_style),
+            Segment(
+                _cell(
+                    format_duration(row.duration_s) if complete and row else "",
+                    c.duration,
+                    right=True,
+                ),
+                base,
+            ),
+            Segment(_cell(pick.layer or "-" if pick else "", c.layer), base + status_style),
+            Segment(
+                _cell(format_onset(pick.onset) if pick else "", c.onset, right=True),
+                base + status_style,
+            ),
+            Segment(_cell(source, c.source), base),
+            Segment(
+                _cell(format_score(row.score) if complete and row else "", c.score, right=True),
+                base,
+            ),
+        ]
+        if is_cursor:
+            # Post-apply so the cursor colours win over each cell's own style.
+            cursor = self.get_component_rich_style("candidate-list--cursor")
+            segments = [Segment(seg.text, (seg.style or base) + cursor) for seg in segments]
+            base = base + cursor
+        return Strip(segments).adjust_cell_length(width, base)

@@ -1,0 +1,196 @@
+"""The audition list's data: rows, decisions, filter, status filter and sort.
+
+Headless (no textual import) so the ordering rules are plain unit-testable code. The list
+widget renders ``Listing.view`` (a list of sound ids); the screen owns one ``Listing`` and
+re-applies it when rows, decisions or view settings change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from foley_tui.model import LAYERS, Pick, Reject, Row, Status
+
+STATUS_FILTERS: tuple[str, ...] = ("all", "undecided", "picked", "rejected")
+SORTS: tuple[str, ...] = ("rank", "caption", "duration", "layer", "onset", "score")
+
+_INF = float("inf")
+
+
+@dataclass(slots=True)
+class ViewSettings:
+    """What the user chose to see; saved per session with ``SessionStore.set_view``."""
+
+    query: str = ""
+    status_filter: str = "all"
+    sort: str = "rank"
+    autoplay: bool = False
+    loop: bool = False
+    volume_db: float = 0.0
+    loudness_match: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "filter": self.query,
+            "status_filter": self.status_filter,
+            "sort": self.sort,
+            "autoplay": self.autoplay,
+            "loop": self.loop,
+            "volume_db": self.volume_db,
+            "loudness_match": self.loudness_match,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], defaults: ViewSettings) -> ViewSettings:
+        """Tolerant: a missing or bad value (hand-edited, older version) keeps the default."""
+
+        def pick(key: str, kind: type | tuple[type, ...], default: Any) -> Any:
+            value = data.get(key, default)
+            if isinstance(value, bool) and kind is not bool:
+                return default
+            return value if isinstance(value, kind) else default
+
+        status_filter = pick("status_filter", str, defaults.status_filter)
+        sort = pick("sort", str, defaults.sort)
+        return cls(
+            query=pick("filter", str, defaults.query),
+            status_filter=status_filter if status_filter in STATUS_FILTERS else "all",
+            sort=sort if sort in SORTS else "rank",
+            autoplay=pick("autoplay", bool, defaults.autoplay),
+            loop=pick("loop", bool, defaults.loop),
+            volume_db=float(pick("volume_db", (int, float), defaults.volume_db)),
+            loudness_match=pick("loudness_match", bool, defaults.loudness_match),
+        )
+
+
+@dataclass(slots=True)
+class Decisions:
+    """The picks and rejects of a session, kept in memory and updated on each write."""
+
+    picks: dict[str, Pick] = field(default_factory=dict)
+    rejects: dict[str, Reject] = field(default_factory=dict)
+
+    def status(self, sound_id: str) -> Status:
+        if sound_id in self.picks:
+            return Status.PICKED
+        if sound_id in self.rejects:
+            return Status.REJECTED
+        return Status.UNDECIDED
+
+    def apply_state(self, sound_id: str, state: Mapping[str, Any]) -> None:
+        """Apply a journal state dict (``{"status": "picked", "layer": ..., ...}``)."""
+        self.picks.pop(sound_id, None)
+        self.rejects.pop(sound_id, None)
+        status = state.get("status")
+        if status == "picked":
+            self.picks[sound_id] = Pick.from_dict(state, sound_id)
+        elif status == "rejected":
+            self.rejects[sound_id] = Reject.from_dict(state, sound_id)
+
+    def set_pick(self, pick: Pick) -> None:
+        self.rejects.pop(pick.sound_id, None)
+        self.picks[pick.sound_id] = pick
+
+    def set_reject(self, reject: Reject) -> None:
+        self.picks.pop(reject.sound_id, None)
+        self.rejects[reject.sound_id] = reject
+
+    def clear(self, sound_id: str) -> None:
+        self.picks.pop(sound_id, None)
+        self.rejects.pop(sound_id, None)
+
+
+class Listing:
+    """All rows of a session plus the filtered, sorted ``view`` shown by the list."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, Row] = {}
+        self.decisions = Decisions()
+        self.view: list[str] = []
+        self._search: dict[str, str] = {}
+
+    def set_ids(self, ids: Iterable[str]) -> None:
+        """First paint: rows known only by id (``Row.complete`` False), in the given order."""
+        self.rows = {sid: Row(sound_id=sid, rank=i, complete=False) for i, sid in enumerate(ids)}
+        self._search.clear()
+
+    def set_rows(self, rows: Iterable[Row]) -> None:
+        self.rows = {row.sound_id: row for row in rows}
+        self._search.clear()
+
+    def _text(self, row: Row) -> str:
+        text = self._search.get(row.sound_id)
+        if text is None:
+            text = "\n".join((row.caption, " ".join(row.tags), row.sound_id, row.source)).lower()
+            self._search[row.sound_id] = text
+        return text
+
+    def apply(self, settings: ViewSettings) -> list[str]:
+        """Recompute and return ``view`` for ``settings``."""
+        rows: Iterable[Row] = self.rows.values()
+        wanted = settings.status_filter
+        if wanted != "all":
+            status = Status(wanted)
+            decisions = self.decisions
+            rows = [row for row in rows if decisions.status(row.sound_id) is status]
+        terms = settings.query.lower().split()
+        if terms:
+            text = self._text
+            rows = [row for row in rows if all(term in text(row) for term in terms)]
+        self.view = [row.sound_id for row in sorted(rows, key=self._sort_key(settings.sort))]
+        return self.view
+
+    def _sort_key(self, sort: str) -> Any:
+        picks = self.decisions.picks
+        if sort == "caption":
+            return lambda r: (r.caption.lower() or "\uffff", r.rank, r.sound_id)
+        if sort == "duration":
+            return lambda r: (_INF if r.duration_s is None else r.duration_s, r.rank, r.sound_id)
+        if sort == "score":
+            # Best first; unscored last.
+            return lambda r: (_INF if r.score is None else -r.score, r.rank, r.sound_id)
+        if sort == "layer":
+            order = {layer: i for i, layer in enumerate(LAYERS)}
+
+            def layer_key(r: Row) -> tuple[int, int, str]:
+                pick = picks.get(r.sound_id)
+                layer = pick.layer if pick else None
+                return (order[layer] if layer else len(order), r.rank, r.sound_id)
+
+            return layer_key
+        if sort == "onset":
+
+            def onset_key(r: Row) -> tuple[float, int, str]:
+                pick = picks.get(r.sound_id)
+                onset = pick.onset if pick else None
+                return (_INF if onset is None else onset, r.rank, r.sound_id)
+
+            return onset_key
+        return lambda r: (r.rank, r.sound_id)
+
+    def next_undecided(self, after: int) -> int | None:
+        """Index in ``view`` of the first undecided row after ``after``, or None."""
+        status = self.decisions.status
+        for index in range(after + 1, len(self.view)):
+            if status(self.view[index]) is Status.UNDECIDED:
+                return index
+        return None
+
+    def counts(self) -> tuple[int, int, int, int]:
+        """(picked, rejected, undecided, total) over the session's candidates."""
+        rows = self.rows
+        picked = sum(1 for sid in self.decisions.picks if sid in rows)
+        rejected = sum(1 for sid in self.decisions.rejects if sid in rows)
+        total = len(rows)
+        return picked, rejected, total - picked - rejected, total
+
+    def picks_cost(self) -> float:
+        """The cost of the picks (actual, else estimate), over the rows that know it."""
+        total = 0.0
+        for sid in self.decisions.picks:
+            row = self.rows.get(sid)
+            if row is not None and row.cost_usd is not None:
+                total += row.cost_usd
+        return total

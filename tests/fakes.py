@@ -1,0 +1,118 @@
+"""Test doubles: a Player that records every call and keeps a simple state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from foley_tui.audio.base import (
+    Player,
+    PlayerState,
+    PlayerStatus,
+    Source,
+    StateCallback,
+)
+
+
+@dataclass
+class FakePlayer:
+    """Implements :class:`foley_tui.audio.base.Player`; ``calls`` lists (name, args)."""
+
+    available: bool = True
+    device_name: str = "fake device"
+    unavailable_reason: str | None = None
+    calls: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
+    state: PlayerState = PlayerState.STOPPED
+    source: Source | None = None
+    position_s: float = 0.0
+    duration_s: float = 2.0
+    loop: bool = False
+    volume_db: float = 0.0
+    loudness_match: bool = False
+    callback: StateCallback | None = None
+    closed: bool = False
+
+    def _record(self, name: str, *args: Any) -> None:
+        self.calls.append((name, args))
+
+    def names(self) -> list[str]:
+        """The method names called, in order (state-callback registration left out)."""
+        return [name for name, _ in self.calls if name != "set_state_callback"]
+
+    def played(self) -> list[tuple[str, float]]:
+        """(source file name, start) of every play() call."""
+        return [(args[0].path.name, args[1]) for name, args in self.calls if name == "play"]
+
+    def _notify(self) -> None:
+        if self.callback is not None:
+            self.callback(self.status())
+
+    def play(self, source: Source, start_s: float = 0.0) -> None:
+        self._record("play", source, start_s)
+        self.source = source
+        self.position_s = start_s
+        self.state = PlayerState.PLAYING
+        self._notify()
+
+    def stop(self) -> None:
+        self._record("stop")
+        self.state = PlayerState.STOPPED
+        self.position_s = 0.0
+        self._notify()
+
+    def pause(self) -> None:
+        self._record("pause")
+        if self.state is PlayerState.PLAYING:
+            self.state = PlayerState.PAUSED
+
+    def resume(self) -> None:
+        self._record("resume")
+        if self.state is PlayerState.PAUSED:
+            self.state = PlayerState.PLAYING
+
+    def toggle_pause(self) -> None:
+        self._record("toggle_pause")
+
+    def seek(self, seconds: float, *, relative: bool = False) -> None:
+        self._record("seek", seconds, relative)
+        target = self.position_s + seconds if relative else seconds
+        self.position_s = max(0.0, min(target, self.duration_s))
+
+    def set_loop(self, loop: bool) -> None:
+        self._record("set_loop", loop)
+        self.loop = loop
+
+    def set_volume_db(self, volume_db: float) -> None:
+        self._record("set_volume_db", volume_db)
+        self.volume_db = volume_db
+
+    def set_loudness_match(self, enabled: bool, target_lufs: float = -23.0) -> None:
+        self._record("set_loudness_match", enabled)
+        self.loudness_match = enabled
+
+    def status(self) -> PlayerStatus:
+        return PlayerStatus(
+            state=self.state,
+            position_s=self.position_s,
+            duration_s=self.duration_s,
+            source=self.source,
+            loop=self.loop,
+            volume_db=self.volume_db,
+            loudness_match=self.loudness_match,
+        )
+
+    def set_state_callback(self, callback: StateCallback | None) -> None:
+        self._record("set_state_callback", callback)
+        self.callback = callback
+
+    def close(self) -> None:
+        self._record("close")
+        self.closed = True
+
+
+def _check_protocol() -> Player:
+    # Fails type-checking/at import if FakePlayer drifts from the Player protocol.
+    return FakePlayer()
+
+
+assert isinstance(FakePlayer(), Player)
