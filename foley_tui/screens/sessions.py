@@ -1,0 +1,443 @@
+"""SessionsScreen: every session in the data dir, and what you can do with one.
+
+Lists title, id, picked/rejected/total, created, last modified and whether foley made it;
+opens, creates, renames, deletes (after a confirmation), exports to a file and imports
+from one. All IO runs in thread workers; failures are shown on the screen (and nothing is
+ever overwritten: export refuses an existing file, import refuses an existing session).
+
+Opening a session dismisses the screen with its id: whoever pushed the screen switches
+to it (``app.push_screen(SessionsScreen(...), callback)``). Escape dismisses with None.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from foley_tui.screens.sessions_modals import ConfirmModal, TextPromptModal
+from foley_tui.store import SessionInfo
+
+T = TypeVar("T")
+
+
+class SessionsBackend(Protocol):
+    """What the screen needs of :class:`foley_tui.store.SessionService`."""
+
+    def list(self) -> list[SessionInfo]: ...
+    def create(self, title: str | None = None) -> str: ...
+    def rename(self, session_id: str, title: str) -> None: ...
+    def delete(self, session_id: str) -> None: ...
+    def export_to_file(self, session_id: str, path: Path) -> Any: ...
+    def import_from_file(self, path: Path) -> str: ...
+
+
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("title", "Title"),
+    ("id", "Id"),
+    ("counts", "Picked/Rej./Total"),
+    ("created", "Created"),
+    ("updated", "Last modified"),
+    ("foley", "Made by"),
+)
+"""(key, header) of the list's columns; narrow enough for a 120-column terminal."""
+
+TITLE_WIDTH = 24
+"""Titles are cut to this many cells (with an ellipsis) so the other columns stay visible."""
+
+
+def format_time(moment: datetime) -> str:
+    """A timestamp in the user's local time, to the minute."""
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def default_export_name(info: SessionInfo) -> str:
+    """A file name for an export: the title as a slug plus the id's first characters."""
+    slug = re.sub(r"[^a-z0-9]+", "-", (info.title or "session").lower()).strip("-")
+    return f"{slug or 'session'}-{info.session_id[:8].lower()}.foley-session.json"
+
+
+def _expand(text: str) -> Path:
+    return Path(text).expanduser()
+
+
+class SessionsScreen(Screen[str | None]):
+    """The sessions list. Dismisses with the id of the session to open, or None."""
+
+    DEFAULT_CSS = """
+    SessionsScreen #sessions-heading {
+        padding: 0 1;
+        text-style: bold;
+        height: 1;
+    }
+    SessionsScreen #sessions-table {
+        height: 1fr;
+    }
+    SessionsScreen #sessions-error {
+        color: $error;
+        padding: 0 1;
+        height: auto;
+    }
+    SessionsScreen #sessions-error.-empty, SessionsScreen #sessions-status.-empty {
+        display: none;
+    }
+    SessionsScreen #sessions-status {
+        color: $success;
+        padding: 0 1;
+        height: auto;
+    }
+    """
+
+    BINDINGS = [
+        Binding("o", "open_session", "Open", id="sessions-open", tooltip="Open this session"),
+        Binding("n", "new_session", "New", id="sessions-new", tooltip="Create an empty session"),
+        Binding(
+            "r", "rename_session", "Rename", id="sessions-rename", tooltip="Rename this session"
+        ),
+        Binding(
+            "d,delete",
+            "delete_session",
+            "Delete",
+            id="sessions-delete",
+            tooltip="Delete this session (asks first; the open session cannot be deleted)",
+        ),
+        Binding(
+            "e",
+            "export_session",
+            "Export",
+            id="sessions-export",
+            tooltip="Export this session to a JSON file (never overwrites)",
+        ),
+        Binding(
+            "i",
+            "import_session",
+            "Import",
+            id="sessions-import",
+            tooltip="Import a session from an exported JSON file (never overwrites)",
+        ),
+        Binding(
+            "f5,ctrl+r",
+            "reload",
+            "Reload",
+            id="sessions-reload",
+            tooltip="Read the list again",
+            show=False,
+        ),
+        Binding("escape", "close", "Back", id="sessions-close", tooltip="Back without opening"),
+    ]
+
+    sessions: reactive[tuple[SessionInfo, ...]] = reactive(())
+    """The sessions as last listed, in creation order."""
+    error: reactive[str] = reactive("")
+    """The last failure, shown under the list until the next action succeeds."""
+    status: reactive[str] = reactive("")
+    """The last success worth saying (an export's path, an import's new id)."""
+
+    def __init__(
+        self,
+        service: SessionsBackend,
+        *,
+        current: str | None = None,
+        location: str | None = None,
+    ) -> None:
+        """Args:
+        service: The session service (a real one, or a fake in tests).
+        current: The id of the session open in the app: marked, and not deletable.
+        location: Where the sessions live (the data dir), shown in the heading.
+        """
+        super().__init__()
+        self.service = service
+        self.current = current
+        self.location = location
+        self._select_after_load: str | None = current
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Sessions", id="sessions-heading")
+            table: DataTable[str | Text] = DataTable(
+                id="sessions-table", cursor_type="row", zebra_stripes=True
+            )
+            for key, label in COLUMNS:
+                table.add_column(label, key=key)
+            yield table
+            yield Static("", id="sessions-error", classes="-empty")
+            yield Static("", id="sessions-status", classes="-empty")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.current is None:
+            # Pushed without ``current``: the app's open session is the current one.
+            store = getattr(self.app, "store", None)
+            self.current = getattr(store, "session_id", None)
+            self._select_after_load = self.current
+        if self.location is None:
+            folder = getattr(self.service, "data_dir", None)  # None when in memory
+            self.location = str(folder) if folder is not None else None
+        self.query_one(DataTable).focus()
+        self.load()
+
+    # ------------------------------------------------------------------ state -> widgets
+
+    def watch_error(self, error: str) -> None:
+        widget = self.query_one("#sessions-error", Static)
+        widget.update(Text(error))
+        widget.set_class(not error, "-empty")
+
+    def watch_status(self, status: str) -> None:
+        widget = self.query_one("#sessions-status", Static)
+        widget.update(Text(status))
+        widget.set_class(not status, "-empty")
+
+    def watch_sessions(self, sessions: tuple[SessionInfo, ...]) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        for info in sessions:
+            table.add_row(
+                self._title_cell(info),
+                info.session_id,
+                Text(f"{info.picked}/{info.rejected}/{info.total}", justify="right"),
+                format_time(info.created),
+                format_time(info.updated),
+                "foley" if info.made_by_foley else "foley-tui",
+                key=info.session_id,
+            )
+        wanted = self._select_after_load
+        if wanted is not None and any(s.session_id == wanted for s in sessions):
+            table.move_cursor(row=table.get_row_index(wanted))
+        where = f" in {self.location}" if self.location else ""
+        count = len(sessions)
+        self.query_one("#sessions-heading", Static).update(
+            Text(f"Sessions: {count} session{'s' if count != 1 else ''}{where}")
+        )
+        self.refresh_bindings()
+
+    def _title_cell(self, info: SessionInfo) -> Text:
+        """The title, marked with a dot when it is the session open in the app."""
+        title = info.title or "(untitled)"
+        if len(title) > TITLE_WIDTH - 2:
+            title = title[: TITLE_WIDTH - 3] + "…"
+        if info.session_id == self.current:
+            return Text.assemble(("● ", "bold green"), title)
+        return Text.assemble("  ", title)
+
+    def selected(self) -> SessionInfo | None:
+        """The highlighted session, if any."""
+        table = self.query_one(DataTable)
+        if not self.sessions or table.row_count == 0:
+            return None
+        row = table.cursor_row
+        if 0 <= row < len(self.sessions):
+            return self.sessions[row]
+        return None
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.refresh_bindings()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_session()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in {"open_session", "rename_session", "export_session"}:
+            return self.selected() is not None
+        if action == "delete_session":
+            info = self.selected()
+            return info is not None and info.session_id != self.current
+        return True
+
+    # ------------------------------------------------------------------ IO (workers)
+
+    def load(self, select: str | None = None) -> None:
+        """List the sessions in a worker; then highlight ``select`` (or keep the cursor)."""
+        if select is not None:
+            self._select_after_load = select
+        else:
+            info = self.selected() if self.is_mounted and self.sessions else None
+            self._select_after_load = info.session_id if info else self._select_after_load
+        self._list_worker()
+
+    @work(thread=True, group="sessions", exclusive=True)
+    def _list_worker(self) -> None:
+        try:
+            sessions = tuple(self.service.list())
+        except Exception as exc:  # shown on screen, never a crash
+            self.app.call_from_thread(self._failed, "Could not list the sessions", exc)
+            return
+        self.app.call_from_thread(self._listed, sessions)
+
+    def _listed(self, sessions: tuple[SessionInfo, ...]) -> None:
+        self.sessions = sessions
+
+    def _failed(self, what: str, exc: BaseException) -> None:
+        self.status = ""
+        self.error = f"{what}: {exc}"
+
+    def _run(
+        self,
+        what: str,
+        job: Callable[[], T],
+        done: Callable[[T], None],
+    ) -> None:
+        """Run ``job`` in a thread worker; ``done(result)`` or the error on the main thread."""
+
+        def work_in_thread() -> None:
+            try:
+                result = job()
+            except Exception as exc:  # shown on screen, never a crash
+                self.app.call_from_thread(self._failed, what, exc)
+                return
+            self.app.call_from_thread(done, result)
+
+        self.run_worker(work_in_thread, thread=True, group="sessions-io", name=what)
+
+    def _succeeded(self, message: str, select: str | None = None) -> None:
+        self.error = ""
+        self.status = message
+        self.load(select)
+
+    # ------------------------------------------------------------------ actions
+
+    def action_open_session(self) -> None:
+        info = self.selected()
+        if info is not None:
+            self.dismiss(info.session_id)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_reload(self) -> None:
+        self.load()
+
+    def action_new_session(self) -> None:
+        def created(title: str | None) -> None:
+            if title is None:
+                return
+            self._run(
+                "Could not create the session",
+                lambda: self.service.create(title),
+                lambda sid: self._succeeded(f"Created {title!r} ({sid})", sid),
+            )
+
+        self.app.push_screen(
+            TextPromptModal("New session", placeholder="Title", ok_label="Create"), created
+        )
+
+    def action_rename_session(self) -> None:
+        info = self.selected()
+        if info is None:
+            return
+
+        def renamed(title: str | None) -> None:
+            if title is None or title == info.title:
+                return
+            self._run(
+                f"Could not rename {info.title!r}",
+                lambda: self.service.rename(info.session_id, title),
+                lambda _: self._succeeded(f"Renamed to {title!r}", info.session_id),
+            )
+
+        self.app.push_screen(
+            TextPromptModal(
+                f"Rename {info.title or info.session_id!r}",
+                value=info.title or "",
+                ok_label="Rename",
+            ),
+            renamed,
+        )
+
+    def action_delete_session(self) -> None:
+        info = self.selected()
+        if info is None or info.session_id == self.current:
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if not yes:
+                return
+            self._run(
+                f"Could not delete {info.title!r}",
+                lambda: self.service.delete(info.session_id),
+                lambda _: self._succeeded(f"Deleted {info.title or info.session_id!r}"),
+            )
+
+        made_by = " (made by foley: foley's picks for it go too)" if info.made_by_foley else ""
+        self.app.push_screen(
+            ConfirmModal(
+                "Delete this session?",
+                f"{info.title or '(untitled)'}  {info.session_id}\n"
+                f"{info.total} candidates, {info.picked} picked, {info.rejected} rejected"
+                f"{made_by}.\nThis removes its folder from disk and cannot be undone.",
+                yes_label="Delete",
+            ),
+            confirmed,
+        )
+
+    def action_export_session(self) -> None:
+        info = self.selected()
+        if info is None:
+            return
+
+        def check(text: str) -> str | None:
+            path = _expand(text)
+            if path.exists():
+                return f"{path} already exists: choose another name (nothing is overwritten)"
+            if not path.parent.is_dir():
+                return f"no such folder: {path.parent}"
+            return None
+
+        def chosen(text: str | None) -> None:
+            if text is None:
+                return
+            path = _expand(text).resolve()
+            self._run(
+                f"Could not export {info.title!r}",
+                lambda: self.service.export_to_file(info.session_id, path),
+                lambda _: self._succeeded(f"Exported {info.title!r} to {path}", info.session_id),
+            )
+
+        self.app.push_screen(
+            TextPromptModal(
+                f"Export {info.title or info.session_id!r} to a file",
+                value=str(Path.cwd() / default_export_name(info)),
+                ok_label="Export",
+                validate=check,
+            ),
+            chosen,
+        )
+
+    def action_import_session(self) -> None:
+        def check(text: str) -> str | None:
+            path = _expand(text)
+            return None if path.is_file() else f"no such file: {path}"
+
+        def chosen(text: str | None) -> None:
+            if text is None:
+                return
+            path = _expand(text).resolve()
+            self._run(
+                f"Could not import {path.name}",
+                lambda: self.service.import_from_file(path),
+                lambda sid: self._succeeded(f"Imported {path.name} as {sid}", sid),
+            )
+
+        self.app.push_screen(
+            TextPromptModal(
+                "Import a session from a file",
+                placeholder="path/to/session.foley-session.json",
+                ok_label="Import",
+                validate=check,
+            ),
+            chosen,
+        )
