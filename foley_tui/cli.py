@@ -15,10 +15,14 @@ from collections.abc import Sequence
 from foley_tui import __version__
 
 # Modules that add verbs; each has ``register(subparsers, common)``.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = (
+    "foley_tui.cli_audio",
+    "foley_tui.cli_app",
+    "foley_tui.cli_demo",
+)
 
 # The verb run when none is given (``foley-tui`` alone), or None to print help.
-DEFAULT_VERB: str | None = None
+DEFAULT_VERB: str | None = "resume"
 
 
 class CliError(Exception):
@@ -29,23 +33,29 @@ class CliError(Exception):
         self.status = status
 
 
-def common_parser() -> argparse.ArgumentParser:
-    """Options every verb takes."""
+def common_parser(*, for_verbs: bool = False) -> argparse.ArgumentParser:
+    """Options every verb takes.
+
+    ``for_verbs``: the copy given to verbs leaves ``--data-dir`` unset when it is not on
+    the verb's own command line, so ``foley-tui --data-dir X VERB`` keeps X (a verb's
+    ``None`` default would override the top-level value).
+    """
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--data-dir",
         metavar="DIR",
         help="foley data dir (default: $FOLEY_DATA_DIR, else ~/.local/share/foley)",
+        default=argparse.SUPPRESS if for_verbs else None,
     )
     return common
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = common_parser()
+    common = common_parser(for_verbs=True)
     parser = argparse.ArgumentParser(
         prog="foley-tui",
         description="Audition, pick and place sound-effect candidates in foley sessions.",
-        parents=[common],
+        parents=[common_parser()],
     )
     parser.add_argument("--version", action="version", version=f"foley-tui {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")

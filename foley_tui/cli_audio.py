@@ -1,0 +1,141 @@
+"""Audio verbs: ``foley-tui devices`` and a headless ``foley-tui play``.
+
+``play FILE`` or ``play SESSION SOUND_ID`` resolves the audio exactly as the app does and
+plays it through the same player to the end (Ctrl-C stops it), for scripting and as the
+"spawned Python player" baseline of the key-to-sound benchmark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from foley_tui.cli import CliError
+from foley_tui.paths import data_dir as default_data_dir
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    devices = subparsers.add_parser(
+        "devices", parents=[common], help="list audio output devices (for --device)"
+    )
+    devices.set_defaults(func=run_devices)
+
+    play = subparsers.add_parser(
+        "play",
+        parents=[common],
+        help="play a sound file, or a session candidate, without the UI",
+        description="Play FILE, or candidate SOUND_ID of SESSION, to the end.",
+    )
+    play.add_argument("target", metavar="FILE|SESSION", help="an audio file, or a session id")
+    play.add_argument("sound_id", nargs="?", metavar="SOUND_ID", help="candidate id in SESSION")
+    play.add_argument("--device", metavar="D", help="output device: index or name (see devices)")
+    play.add_argument("--start", metavar="S", type=float, default=0.0, help="start at S seconds")
+    play.add_argument("--volume", metavar="DB", type=float, default=0.0, help="volume in dB")
+    play.add_argument(
+        "--loudness",
+        metavar="LUFS",
+        type=float,
+        help="match loudness to LUFS (declared loudness, else measured)",
+    )
+    play.add_argument(
+        "--network", action="store_true", help="allow fetching a remote (http) preview"
+    )
+    play.set_defaults(func=run_play)
+
+
+def run_devices(args: argparse.Namespace) -> int:
+    from foley_tui.audio.player import AudioUnavailable, list_devices
+
+    try:
+        devices = list_devices()
+    except AudioUnavailable as exc:
+        raise CliError(f"no audio: {exc}", status=1) from None
+    if not devices:
+        raise CliError("no audio output devices found", status=1)
+    for device in devices:
+        mark = "*" if device.is_default else " "
+        print(
+            f"{mark} {device.index:>3}  {device.name}  ({device.hostapi}, "
+            f"{device.channels} ch, {device.default_samplerate:g} Hz)"
+        )
+    return 0
+
+
+def _candidate(data: Path, session: str, sound_id: str) -> dict[str, Any]:
+    from foley_tui.store.codec import encode_key, validate_session_id
+    from foley_tui.store.errors import SessionServiceError
+    from foley_tui.store.files import UnreadableEntry, read_object
+
+    try:
+        validate_session_id(session)
+        name = encode_key(sound_id)
+    except (SessionServiceError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+    session_dir = data / "sessions" / session
+    if not session_dir.is_dir():
+        raise CliError(f"no session {session!r} in {data}")
+    path = session_dir / "candidates" / name
+    try:
+        return read_object(str(path))
+    except FileNotFoundError:
+        raise CliError(f"no candidate {sound_id!r} in session {session!r}") from None
+    except (UnreadableEntry, ValueError, OSError) as exc:
+        raise CliError(f"candidate {sound_id!r} is unreadable: {exc}") from None
+
+
+def run_play(args: argparse.Namespace) -> int:
+    from foley_tui.audio.base import PlayerState, PlayerStatus, Source
+    from foley_tui.audio.player import make_player
+    from foley_tui.audio.resolve import resolve
+
+    data = default_data_dir(args.data_dir)
+    if args.sound_id is None:
+        path = Path(args.target).expanduser()
+        if not path.is_file():
+            raise CliError(f"no such file: {args.target} (or give SESSION SOUND_ID)")
+        candidate: dict[str, Any] = {"preview_uri": str(path.resolve())}
+    else:
+        candidate = _candidate(data, args.target, args.sound_id)
+    source = resolve(candidate, data, allow_network=args.network)
+    if not isinstance(source, Source):
+        raise CliError(f"cannot play: {source.reason}", status=1)
+    if not math.isfinite(args.start) or args.start < 0:
+        raise CliError("--start must be a non-negative number of seconds")
+
+    player = make_player(args.device)
+    if not player.available:
+        player.close()
+        raise CliError(player.device_name, status=1)
+    finished = threading.Event()
+    outcome: list[PlayerStatus] = []
+
+    def on_state(status: PlayerStatus) -> None:
+        if status.state is PlayerState.STOPPED:
+            outcome.append(status)
+            finished.set()
+
+    player.set_state_callback(on_state)
+    player.set_volume_db(args.volume)
+    if args.loudness is not None:
+        player.set_loudness_match(True, args.loudness)
+    try:
+        player.play(source, args.start)
+        while not finished.wait(0.1):
+            pass
+        # The last frame has reached PortAudio; let the device play out its buffer.
+        latency = float(getattr(player, "latency_s", 0.0))
+        threading.Event().wait(latency + 0.02)
+    except KeyboardInterrupt:
+        player.stop()
+        return 130
+    finally:
+        player.close()
+    error = outcome[-1].error if outcome else None
+    if error:
+        print(f"foley-tui: error: {error}", file=sys.stderr)
+        return 1
+    return 0
