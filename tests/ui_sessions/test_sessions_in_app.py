@@ -1,0 +1,47 @@
+"""The sessions screen inside the real app: `S` from the audition screen, then switch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import DataTable
+
+from foley_tui.app import FoleyApp
+from foley_tui.demo import build_demo
+from foley_tui.screens.audition import AuditionScreen
+from foley_tui.screens.sessions import SessionsScreen
+from foley_tui.store import SessionService
+from tests.fakes import FakePlayer
+
+from .host import settle
+
+
+async def _wait_for(pilot: Pilot[Any], kind: type) -> Any:
+    for _ in range(20):
+        await settle(pilot)
+        if isinstance(pilot.app.screen, kind):
+            return pilot.app.screen
+    raise AssertionError(f"{kind.__name__} never showed; on screen: {pilot.app.screen!r}")
+
+
+async def test_s_opens_the_sessions_screen_and_enter_switches(data_dir: Path) -> None:
+    service = SessionService(data_dir)
+    demo_id = build_demo(data_dir, service=service)
+    kitchen = service.create("Kitchen")
+    service.get(kitchen).cache_candidates([{"sound": {"id": "lib:k", "caption": "kettle"}}])
+    app = FoleyApp(service.get(demo_id), FakePlayer(), service=service)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await _wait_for(pilot, AuditionScreen)
+        await pilot.press("S")
+        sessions = await _wait_for(pilot, SessionsScreen)
+        assert sessions.current == demo_id
+        assert sessions.selected().session_id == demo_id  # starts on the open session
+        assert sessions.check_action("delete_session", ()) is False
+        table = sessions.query_one(DataTable)
+        assert table.row_count == 2
+        table.move_cursor(row=table.get_row_index(kitchen))
+        await pilot.press("enter")
+        await _wait_for(pilot, AuditionScreen)
+        assert app.store.session_id == kitchen
