@@ -782,13 +782,18 @@ def build_demo(
         candidates = demo_candidates(data_dir)
     except OSError as exc:
         raise DemoError(f"cannot write the demo's audio into {data_dir}: {exc}") from exc
-    if existing is not None:
-        service.delete(existing)
     session_id = service.create(DEMO_TITLE)
-    store = service.get(session_id)
-    store.cache_candidates(candidates)
-    for sound_id, layer, onset in DEMO_PICKS:
-        store.add_pick(sound_id, layer=layer, onset=onset)
-    for sound_id, reason in DEMO_REJECTS:
-        store.add_reject(sound_id, reason=reason)
+    try:
+        store = service.get(session_id)
+        store.cache_candidates(candidates)
+        for sound_id, layer, onset in DEMO_PICKS:
+            store.add_pick(sound_id, layer=layer, onset=onset)
+        for sound_id, reason in DEMO_REJECTS:
+            store.add_reject(sound_id, reason=reason)
+    except OSError as exc:
+        # A half-built demo would be found (by its title) and opened next time: remove it.
+        service.delete(session_id)
+        raise DemoError(f"cannot write the demo session into {data_dir}: {exc}") from exc
+    if existing is not None:  # only once the new one is complete
+        service.delete(existing)
     return session_id

@@ -169,3 +169,19 @@ def test_missing_sounds_are_a_clear_error_and_leave_no_session(
     with pytest.raises(demo.DemoError, match="demo sound missing"):
         demo.build_demo(data_dir)
     assert SessionService(data_dir).list() == []
+
+
+def test_a_failed_build_leaves_no_half_demo_and_keeps_the_old_one(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from foley_tui.store import SessionStore, StoreWriteError
+
+    old = demo.build_demo(data_dir)
+
+    def full_disk(self: SessionStore, *args: object, **kwargs: object) -> int:
+        raise StoreWriteError("could not write the reject: No space left on device")
+
+    monkeypatch.setattr(SessionStore, "add_reject", full_disk)
+    with pytest.raises(demo.DemoError, match="No space left on device"):
+        demo.build_demo(data_dir, reset=True)
+    assert [s.session_id for s in SessionService(data_dir).list()] == [old]
