@@ -30,7 +30,7 @@ import os
 import sysconfig
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -242,7 +242,7 @@ class DemoSound:
     notes: tuple[str, ...] = ()
     cost: tuple[float, float] | None = None  # (estimate, actual) USD for a generation
     prompt: str | None = None
-    audioset: tuple[str, ...] = field(default=())
+    audioset: tuple[str, ...] = ()
 
 
 RAIN = _event("rain on a tin roof", "ambience", loop=True, salience="high", onset="scene_start")
@@ -627,6 +627,32 @@ demo must be on screen within a few seconds of a first launch; a test re-measure
 """
 
 
+AUDIOSET_LABELS: dict[str, tuple[str, ...]] = {
+    "rain_roof": ("Rain", "Rain on surface"),
+    "wind": ("Wind", "Howl (wind)"),
+    "footsteps_gravel": ("Walk, footsteps", "Crunch"),
+    "door_knock": ("Knock", "Door"),
+    "door_slam": ("Door", "Slam"),
+    "glass_clink": ("Glass", "Chink, clink"),
+    "thunder_distant": ("Thunder", "Rumble"),
+    "thunder_clap": ("Thunderstorm", "Thunder"),
+    "whoosh": ("Whoosh, swoosh, swish",),
+    "fire_crackle": ("Fire", "Crackle"),
+    "clock_tick": ("Clock", "Tick-tock"),
+    "water_drip": ("Drip", "Water"),
+    "bird_chirp": ("Bird vocalization, bird call, bird song", "Chirp, tweet"),
+    "ui_beep": ("Beep, bleep",),
+    "heartbeat": ("Heart sounds, heartbeat",),
+    "ocean_waves": ("Ocean", "Waves, surf"),
+    "electric_hum": ("Mains hum", "Hum"),
+    "typing": ("Typing", "Computer keyboard"),
+    "car_pass": ("Car passing by", "Vehicle"),
+    "bell": ("Church bell", "Bell"),
+}
+"""What an AudioSet tagger hears in each sound: the audio's truth, which is how the
+demo's mislabelled candidates give themselves away in the details pane."""
+
+
 # --------------------------------------------------------------------------- building
 
 
@@ -709,7 +735,7 @@ def _candidate(sound: DemoSound, source: Path, data_dir: Path) -> dict[str, Any]
         "tags": list(sound.tags),
         "ucs_category": ucs_category,
         "ucs_subcategory": ucs_subcategory,
-        "audioset_labels": list(sound.audioset),
+        "audioset_labels": list(sound.audioset or AUDIOSET_LABELS.get(sound.stem, ())),
         "duration_s": round(info.frames / rate, 3),
         "sample_rate": rate,
         "channels": channels,

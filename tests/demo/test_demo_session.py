@@ -185,3 +185,9 @@ def test_a_failed_build_leaves_no_half_demo_and_keeps_the_old_one(
     with pytest.raises(demo.DemoError, match="No space left on device"):
         demo.build_demo(data_dir, reset=True)
     assert [s.session_id for s in SessionService(data_dir).list()] == [old]
+
+
+def test_every_sound_has_audioset_labels_and_loudness() -> None:
+    stems = {s.stem for s in demo.SOUNDS}
+    assert stems <= set(demo.AUDIOSET_LABELS) and stems <= set(demo.LOUDNESS_LUFS)
+    assert len(stems) == 20  # every generated sound is used by the demo
