@@ -1,0 +1,41 @@
+"""The session store: foley's on-disk session layout, read and written safely.
+
+``SessionService`` finds and manages sessions; ``SessionStore`` is one session with
+foley's API plus durable decisions, a journal (undo/redo), metadata and a fast index.
+Headless: never imports textual. See ``/work/notes/store_api.md`` for the contract.
+"""
+
+from __future__ import annotations
+
+from foley_tui.store.codec import decode_name, dumps, encode_key, validate_session_id
+from foley_tui.store.errors import (
+    InvalidSessionIdError,
+    SessionExportError,
+    SessionImportError,
+    SessionNotFoundError,
+    SessionServiceError,
+    StoreProblem,
+    StoreWriteError,
+)
+from foley_tui.store.service import SessionInfo, SessionService
+from foley_tui.store.session import SCHEMA_VERSION, JournalEntry, SessionMeta, SessionStore
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "InvalidSessionIdError",
+    "JournalEntry",
+    "SessionExportError",
+    "SessionImportError",
+    "SessionInfo",
+    "SessionMeta",
+    "SessionNotFoundError",
+    "SessionService",
+    "SessionServiceError",
+    "SessionStore",
+    "StoreProblem",
+    "StoreWriteError",
+    "decode_name",
+    "dumps",
+    "encode_key",
+    "validate_session_id",
+]

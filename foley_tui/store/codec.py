@@ -1,0 +1,144 @@
+"""The exact file-name and JSON codecs of foley's session stores, and id validation.
+
+foley (``foley/stores.py``) maps a key to ``quote(key, safe="") + ".json"``, with a
+leading ``.`` spelled ``%2E`` (dol skips dotfiles), and writes values as
+``json.dumps(value, indent=4)`` with no trailing newline. Any other spelling of a name
+makes foley's ``list_picks`` raise ``KeyError``, so both directions must be exact.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+from urllib.parse import quote, unquote
+
+from foley_tui.model import ValidationError
+from foley_tui.store.errors import InvalidSessionIdError
+
+SUFFIX = ".json"
+# Names made only of characters quote() leaves alone, not starting with a dot.
+_PLAIN = re.compile(r"^[A-Za-z0-9_~-][A-Za-z0-9_.~-]*\.json\Z")
+#: Longest file name most file systems accept (bytes).
+MAX_NAME_BYTES = 255
+
+
+class InvalidKeyError(ValidationError):
+    """A sound id that cannot become a foley file name (empty, not a str, too long)."""
+
+
+def encode_key(key: str) -> str:
+    """``key`` -> its file name, exactly as foley's ``_meta_filename`` spells it."""
+    if not isinstance(key, str) or not key:
+        raise InvalidKeyError(f"sound id must be a non-empty string (got {key!r})")
+    try:
+        encoded = quote(key, safe="")
+    except UnicodeEncodeError:
+        raise InvalidKeyError(f"sound id is not valid Unicode text: {key!r}") from None
+    if encoded.startswith("."):
+        encoded = "%2E" + encoded[1:]
+    name = encoded + SUFFIX
+    if len(name.encode()) > MAX_NAME_BYTES:
+        raise InvalidKeyError(
+            f"sound id too long for a file name ({len(name.encode())} bytes encoded, "
+            f"max {MAX_NAME_BYTES}): {key[:40]!r}..."
+        )
+    return name
+
+
+def decode_name(name: str) -> str | None:
+    """A file name -> its key, or ``None`` if foley would not have written that name.
+
+    Hidden names, names without ``.json`` and non-canonical spellings (``a:b.json``,
+    lowercase hex) are foreign: foley's own reads would fail on them, so we report
+    them instead of guessing.
+    """
+    if not name.endswith(SUFFIX) or name.startswith(".") or len(name) == len(SUFFIX):
+        return None
+    if _PLAIN.match(name):  # fast path: nothing encoded, so the name is the key
+        return name[: -len(SUFFIX)]
+    try:
+        key = unquote(name[: -len(SUFFIX)], errors="strict") if "%" in name else name[:-5]
+        if encode_key(key) != name:
+            return None
+    except (InvalidKeyError, UnicodeError):
+        return None
+    return key
+
+
+def foley_decode_name(name: str) -> str:
+    """What foley's ``_meta_key`` makes of any name (used to explain foreign files)."""
+    if name.endswith(SUFFIX):
+        name = name[: -len(SUFFIX)]
+    return unquote(name)
+
+
+def dumps(value: Any) -> bytes:
+    """foley's exact bytes for a JSON value: ``json.dumps(value, indent=4).encode()``.
+
+    NaN/Infinity are refused (strict readers choke on them) before anything is written.
+    """
+    _check_finite(value)
+    return json.dumps(value, indent=4).encode()
+
+
+def _check_finite(value: Any) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"refusing to write a non-finite number ({value!r})")
+    if isinstance(value, dict):
+        for item in value.values():
+            _check_finite(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _check_finite(item)
+
+
+class DecodeError(ValueError):
+    """A file's bytes are not a JSON object foley could read."""
+
+
+def loads_object(data: bytes) -> dict[str, Any]:
+    """Parse a stored value as foley would (UTF-8 JSON, no BOM) and insist on an object."""
+    if not data:
+        raise DecodeError("empty file")
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise DecodeError("starts with a UTF-8 byte-order mark (foley cannot read it)")
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise DecodeError(f"invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(value, dict):
+        raise DecodeError(f"not a JSON object (a {type(value).__name__})")
+    return value
+
+
+def validate_session_id(session_id: object) -> str:
+    """Return ``session_id`` if it is a safe single folder name under ``sessions/``.
+
+    foley joins the id into the path unescaped, so ``../x`` would escape. We refuse
+    separators, NUL and control characters, ``.``/``..`` and any leading dot (hidden
+    names are ours and foley skips them), and names too long for a file system.
+    """
+    if not isinstance(session_id, str) or not session_id:
+        raise InvalidSessionIdError(f"session id must be a non-empty string (got {session_id!r})")
+    bad = [ch for ch in session_id if ch in "/\\\0" or ord(ch) < 32 or ord(ch) == 127]
+    if bad:
+        raise InvalidSessionIdError(
+            f"invalid session id {session_id!r}: contains {''.join(sorted(set(bad)))!r}"
+        )
+    if session_id.startswith(".") or session_id.strip() != session_id:
+        raise InvalidSessionIdError(
+            f"invalid session id {session_id!r}: must not start with '.' or be padded with spaces"
+        )
+    if len(session_id.encode("utf-8", errors="replace")) > MAX_NAME_BYTES:
+        raise InvalidSessionIdError(f"invalid session id: longer than {MAX_NAME_BYTES} bytes")
+    try:
+        session_id.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidSessionIdError(f"invalid session id {session_id!r}: not UTF-8") from None
+    return session_id

@@ -1,0 +1,52 @@
+"""Errors and problem reports of the session store.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class StoreProblem:
+    """An entry we could not use: unreadable, corrupt, foreign. Reported, never deleted.
+
+    ``namespace`` is ``candidates``, ``picks``, ``rejects`` or ``foley-tui`` (our own files);
+    ``key`` is the sound id when the file name decodes to one, else the raw file name.
+    """
+
+    namespace: str
+    key: str
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.key}: {self.reason} ({self.path})"
+
+
+class StoreWriteError(OSError):
+    """A durable write failed; the state on disk is what it was before the call."""
+
+
+class SessionServiceError(Exception):
+    """Base of the session service errors (one-line, user-facing messages)."""
+
+
+class SessionNotFoundError(SessionServiceError, KeyError):
+    """No session with that id, id prefix or title."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "session not found"
+
+
+class SessionExportError(SessionServiceError):
+    """A session could not be exported (target exists, write failed...)."""
+
+
+class SessionImportError(SessionServiceError):
+    """An export document was refused (bad schema version, checksum, structure...)."""
+
+
+class InvalidSessionIdError(SessionServiceError, ValueError):
+    """A session id that could escape ``sessions/`` or collide with our own folders."""

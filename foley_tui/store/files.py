@@ -1,0 +1,283 @@
+"""File primitives: atomic writes, durable unlinks, tolerant reads, and the namespace mapping.
+
+Why not ``dol.JsonFiles``: it truncates then writes in place (a reader or a crash can see
+an empty or half-written file) and deletes to the OS trash. We keep its exact bytes and
+file names (see :mod:`foley_tui.store.codec`) but write through a hidden temp file in the
+same folder plus ``os.replace`` (the ``dol.atomic`` pattern), with fsync for decisions,
+and delete with a plain unlink.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import secrets
+import time
+from collections.abc import Iterator, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from foley_tui.store.codec import DecodeError, decode_name, dumps, encode_key, loads_object
+from foley_tui.store.errors import StoreProblem
+
+#: Delays (seconds) between re-reads of an empty or unparsable file: foley writes in
+#: place, so a reader can catch a file mid-write. About 50 ms in total.
+RETRY_DELAYS: tuple[float, ...] = (0.002, 0.005, 0.01, 0.013, 0.02)
+
+
+class UnreadableEntry(Exception):
+    """A stored entry exists but cannot be read (even after retries); carries the problem."""
+
+    def __init__(self, problem: StoreProblem) -> None:
+        super().__init__(str(problem))
+        self.problem = problem
+
+
+def fsync_dir(path: str) -> None:
+    """fsync a folder so a rename or unlink in it survives a power loss."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _tmp_name(folder: str, name: str) -> str:
+    # Hidden (foley and we skip dotfiles) and unique per writer; the name is cut so the
+    # temp name stays within 255 bytes even for the longest canonical names.
+    return os.path.join(folder, f".{name[:200]}.{secrets.token_hex(4)}.tmp")
+
+
+def atomic_write(path: str, data: bytes, *, durable: bool) -> None:
+    """Replace ``path`` by ``data`` atomically; with ``durable``, fsync the file and folder."""
+    folder, name = os.path.split(path)
+    tmp = _tmp_name(folder, name)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            if durable:
+                os.fdatasync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    if durable:
+        fsync_dir(folder)
+
+
+def unlink(path: str, *, durable: bool) -> bool:
+    """Plain unlink (never the OS trash); a missing file is a no-op. True if removed."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return False
+    if durable:
+        fsync_dir(os.path.dirname(path))
+    return True
+
+
+def read_bytes(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def read_object(path: str, *, retry: bool = True) -> dict[str, Any]:
+    """Read a JSON object; retry an empty/unparsable file for ~50 ms (foley mid-write).
+
+    Raises ``FileNotFoundError`` if the file is absent (also if it vanished meanwhile)
+    and :class:`DecodeError` if it stays unreadable.
+    """
+    delays = RETRY_DELAYS if retry else ()
+    attempt = 0
+    while True:
+        data = read_bytes(path)
+        try:
+            return loads_object(data)
+        except DecodeError as exc:
+            # A BOM or a non-object cannot come from a half-finished write: no retry.
+            retryable = not data or str(exc).startswith(("invalid JSON", "not UTF-8"))
+            if not retryable or attempt >= len(delays):
+                raise
+        time.sleep(delays[attempt])
+        attempt += 1
+
+
+_libc: Any = None
+
+
+def syncfs(path: str) -> bool:
+    """Flush the whole file system holding ``path`` (one call for a batch of writes)."""
+    global _libc
+    if _libc is None:
+        name = ctypes.util.find_library("c")
+        _libc = ctypes.CDLL(name, use_errno=True) if name else False
+    if not _libc or not hasattr(_libc, "syncfs"):
+        return False
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        return bool(_libc.syncfs(fd) == 0)
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True, slots=True)
+class ScanEntry:
+    """One canonical file of a namespace folder."""
+
+    key: str
+    name: str
+    mtime_ns: int
+    size: int
+
+
+class FileNamespace(MutableMapping[str, dict[str, Any]]):
+    """``Mapping[sound id -> dict]`` over one foley namespace folder (``picks/`` ...).
+
+    Keys and bytes are foley's. Writes are atomic; ``durable`` namespaces (picks, rejects)
+    fsync each write; others batch (:meth:`batch`). Reading an unreadable entry raises
+    :class:`UnreadableEntry` (not ``KeyError``: the entry exists). Iteration skips hidden
+    files and reports foreign names in :attr:`problems` instead of failing.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], namespace: str, *, durable: bool) -> None:
+        self.path = os.fspath(path)
+        self.namespace = namespace
+        self.durable = durable
+        self.problems: list[StoreProblem] = []
+        self._batch: list[str] | None = None
+
+    # -- helpers --------------------------------------------------------------
+    def file_of(self, key: str) -> str:
+        return os.path.join(self.path, encode_key(key))
+
+    def _problem(self, key: str, path: str, reason: str) -> StoreProblem:
+        return StoreProblem(self.namespace, key, path, reason)
+
+    def scan(self, *, stat: bool = True) -> tuple[list[ScanEntry], list[StoreProblem]]:
+        """All canonical entries with (mtime_ns, size), and the foreign names found."""
+        entries: list[ScanEntry] = []
+        problems: list[StoreProblem] = []
+        try:
+            iterator = os.scandir(self.path)
+        except FileNotFoundError:
+            return entries, problems
+        with iterator:
+            for entry in iterator:
+                name = entry.name
+                if name.startswith("."):
+                    continue
+                key = decode_name(name)
+                if key is None:
+                    problems.append(
+                        self._problem(name, entry.path, "foreign file name (foley cannot read it)")
+                    )
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    problems.append(self._problem(key, entry.path, "a folder, not a file"))
+                    continue
+                if stat:
+                    try:
+                        st = entry.stat()
+                    except FileNotFoundError:
+                        continue
+                    entries.append(ScanEntry(key, name, st.st_mtime_ns, st.st_size))
+                else:
+                    entries.append(ScanEntry(key, name, 0, 0))
+        self.problems = problems
+        return entries, problems
+
+    def read(self, key: str, *, retry: bool = True) -> dict[str, Any]:
+        path = self.file_of(key)
+        try:
+            return read_object(path, retry=retry)
+        except FileNotFoundError:
+            raise KeyError(key) from None
+        except IsADirectoryError:
+            raise UnreadableEntry(self._problem(key, path, "a folder, not a file")) from None
+        except DecodeError as exc:
+            raise UnreadableEntry(self._problem(key, path, str(exc))) from None
+        except OSError as exc:
+            raise UnreadableEntry(self._problem(key, path, exc.strerror or str(exc))) from None
+
+    # -- Mapping ----------------------------------------------------------------
+    def __getitem__(self, key: str) -> dict[str, Any]:
+        return self.read(key)
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        try:
+            return os.path.isfile(self.file_of(key))
+        except ValueError:
+            return False
+
+    def __iter__(self) -> Iterator[str]:
+        entries, _ = self.scan(stat=False)
+        return iter([entry.key for entry in entries])
+
+    def __len__(self) -> int:
+        entries, _ = self.scan(stat=False)
+        return len(entries)
+
+    def __setitem__(self, key: str, value: dict[str, Any]) -> None:
+        self.write(key, value)
+
+    def write(self, key: str, value: dict[str, Any], *, durable: bool | None = None) -> None:
+        path = self.file_of(key)
+        data = dumps(value)
+        batching = self._batch is not None
+        durable = (self.durable if durable is None else durable) and not batching
+        try:
+            atomic_write(path, data, durable=durable)
+        except FileNotFoundError:
+            # foley creates a namespace folder on first write; so do we.
+            os.makedirs(self.path, exist_ok=True)
+            if durable:
+                fsync_dir(os.path.dirname(self.path))
+            atomic_write(path, data, durable=durable)
+        if self._batch is not None:
+            self._batch.append(path)
+
+    def __delitem__(self, key: str) -> None:
+        if not self.discard(key):
+            raise KeyError(key)
+
+    def discard(self, key: str, *, durable: bool | None = None) -> bool:
+        """Delete ``key`` if present (plain unlink); True if it was there."""
+        return unlink(self.file_of(key), durable=self.durable if durable is None else durable)
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Write many entries with one flush at the end instead of an fsync per file."""
+        if self._batch is not None:
+            yield
+            return
+        self._batch = []
+        try:
+            yield
+        finally:
+            written, self._batch = self._batch, None
+            if written and os.path.isdir(self.path):
+                if not syncfs(self.path):
+                    for path in written:
+                        with contextlib.suppress(FileNotFoundError):
+                            fd = os.open(path, os.O_RDONLY)
+                            try:
+                                os.fsync(fd)
+                            finally:
+                                os.close(fd)
+                fsync_dir(self.path)
+
+    def __repr__(self) -> str:
+        return f"FileNamespace({self.path!r})"

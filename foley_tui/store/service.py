@@ -1,0 +1,530 @@
+"""The session service: create, find, list, rename, delete, export and import sessions.
+
+After the CleverAgents session-service contract: ULID ids for new sessions, errors under
+one :class:`SessionServiceError`. Sessions made by foley (``default``...) are listed too.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+import shutil
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ulid import ULID
+
+from foley_tui import paths
+from foley_tui.model import ValidationError, validate_layer, validate_onset
+from foley_tui.store.backend import (
+    JOURNAL_FILE,
+    META_FILE,
+    STATE_DIR,
+    FileState,
+    MemoryNamespace,
+    MemoryState,
+)
+from foley_tui.store.codec import InvalidKeyError, dumps, encode_key, validate_session_id
+from foley_tui.store.errors import (
+    InvalidSessionIdError,
+    SessionExportError,
+    SessionImportError,
+    SessionNotFoundError,
+    SessionServiceError,
+)
+from foley_tui.store.files import FileNamespace, atomic_write, fsync_dir
+from foley_tui.store.session import (
+    SCHEMA_VERSION,
+    JournalEntry,
+    SessionStore,
+    candidate_key,
+    iso,
+    now_utc,
+)
+
+NAMESPACES = ("candidates", "picks", "rejects")
+EXPORT_FORMAT = "foley-tui-session"
+EXPORT_KEYS = frozenset(
+    {
+        "format",
+        "schema_version",
+        "exported_at",
+        "session_id",
+        "meta",
+        "candidates",
+        "picks",
+        "rejects",
+        "journal",
+        "problems",
+        "checksum",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """One line of the sessions list."""
+
+    session_id: str
+    title: str | None
+    created: datetime
+    updated: datetime
+    picked: int
+    rejected: int
+    total: int
+    made_by_foley: bool
+    opened: datetime | None = None
+
+    @property
+    def display_title(self) -> str:
+        return self.title or self.session_id
+
+
+def canonical_bytes(doc: dict[str, Any]) -> bytes:
+    """The canonical form the export checksum covers: every key but ``checksum``."""
+    body = {k: v for k, v in doc.items() if k != "checksum"}
+    return json.dumps(
+        body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+def checksum_of(doc: dict[str, Any]) -> str:
+    return "sha256:" + hashlib.sha256(canonical_bytes(doc)).hexdigest()
+
+
+class SessionService:
+    """Sessions under ``data_dir/sessions/`` (foley's layout), or in memory."""
+
+    def __init__(self, data_dir: Path | str | None = None) -> None:
+        self._memory: dict[str, SessionStore] | None = None
+        self.data_dir: Path | None = paths.data_dir(data_dir) if data_dir else paths.data_dir()
+        self._stores: dict[str, SessionStore] = {}
+
+    @classmethod
+    def in_memory(cls) -> SessionService:
+        service = cls.__new__(cls)
+        service._memory = {}
+        service.data_dir = None
+        service._stores = {}
+        return service
+
+    @property
+    def sessions_dir(self) -> Path:
+        if self.data_dir is None:
+            raise SessionServiceError("an in-memory service has no sessions folder")
+        return self.data_dir / "sessions"
+
+    # ------------------------------------------------------------------ helpers
+    def _path(self, session_id: str) -> Path:
+        return self.sessions_dir / validate_session_id(session_id)
+
+    def _exists(self, session_id: str) -> bool:
+        if self._memory is not None:
+            return session_id in self._memory
+        return self._path(session_id).is_dir()
+
+    def _open(self, session_id: str) -> SessionStore:
+        if self._memory is not None:
+            return self._memory[session_id]
+        store = self._stores.get(session_id)
+        if store is None:
+            folder = self._path(session_id)
+            store = SessionStore(
+                session_id,
+                candidates=FileNamespace(folder / "candidates", "candidates", durable=False),
+                picks=FileNamespace(folder / "picks", "picks", durable=True),
+                rejects=FileNamespace(folder / "rejects", "rejects", durable=True),
+                state=FileState(folder),
+                data_dir=self.data_dir,
+                session_path=folder,
+            )
+            self._stores[session_id] = store
+        return store
+
+    def _ids(self) -> list[str]:
+        if self._memory is not None:
+            return list(self._memory)
+        try:
+            entries = list(os.scandir(self.sessions_dir))
+        except FileNotFoundError:
+            return []
+        ids = []
+        for entry in entries:
+            if entry.name.startswith(".") or not entry.is_dir():
+                continue
+            try:
+                ids.append(validate_session_id(entry.name))
+            except InvalidSessionIdError:
+                continue
+        return ids
+
+    # ------------------------------------------------------------------ contract
+    def create(self, title: str | None = None) -> str:
+        """Make a new empty session with a ULID id; return the id."""
+        session_id = str(ULID())
+        if self._memory is not None:
+            store = SessionStore.in_memory(session_id)
+            self._memory[session_id] = store
+        else:
+            folder = self._path(session_id)
+            try:
+                self.sessions_dir.mkdir(parents=True, exist_ok=True)
+                folder.mkdir()
+                for name in NAMESPACES:
+                    (folder / name).mkdir()
+                fsync_dir(str(self.sessions_dir))
+            except OSError as exc:
+                raise SessionServiceError(
+                    f"could not create a session in {self.sessions_dir}: {exc.strerror or exc}"
+                ) from exc
+            store = self._open(session_id)
+        meta = store._meta_dict()
+        created = iso(now_utc())
+        meta.update(created=created, updated=created, origin="foley-tui")
+        meta["title"] = (title or "").strip() or None
+        try:
+            store._write_meta()
+        except OSError as exc:
+            raise SessionServiceError(str(exc)) from exc
+        return session_id
+
+    def get(self, session_id: str) -> SessionStore:
+        """The session's store (records it as opened). SessionNotFoundError if absent."""
+        validate_session_id(session_id)
+        if not self._exists(session_id):
+            self._stores.pop(session_id, None)
+            raise SessionNotFoundError(f"no session {session_id!r}")
+        store = self._open(session_id)
+        with contextlib.suppress(OSError):
+            store.mark_opened()
+        return store
+
+    def info(self, session_id: str) -> SessionInfo:
+        validate_session_id(session_id)
+        if not self._exists(session_id):
+            raise SessionNotFoundError(f"no session {session_id!r}")
+        store = self._open(session_id)
+        meta = store.meta()
+        return SessionInfo(
+            session_id=session_id,
+            title=meta.title,
+            created=meta.created,
+            updated=meta.updated,
+            picked=store._count(store.picks_ns),
+            rejected=store._count(store.rejects_ns),
+            total=store._count(store.candidates),
+            made_by_foley=meta.origin == "foley",
+            opened=meta.opened,
+        )
+
+    def list(self) -> builtins.list[SessionInfo]:
+        """Every session, oldest first (foley-made ones dated from the file system)."""
+        infos = []
+        for session_id in self._ids():
+            with contextlib.suppress(SessionNotFoundError):
+                infos.append(self.info(session_id))
+        return sorted(infos, key=lambda i: (i.created, i.session_id))
+
+    def resolve(self, ref: str) -> str:
+        """An exact id, an exact title (case-insensitive) or a unique id prefix -> the id."""
+        ref = ref.strip()
+        if not ref:
+            raise SessionNotFoundError("empty session reference")
+        ids = self._ids()
+        if ref in ids:
+            return ref
+        titled = [i.session_id for i in self.list() if (i.title or "").casefold() == ref.casefold()]
+        if len(titled) == 1:
+            return titled[0]
+        if len(titled) > 1:
+            raise SessionServiceError(f"several sessions are titled {ref!r}: {', '.join(titled)}")
+        prefixed = sorted(i for i in ids if i.startswith(ref) or i.lower().startswith(ref.lower()))
+        if len(prefixed) == 1:
+            return prefixed[0]
+        if len(prefixed) > 1:
+            raise SessionServiceError(f"ambiguous session {ref!r}: {', '.join(prefixed)}")
+        raise SessionNotFoundError(f"no session {ref!r}")
+
+    def most_recent(self) -> str | None:
+        """The session opened or updated last, or None when there is none."""
+        best: tuple[datetime, str] | None = None
+        for info in self.list():
+            moment = max(info.updated, info.opened) if info.opened else info.updated
+            if best is None or moment > best[0]:
+                best = (moment, info.session_id)
+        return best[1] if best else None
+
+    def rename(self, session_id: str, title: str) -> None:
+        if not isinstance(title, str) or not title.strip():
+            raise SessionServiceError("a title must not be empty")
+        store = self.get(session_id)
+        try:
+            store.set_title(title)
+        except OSError as exc:
+            raise SessionServiceError(str(exc)) from exc
+
+    def delete(self, session_id: str) -> None:
+        """Delete that one session folder (and nothing else)."""
+        validate_session_id(session_id)
+        if not self._exists(session_id):
+            raise SessionNotFoundError(f"no session {session_id!r}")
+        self._stores.pop(session_id, None)
+        if self._memory is not None:
+            del self._memory[session_id]
+            return
+        folder = self._path(session_id)
+        try:
+            if folder.is_symlink():
+                folder.unlink()  # never follow a link out of sessions/
+            else:
+                shutil.rmtree(folder)
+            fsync_dir(str(self.sessions_dir))
+        except OSError as exc:
+            raise SessionServiceError(
+                f"could not delete {session_id!r}: {exc.strerror or exc}"
+            ) from exc
+
+    # ------------------------------------------------------------------ export
+    def export_session(self, session_id: str) -> dict[str, Any]:
+        """One JSON document with everything of the session and a SHA-256 checksum."""
+        validate_session_id(session_id)
+        if not self._exists(session_id):
+            raise SessionNotFoundError(f"no session {session_id!r}")
+        store = self._open(session_id)
+        meta = store.meta()
+        candidates: dict[str, Any] = {}
+        for sid in store.candidate_ids():
+            value = store.candidate(sid)
+            if value is not None:
+                candidates[sid] = value
+        picks = dict(store._read_all(store.picks_ns, "picks"))
+        rejects = dict(store._read_all(store.rejects_ns, "rejects"))
+        doc: dict[str, Any] = {
+            "format": EXPORT_FORMAT,
+            "schema_version": SCHEMA_VERSION,
+            "exported_at": iso(now_utc()),
+            "session_id": session_id,
+            "meta": {
+                "title": meta.title,
+                "created": iso(meta.created),
+                "updated": iso(meta.updated),
+                "cursor": meta.cursor,
+                "view": meta.view,
+                "origin": meta.origin,
+            },
+            "candidates": candidates,
+            "picks": picks,
+            "rejects": rejects,
+            "journal": [entry.to_record() for entry in store.journal()],
+            "problems": [
+                {"namespace": p.namespace, "key": p.key, "reason": p.reason}
+                for p in store.problems()
+            ],
+        }
+        try:
+            doc["checksum"] = checksum_of(doc)
+        except ValueError as exc:
+            raise SessionExportError(
+                f"session {session_id!r} holds a value JSON cannot carry: {exc}"
+            ) from exc
+        return doc
+
+    def export_to_file(self, session_id: str, path: Path | str, *, overwrite: bool = False) -> Path:
+        target = Path(path).expanduser()
+        if target.exists() and not overwrite:
+            raise SessionExportError(f"{target} exists (use overwrite to replace it)")
+        doc = self.export_session(session_id)
+        data = json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        try:
+            atomic_write(str(target.resolve()), data, durable=True)
+        except OSError as exc:
+            raise SessionExportError(f"could not write {target}: {exc.strerror or exc}") from exc
+        return target
+
+    # ------------------------------------------------------------------ import
+    def import_from_file(self, path: Path | str, *, overwrite: bool = False) -> str:
+        source = Path(path).expanduser()
+        try:
+            raw = source.read_bytes()
+        except OSError as exc:
+            raise SessionImportError(f"cannot read {source}: {exc.strerror or exc}") from exc
+        try:
+            doc = json.loads(raw.decode("utf-8-sig"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise SessionImportError(f"{source} is not a JSON export: {exc}") from None
+        return self.import_session(doc, overwrite=overwrite)
+
+    def import_session(self, doc: dict[str, Any], *, overwrite: bool = False) -> str:
+        """Import an export document; refuses a bad schema version, checksum or shape."""
+        session_id, parts = _validate_export(doc)
+        if self._exists(session_id) and not overwrite:
+            raise SessionImportError(
+                f"session {session_id!r} already exists (import with overwrite to replace it)"
+            )
+        meta, candidates, picks, rejects, journal = parts
+        if self._memory is not None:
+            store = SessionStore.in_memory(session_id)
+            store.candidates.update(candidates)
+            store.picks_ns.update(picks)
+            store.rejects_ns.update(rejects)
+            for record in journal:
+                store.state.journal_append(record)
+            store._meta_dict().update(meta)
+            store._write_meta()
+            self._memory[session_id] = store
+            self._stores.pop(session_id, None)
+            return session_id
+        try:
+            self._import_files(session_id, meta, candidates, picks, rejects, journal, overwrite)
+        except OSError as exc:
+            raise SessionImportError(
+                f"could not import {session_id!r}: {exc.strerror or exc}"
+            ) from exc
+        self._stores.pop(session_id, None)
+        return session_id
+
+    def _import_files(
+        self,
+        session_id: str,
+        meta: dict[str, Any],
+        candidates: dict[str, Any],
+        picks: dict[str, Any],
+        rejects: dict[str, Any],
+        journal: builtins.list[dict[str, Any]],
+        overwrite: bool,
+    ) -> None:
+        # Build the whole session in a hidden staging folder, then rename it into place:
+        # a failed import leaves nothing half-made, and foley never sees the staging folder.
+        self.sessions_dir.mkdir(parents=True, exist_ok=True)
+        staging = self.sessions_dir / f".import-{secrets.token_hex(6)}"
+        staging.mkdir()
+        try:
+            for name, values in (
+                ("candidates", candidates),
+                ("picks", picks),
+                ("rejects", rejects),
+            ):
+                folder = staging / name
+                folder.mkdir()
+                ns = FileNamespace(folder, name, durable=False)
+                with ns.batch():
+                    for key, value in values.items():
+                        ns[key] = value
+            state = staging / STATE_DIR
+            state.mkdir()
+            atomic_write(str(state / META_FILE), dumps(meta), durable=True)
+            lines = b"".join(
+                json.dumps(r, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+                for r in journal
+            )
+            atomic_write(str(state / JOURNAL_FILE), lines, durable=True)
+            target = self._path(session_id)
+            trash: Path | None = None
+            if target.exists() or target.is_symlink():
+                trash = self.sessions_dir / f".replaced-{secrets.token_hex(6)}"
+                os.replace(target, trash)
+            os.replace(staging, target)
+            fsync_dir(str(self.sessions_dir))
+            if trash is not None:
+                if trash.is_symlink():
+                    trash.unlink()
+                else:
+                    shutil.rmtree(trash, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+
+
+def _validate_export(doc: object) -> tuple[str, tuple[Any, ...]]:
+    """Check an export document fully before anything is written."""
+    if not isinstance(doc, dict):
+        raise SessionImportError("an export must be a JSON object")
+    if doc.get("format") != EXPORT_FORMAT:
+        raise SessionImportError(f"not a foley-tui session export (format {doc.get('format')!r})")
+    version = doc.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise SessionImportError(
+            f"unsupported schema version {version!r} "
+            f"(this foley-tui reads version {SCHEMA_VERSION})"
+        )
+    unknown = sorted(set(doc) - EXPORT_KEYS)
+    if unknown:
+        raise SessionImportError(f"unknown keys in the export: {', '.join(map(str, unknown))}")
+    checksum = doc.get("checksum")
+    if not isinstance(checksum, str):
+        raise SessionImportError("the export has no checksum")
+    try:
+        expected = checksum_of(doc)
+    except ValueError as exc:
+        raise SessionImportError(f"the export holds a value JSON cannot carry: {exc}") from None
+    if checksum != expected:
+        raise SessionImportError("checksum mismatch: the export was modified or is damaged")
+    try:
+        session_id = validate_session_id(doc.get("session_id"))
+    except InvalidSessionIdError as exc:
+        raise SessionImportError(str(exc)) from None
+    meta_in = doc.get("meta")
+    if not isinstance(meta_in, dict):
+        raise SessionImportError("'meta' must be an object")
+    title = meta_in.get("title")
+    meta: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "title": title if isinstance(title, str) and title else None,
+        "created": meta_in.get("created")
+        if isinstance(meta_in.get("created"), str)
+        else iso(now_utc()),
+        "updated": meta_in.get("updated")
+        if isinstance(meta_in.get("updated"), str)
+        else iso(now_utc()),
+        "opened": None,
+        "cursor": meta_in.get("cursor") if isinstance(meta_in.get("cursor"), str) else None,
+        "view": meta_in.get("view") if isinstance(meta_in.get("view"), dict) else {},
+        "origin": meta_in.get("origin")
+        if meta_in.get("origin") in ("foley", "foley-tui")
+        else "foley-tui",
+    }
+    namespaces = []
+    for name in NAMESPACES:
+        values = doc.get(name)
+        if not isinstance(values, dict):
+            raise SessionImportError(f"{name!r} must be an object of sound id -> record")
+        for key, value in values.items():
+            try:
+                encode_key(key)
+            except InvalidKeyError as exc:
+                raise SessionImportError(f"{name}: {exc}") from None
+            if not isinstance(value, dict):
+                raise SessionImportError(f"{name}/{key}: a record must be an object")
+            if name == "candidates" and candidate_key(value) not in (None, key):
+                raise SessionImportError(f"candidates/{key}: sound.id is {candidate_key(value)!r}")
+            if name == "picks":
+                try:
+                    validate_layer(value.get("layer"))
+                    validate_onset(value.get("onset"))
+                except ValidationError as exc:
+                    raise SessionImportError(f"picks/{key}: {exc}") from None
+            if name == "rejects" and not isinstance(value.get("reason"), str | None):
+                raise SessionImportError(f"rejects/{key}: reason must be text or null")
+        namespaces.append(values)
+    overlap = set(namespaces[1]) & set(namespaces[2])
+    if overlap:
+        raise SessionImportError(
+            f"sounds both picked and rejected: {', '.join(sorted(overlap)[:5])}"
+        )
+    journal = doc.get("journal", [])
+    if not isinstance(journal, list) or any(
+        not isinstance(r, dict) or JournalEntry.from_record(r) is None for r in journal
+    ):
+        raise SessionImportError("'journal' must be a list of journal records")
+    return session_id, (meta, *namespaces, journal)
+
+
+__all__ = ["MemoryNamespace", "MemoryState", "SessionInfo", "SessionService"]
