@@ -29,6 +29,7 @@ import json
 import os
 import sysconfig
 import tempfile
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -777,6 +778,21 @@ def demo_candidates(data_dir: Path, sounds: Path | None = None) -> list[dict[str
     return out
 
 
+def _order(data_dir: Path, session_id: str, candidates: list[dict[str, Any]]) -> None:
+    """Give the candidate files increasing mtimes, in ``SOUNDS`` order.
+
+    The list's default order is the files' mtime (then id), and 25 files written within a
+    few milliseconds share coarse timestamps: without this the demo would open in an
+    arbitrary order instead of grouped by scene event, best match first. The times are a
+    little in the past so no reader takes them for a write still in progress.
+    """
+    folder = data_dir / "sessions" / session_id / "candidates"
+    start = time.time_ns() - 60 * 1_000_000_000
+    for i, candidate in enumerate(candidates):
+        stamp = start + i * 10_000_000  # 10 ms apart: distinct on any file system
+        os.utime(folder / encode_key(candidate["sound"]["id"]), ns=(stamp, stamp))
+
+
 def find_demo(service: SessionService) -> str | None:
     """The id of the demo session in ``service``, if there is one (found by its title)."""
     for info in service.list():
@@ -812,6 +828,7 @@ def build_demo(
     try:
         store = service.get(session_id)
         store.cache_candidates(candidates)
+        _order(data_dir, session_id, candidates)
         for sound_id, layer, onset in DEMO_PICKS:
             store.add_pick(sound_id, layer=layer, onset=onset)
         for sound_id, reason in DEMO_REJECTS:

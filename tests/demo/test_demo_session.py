@@ -191,3 +191,9 @@ def test_every_sound_has_audioset_labels_and_loudness() -> None:
     stems = {s.stem for s in demo.SOUNDS}
     assert stems <= set(demo.AUDIOSET_LABELS) and stems <= set(demo.LOUDNESS_LUFS)
     assert len(stems) == 20  # every generated sound is used by the demo
+
+
+def test_the_list_opens_grouped_by_scene_event_best_first(data_dir: Path) -> None:
+    session_id = demo.build_demo(data_dir)
+    rows = sorted(SessionService(data_dir).get(session_id).rows(), key=lambda r: r.rank)
+    assert [r.sound_id for r in rows] == [s.sound_id for s in demo.SOUNDS]
