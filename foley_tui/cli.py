@@ -17,6 +17,7 @@ from foley_tui import __version__
 # Modules that add verbs; each has ``register(subparsers, common)``.
 COMMAND_MODULES: tuple[str, ...] = (
     "foley_tui.cli_audio",
+    "foley_tui.cli_store",
     "foley_tui.cli_app",
     "foley_tui.cli_demo",
 )

@@ -1,0 +1,366 @@
+"""Store verbs of the ``foley-tui`` command line: sessions, session, add, pick, reject,
+clear, picks (and undo/redo). No TUI needed; every verb takes ``--data-dir``.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from foley_tui.cli import CliError
+from foley_tui.model import LAYERS, Candidate, ValidationError, format_onset, parse_onset
+from foley_tui.store import (
+    SessionService,
+    SessionServiceError,
+    SessionStore,
+    StoreWriteError,
+)
+from foley_tui.store.local import AddProblem, collect
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _guard(func: Handler) -> Handler:
+    """Turn store errors into one-line CLI errors (never a traceback)."""
+
+    @functools.wraps(func)
+    def wrapper(args: argparse.Namespace) -> int:
+        try:
+            return func(args)
+        except (SessionServiceError, ValidationError, StoreWriteError) as exc:
+            raise CliError(str(exc)) from None
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise CliError(f"{exc.strerror or exc}{where}") from None
+
+    return wrapper
+
+
+def _service(args: argparse.Namespace) -> SessionService:
+    return SessionService(args.data_dir) if args.data_dir else SessionService()
+
+
+def _open(service: SessionService, ref: str) -> SessionStore:
+    return service.get(service.resolve(ref))
+
+
+def _when(moment: datetime) -> str:
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def _print_json(value: Any) -> None:
+    json.dump(value, sys.stdout, indent=2, ensure_ascii=False, default=str)
+    sys.stdout.write("\n")
+
+
+# ---------------------------------------------------------------------- sessions
+@_guard
+def cmd_sessions(args: argparse.Namespace) -> int:
+    infos = _service(args).list()
+    if args.json:
+        _print_json(
+            [
+                {
+                    "session_id": i.session_id,
+                    "title": i.title,
+                    "picked": i.picked,
+                    "rejected": i.rejected,
+                    "total": i.total,
+                    "created": i.created.isoformat(),
+                    "updated": i.updated.isoformat(),
+                    "made_by_foley": i.made_by_foley,
+                }
+                for i in infos
+            ]
+        )
+        return 0
+    if not infos:
+        print("no sessions (create one with: foley-tui session create --title NAME)")
+        return 0
+    width = max(len(i.session_id) for i in infos)
+    print(
+        f"{'ID':<{width}}  {'PICKED':>6} {'REJECT':>6} {'TOTAL':>6}  {'CREATED':<16}  "
+        f"{'UPDATED':<16}  TITLE"
+    )
+    for i in infos:
+        title = i.title or ("(foley)" if i.made_by_foley else "")
+        print(
+            f"{i.session_id:<{width}}  {i.picked:>6} {i.rejected:>6} {i.total:>6}  "
+            f"{_when(i.created):<16}  {_when(i.updated):<16}  {title}"
+        )
+    return 0
+
+
+@_guard
+def cmd_create(args: argparse.Namespace) -> int:
+    print(_service(args).create(args.title))
+    return 0
+
+
+@_guard
+def cmd_show(args: argparse.Namespace) -> int:
+    service = _service(args)
+    session_id = service.resolve(args.session)
+    info = service.info(session_id)
+    store = service.get(session_id)
+    meta = store.meta()
+    problems = store.problems()
+    if args.json:
+        _print_json(
+            {
+                "session_id": session_id,
+                "title": info.title,
+                "created": info.created.isoformat(),
+                "updated": info.updated.isoformat(),
+                "picked": info.picked,
+                "rejected": info.rejected,
+                "total": info.total,
+                "made_by_foley": info.made_by_foley,
+                "cursor": meta.cursor,
+                "path": str(service.sessions_dir / session_id) if service.data_dir else None,
+                "can_undo": store.can_undo(),
+                "problems": [
+                    {"namespace": p.namespace, "key": p.key, "reason": p.reason} for p in problems
+                ],
+            }
+        )
+        return 0
+    print(f"id:        {session_id}")
+    print(f"title:     {info.title or ''}")
+    print(f"made by:   {'foley' if info.made_by_foley else 'foley-tui'}")
+    print(f"created:   {_when(info.created)}")
+    print(f"updated:   {_when(info.updated)}")
+    print(f"sounds:    {info.total} ({info.picked} picked, {info.rejected} rejected)")
+    if service.data_dir:
+        print(f"folder:    {service.sessions_dir / session_id}")
+    for problem in problems:
+        print(f"problem:   {problem}")
+    return 0
+
+
+@_guard
+def cmd_rename(args: argparse.Namespace) -> int:
+    service = _service(args)
+    service.rename(service.resolve(args.session), args.title)
+    return 0
+
+
+@_guard
+def cmd_delete(args: argparse.Namespace) -> int:
+    service = _service(args)
+    session_id = service.resolve(args.session)
+    if not args.yes:
+        raise CliError(f"refusing to delete session {session_id!r} without --yes")
+    service.delete(session_id)
+    print(f"deleted {session_id}")
+    return 0
+
+
+@_guard
+def cmd_export(args: argparse.Namespace) -> int:
+    service = _service(args)
+    session_id = service.resolve(args.session)
+    if args.output in (None, "-"):
+        _print_json(service.export_session(session_id))
+        return 0
+    target = service.export_to_file(session_id, args.output, overwrite=args.force)
+    print(f"exported {session_id} to {target}")
+    return 0
+
+
+@_guard
+def cmd_import(args: argparse.Namespace) -> int:
+    service = _service(args)
+    if args.file == "-":
+        try:
+            doc = json.loads(sys.stdin.read())
+        except ValueError as exc:
+            raise CliError(f"stdin is not a JSON export: {exc}") from None
+        session_id = service.import_session(doc, overwrite=args.overwrite)
+    else:
+        session_id = service.import_from_file(args.file, overwrite=args.overwrite)
+    print(session_id)
+    return 0
+
+
+# ---------------------------------------------------------------------- add / decisions
+@_guard
+def cmd_add(args: argparse.Namespace) -> int:
+    service = _service(args)
+    try:
+        session_id = service.resolve(args.session)
+    except SessionServiceError:
+        if not args.create:
+            raise
+        session_id = service.create(args.session)
+        print(f"created session {session_id} ({args.session})", file=sys.stderr)
+    store = service.get(session_id)
+    problems: list[AddProblem] = []
+    candidates: list[dict[str, Any]] = []
+    for item in collect([Path(p) for p in args.paths]):
+        if isinstance(item, AddProblem):
+            problems.append(item)
+            print(f"foley-tui: skipped {item.path}: {item.reason}", file=sys.stderr)
+        else:
+            candidates.append(item)
+    count = store.cache_candidates(candidates)
+    print(f"added {count} candidate{'s' if count != 1 else ''} to {session_id}")
+    if problems and count == 0:
+        raise CliError(f"nothing added ({len(problems)} path(s) could not be read)")
+    return 1 if problems else 0
+
+
+def _check_known(store: SessionStore, sound_id: str, force: bool) -> None:
+    if (
+        not force
+        and store.candidate(sound_id) is None
+        and store.status(sound_id).value == "undecided"
+    ):
+        raise CliError(
+            f"no candidate {sound_id!r} in session {store.session_id} "
+            "(use --force to decide anyway)"
+        )
+
+
+@_guard
+def cmd_pick(args: argparse.Namespace) -> int:
+    store = _open(_service(args), args.session)
+    _check_known(store, args.sound_id, args.force)
+    current = store.state_of(args.sound_id)
+    layer = args.layer if args.layer is not None else current.get("layer")
+    if args.layer == "none":
+        layer = None
+    onset = parse_onset(args.onset) if args.onset is not None else current.get("onset")
+    store.add_pick(args.sound_id, layer=layer, onset=onset)
+    print(f"picked {args.sound_id} (layer {layer or '-'}, onset {format_onset(onset)})")
+    return 0
+
+
+@_guard
+def cmd_reject(args: argparse.Namespace) -> int:
+    store = _open(_service(args), args.session)
+    _check_known(store, args.sound_id, args.force)
+    store.add_reject(args.sound_id, reason=args.reason)
+    print(f"rejected {args.sound_id}")
+    return 0
+
+
+@_guard
+def cmd_clear(args: argparse.Namespace) -> int:
+    store = _open(_service(args), args.session)
+    store.clear(args.sound_id)
+    print(f"cleared {args.sound_id}")
+    return 0
+
+
+@_guard
+def cmd_undo(args: argparse.Namespace) -> int:
+    store = _open(_service(args), args.session)
+    entry = store.undo() if args.command == "undo" else store.redo()
+    if entry is None:
+        raise CliError(f"nothing to {args.command}", status=1)
+    state = entry.before if args.command == "undo" else entry.after
+    print(f"{args.command}: {entry.sound_id} -> {state['status']}")
+    return 0
+
+
+@_guard
+def cmd_picks(args: argparse.Namespace) -> int:
+    store = _open(_service(args), args.session)
+    picks = store.picks()
+    joined = [(pick, store.candidate(sid)) for sid, pick in sorted(picks.items())]
+    if args.json:
+        _print_json([{**pick.to_dict(), "candidate": cand} for pick, cand in joined])
+        return 0
+    if not joined:
+        print("no picks")
+        return 0
+    for pick, cand in joined:
+        view = Candidate(cand or {})
+        duration = f"{view.duration_s:.2f}s" if view.duration_s is not None else "-"
+        caption = view.caption or ("(no cached candidate)" if cand is None else "")
+        print(
+            f"{pick.sound_id}\t{pick.layer or '-'}\t{format_onset(pick.onset)}\t{duration}\t"
+            f"{caption}"
+        )
+    return 0
+
+
+# ---------------------------------------------------------------------- registration
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser("sessions", parents=[common], help="list sessions")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_sessions)
+
+    session = subparsers.add_parser("session", parents=[common], help="manage one session")
+    verbs = session.add_subparsers(dest="session_command", metavar="VERB", required=True)
+    p = verbs.add_parser("create", parents=[common], help="create a new session; prints its id")
+    p.add_argument("--title", help="a title (also usable as SESSION later)")
+    p.set_defaults(func=cmd_create)
+    p = verbs.add_parser("show", parents=[common], help="show a session's details")
+    p.add_argument("session", metavar="SESSION", help="id, unique id prefix or title")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_show)
+    p = verbs.add_parser("rename", parents=[common], help="set a session's title")
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("title", metavar="TITLE")
+    p.set_defaults(func=cmd_rename)
+    p = verbs.add_parser("delete", parents=[common], help="delete a session folder")
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("-y", "--yes", action="store_true", help="really delete")
+    p.set_defaults(func=cmd_delete)
+    p = verbs.add_parser("export", parents=[common], help="export a session to one JSON file")
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+    p.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    p.set_defaults(func=cmd_export)
+    p = verbs.add_parser("import", parents=[common], help="import an exported session")
+    p.add_argument("file", metavar="FILE", help="an export file, or - for stdin")
+    p.add_argument("--overwrite", action="store_true", help="replace a session with that id")
+    p.set_defaults(func=cmd_import)
+
+    p = subparsers.add_parser(
+        "add", parents=[common], help="add audio files/folders or JSON(L) candidates"
+    )
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("paths", metavar="PATH", nargs="+")
+    p.add_argument("--create", action="store_true", help="create SESSION (as a title) if missing")
+    p.set_defaults(func=cmd_add)
+
+    p = subparsers.add_parser("pick", parents=[common], help="pick a sound")
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("sound_id", metavar="SOUND_ID")
+    p.add_argument("--layer", choices=[*LAYERS, "none"], help="mix layer")
+    p.add_argument("--onset", metavar="S", help="onset: seconds or m:ss.s ('none' to unset)")
+    p.add_argument("--force", action="store_true", help="allow an id with no cached candidate")
+    p.set_defaults(func=cmd_pick)
+
+    p = subparsers.add_parser("reject", parents=[common], help="reject a sound")
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("sound_id", metavar="SOUND_ID")
+    p.add_argument("--reason", help="why (fed to the agent's refine)")
+    p.add_argument("--force", action="store_true", help="allow an id with no cached candidate")
+    p.set_defaults(func=cmd_reject)
+
+    p = subparsers.add_parser("clear", parents=[common], help="remove a pick or reject")
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("sound_id", metavar="SOUND_ID")
+    p.set_defaults(func=cmd_clear)
+
+    p = subparsers.add_parser("picks", parents=[common], help="list picks with their candidates")
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_picks)
+
+    for verb in ("undo", "redo"):
+        p = subparsers.add_parser(verb, parents=[common], help=f"{verb} the last decision")
+        p.add_argument("session", metavar="SESSION")
+        p.set_defaults(func=cmd_undo)

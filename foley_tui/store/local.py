@@ -1,0 +1,228 @@
+"""Turn local audio files (and JSON/JSONL candidate files) into foley-shaped candidates.
+
+Used by ``foley-tui add``. Sound ids are derived from the file *content*:
+``local:<first 16 hex of its SHA-256>``. So re-adding a file (or a moved or copied one)
+gives the same id and never duplicates it; two identical files share one candidate.
+The full hash goes to ``sound.content_sha256``, and ``sound.uri`` is the absolute path
+(by-reference storage: the bytes stay where they are).
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: File name extensions we try as audio when walking a folder.
+AUDIO_EXTENSIONS = frozenset(
+    {".wav", ".wave", ".flac", ".ogg", ".oga", ".opus", ".mp3", ".aif", ".aiff", ".aifc", ".w64"}
+)
+JSON_EXTENSIONS = frozenset({".json"})
+JSONL_EXTENSIONS = frozenset({".jsonl", ".ndjson"})
+
+_BIT_DEPTH = {"PCM_S8": 8, "PCM_U8": 8, "PCM_16": 16, "PCM_24": 24, "PCM_32": 32, "FLOAT": 32}
+_BIT_DEPTH["DOUBLE"] = 64
+
+
+@dataclass(frozen=True, slots=True)
+class AddProblem:
+    """A path that could not be turned into candidates (reported, the rest goes on)."""
+
+    path: str
+    reason: str
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def sound_id_for(content_sha256: str) -> str:
+    return f"local:{content_sha256[:16]}"
+
+
+def caption_from_name(path: Path) -> str:
+    """``door_slam-02.wav`` -> ``door slam 02``."""
+    text = re.sub(r"[_\-.]+", " ", path.stem)
+    return re.sub(r"\s+", " ", text).strip() or path.name
+
+
+def _license(path: Path) -> dict[str, Any]:
+    # foley's LicenseRecord with its defaults, in its key order; the user owns the file.
+    return {
+        "source": "user",
+        "source_id": str(path),
+        "source_url": path.as_uri(),
+        "acquisition_method": "user",
+        "retrieved_at": None,
+        "adapter_version": None,
+        "content_sha256": None,
+        "license_id": "unknown",
+        "license_name": None,
+        "license_version": None,
+        "license_url": None,
+        "rights_holder": None,
+        "creator_name": None,
+        "creator_url": None,
+        "commercial_ok": False,
+        "embed_in_derivative_ok": True,
+        "redistribute_standalone_ok": False,
+        "cache_bytes_ok": False,
+        "modification_ok": False,
+        "ai_training_ok": False,
+        "ai_training_scope": None,
+        "gen_ai_preference": None,
+        "revenue_cap_usd": None,
+        "requires_attribution": False,
+        "attribution_text": None,
+        "notice_text_required": None,
+        "transformations": [],
+        "is_ai_generated": False,
+        "generator_model": None,
+        "generator_version": None,
+        "generation_prompt": None,
+        "generation_prompt_used": None,
+        "generation_seed": None,
+        "generation_params": {},
+        "watermark": None,
+        "c2pa_manifest_ref": None,
+        "contains_recognizable_voice": False,
+        "potential_trademark": False,
+        "disclosure_recommended": False,
+        "rights_verified": False,
+        "verified_at": None,
+        "schema_version": 1,
+    }
+
+
+def candidate_from_audio(path: Path) -> dict[str, Any]:
+    """A foley ``Candidate.to_dict()`` for one local audio file (raises on unreadable audio)."""
+    import soundfile  # local import: only ``add`` needs libsndfile
+
+    path = path.expanduser().resolve()
+    try:
+        info = soundfile.info(str(path))
+    except (RuntimeError, soundfile.LibsndfileError) as exc:
+        raise ValueError(f"not audio libsndfile can read ({exc})") from None
+    if info.samplerate <= 0 or info.channels <= 0:
+        raise ValueError("not audio libsndfile can read (no sample rate or channels)")
+    digest = sha256_file(path)
+    duration = info.frames / info.samplerate if info.frames >= 0 else None
+    sound: dict[str, Any] = {
+        "id": sound_id_for(digest),
+        "content_sha256": digest,
+        "hash_algo": "sha256",
+        "uri": str(path),
+        "storage_mode": "by_reference",
+        "archive_format": None,
+        "source_sample_rate": int(info.samplerate),
+        "source_bit_depth": _BIT_DEPTH.get(str(info.subtype)),
+        "license": _license(path),
+        "caption": caption_from_name(path),
+        "tags": [],
+        "ucs_category": None,
+        "ucs_subcategory": None,
+        "audioset_labels": [],
+        "duration_s": round(duration, 6) if duration is not None else None,
+        "sample_rate": int(info.samplerate),
+        "channels": int(info.channels),
+        "loudness_lufs": None,
+        "format": str(info.format).lower(),
+        "qc": None,
+        "embedding_model": None,
+        "embedding_dim": None,
+        "embedding_ref": None,
+        "named_cue": None,
+        "schema_version": 1,
+    }
+    return {
+        "sound": sound,
+        "origin": "retrieved",
+        "event": None,
+        "clap_score": None,
+        "bm25_score": None,
+        "rrf_score": None,
+        "rerank_score": None,
+        "verdict": None,
+        "license_ok": None,
+        "preview_uri": None,
+        "notes": [],
+        "cost_estimate_usd": None,
+        "cost_actual_usd": None,
+    }
+
+
+def _check_candidate(value: object, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"{where}: a candidate must be a JSON object")
+    sound = value.get("sound")
+    if not isinstance(sound, dict) or not isinstance(sound.get("id"), str) or not sound["id"]:
+        raise ValueError(f"{where}: a candidate needs sound.id (a non-empty string)")
+    return value
+
+
+def candidates_from_json(path: Path) -> list[dict[str, Any]]:
+    """Candidate dicts from a JSON file (one object or a list) or JSONL (one per line)."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 ({exc.reason})") from None
+    if path.suffix.lower() in JSONL_EXTENSIONS:
+        out = []
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"line {lineno}: invalid JSON ({exc.msg})") from None
+            out.append(_check_candidate(value, f"line {lineno}"))
+        return out
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    if isinstance(value, list):
+        return [_check_candidate(v, f"item {i}") for i, v in enumerate(value)]
+    return [_check_candidate(value, "file")]
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if not name.startswith(".") and Path(name).suffix.lower() in AUDIO_EXTENSIONS:
+                yield Path(root) / name
+
+
+def collect(paths: list[Path]) -> Iterator[dict[str, Any] | AddProblem]:
+    """Candidates from files/folders, in order; problems are yielded, not raised.
+
+    A file named explicitly that is neither JSON/JSONL nor readable audio is a problem;
+    inside a folder only files with an audio extension are tried.
+    """
+    for given in paths:
+        path = given.expanduser()
+        if not path.exists():
+            yield AddProblem(str(given), "no such file or folder")
+            continue
+        files = list(_walk(path)) if path.is_dir() else [path]
+        for file in files:
+            suffix = file.suffix.lower()
+            try:
+                if suffix in JSON_EXTENSIONS or suffix in JSONL_EXTENSIONS:
+                    yield from candidates_from_json(file)
+                else:
+                    yield candidate_from_audio(file)
+            except (ValueError, OSError) as exc:
+                yield AddProblem(str(file), str(exc))
