@@ -131,3 +131,51 @@ def test_a_demo_that_cannot_be_built_is_a_one_line_error(
     err = capsys.readouterr().err
     assert err.strip().count("\n") == 0
     assert err.startswith("foley-tui: error: could not build the demo session: the demo sounds")
+
+
+def test_coming_back_lands_where_you_stopped(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two launches of `foley-tui`: filter, sort and move in the first, quit; the second
+    opens the same session with the same filter, sort and highlighted candidate."""
+    runs: list[dict[str, Any]] = []
+
+    async def wait(pilot: Any) -> None:
+        for _ in range(4):
+            await pilot.pause()
+            await pilot.app.workers.wait_for_complete()
+
+    def headless_run(self: FoleyApp, *args: Any, **kwargs: Any) -> None:
+        async def go() -> None:
+            async with self.run_test(size=(120, 30)) as pilot:
+                await wait(pilot)
+                screen = self.screen
+                assert isinstance(screen, AuditionScreen)
+                if not runs:  # the first visit: narrow, sort, move, quit
+                    await pilot.press("slash", *"rain", "enter", "s", "j", "j")
+                    await wait(pilot)
+                    expected = screen.current_id
+                    await pilot.press("q")
+                    await wait(pilot)
+                else:
+                    expected = None
+                runs.append(
+                    {
+                        "session": self.store.session_id,
+                        "query": screen.view_settings.query,
+                        "sort": screen.view_settings.sort,
+                        "current": screen.current_id if expected is None else expected,
+                        "shown": len(screen.listing.view),
+                    }
+                )
+
+        asyncio.run(go())
+
+    monkeypatch.setattr(FoleyApp, "run", headless_run)
+    monkeypatch.setattr(cli_app, "make_app_player", lambda device, no_audio: FakePlayer())
+    assert main([]) == 0  # first run: builds the demo
+    assert main([]) == 0  # coming back
+    first, second = runs
+    assert first["query"] == "rain" and first["sort"] != "rank"
+    assert 1 < first["shown"] < len(demo.SOUNDS)
+    assert second == first
