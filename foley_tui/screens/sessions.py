@@ -22,6 +22,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
@@ -235,8 +236,13 @@ class SessionsScreen(Screen[str | None]):
 
     def selected(self) -> SessionInfo | None:
         """The highlighted session, if any."""
-        table = self.query_one(DataTable)
-        if not self.sessions or table.row_count == 0:
+        if not self.sessions:
+            return None
+        try:
+            table = self.query_one(DataTable)
+        except NoMatches:  # asked (by the footer) before the table is composed
+            return None
+        if table.row_count == 0:
             return None
         row = table.cursor_row
         if 0 <= row < len(self.sessions):
