@@ -6,7 +6,6 @@ tests pass a fake); the app closes it on unmount.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from textual.app import App
@@ -83,13 +82,17 @@ class FoleyApp(App[None]):
         return None
 
     def open_sessions(self) -> None:
-        """Push the sessions screen (issue 5) when it is installed."""
-        try:
-            module: Any = importlib.import_module("foley_tui.screens.sessions")
-        except ImportError:
-            self.notify("The sessions screen is not available.", severity="warning")
+        """Push the sessions screen; the session chosen there replaces the current one."""
+        if self.service is None:
+            self.notify("No session service: cannot list sessions.", severity="warning")
             return
-        self.push_screen(module.SessionsScreen(self.service))
+        from foley_tui.screens.sessions import SessionsScreen
+
+        def chosen(session_id: str | None) -> None:
+            if session_id is not None and session_id != self.store.session_id:
+                self.open_session(session_id)
+
+        self.push_screen(SessionsScreen(self.service, current=self.store.session_id), chosen)
 
     def action_stop_all(self) -> None:
         self.player.stop()

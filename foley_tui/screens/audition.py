@@ -327,6 +327,7 @@ class AuditionScreen(Screen[None]):
         self._peaks_for: str | None = None
         self._problems_seen: set[str] = set()
         self._user_moved = False
+        self._binding_state: tuple[bool, ...] = ()
 
     # -- layout ------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -380,7 +381,8 @@ class AuditionScreen(Screen[None]):
         self._refresh_undo()
         self._update_status()
         self.query_one(Waveform).clear("")
-        self.set_interval(1 / 20, self._tick_playhead)
+        # Runs only while something plays (an idle app should cost no CPU).
+        self._playhead_timer = self.set_interval(1 / 20, self._tick_playhead, pause=True)
         self._load()
 
     def on_unmount(self) -> None:
@@ -552,7 +554,7 @@ class AuditionScreen(Screen[None]):
             except OSError as exc:
                 self.notify(f"Cursor not saved: {exc}", severity="error")
         self._show_details()
-        self.refresh_bindings()
+        self._bindings_changed()
 
     def _candidate(self, sound_id: str) -> dict[str, Any] | None:
         if sound_id in self._candidates:
@@ -658,14 +660,19 @@ class AuditionScreen(Screen[None]):
         status = message.status
         waveform = self.query_one(Waveform)
         waveform.playing = status.state is PlayerState.PLAYING
+        if waveform.playing:
+            self._playhead_timer.resume()
+        else:
+            self.post_message(PlayheadMoved(status.position_s, status.duration_s))
         if status.error:
             self.notify(status.error, title="Playback", severity="error")
-        self.refresh_bindings()
+        self._bindings_changed()
 
     def _tick_playhead(self) -> None:
         status = self.player.status()
-        if status.state is PlayerState.PLAYING or self.query_one(Waveform).playing:
-            self.post_message(PlayheadMoved(status.position_s, status.duration_s))
+        self.post_message(PlayheadMoved(status.position_s, status.duration_s))
+        if status.state is not PlayerState.PLAYING:
+            self._playhead_timer.pause()
 
     def on_playhead_moved(self, message: PlayheadMoved) -> None:
         waveform = self.query_one(Waveform)
@@ -694,7 +701,7 @@ class AuditionScreen(Screen[None]):
         if action == "seek":
             return True if self.player.status().source is not None else None
         if action == "sessions":
-            return _sessions_available()
+            return _sessions_available() and getattr(self.app, "service", None) is not None
         return True
 
     def _refresh_undo(self) -> None:
@@ -703,7 +710,20 @@ class AuditionScreen(Screen[None]):
             self._can_redo = self.store.can_redo()
         except OSError:
             self._can_undo = self._can_redo = False
-        self.refresh_bindings()
+        self._bindings_changed()
+
+    def _bindings_changed(self) -> None:
+        """Refresh the footer only when what ``check_action`` depends on changed: a footer
+        refresh rebuilds its keys, too costly to do on every cursor move."""
+        state = (
+            self.current_id is not None,
+            self._can_undo,
+            self._can_redo,
+            self.player.status().source is not None,
+        )
+        if state != self._binding_state:
+            self._binding_state = state
+            self.refresh_bindings()
 
     # -- actions: move -----------------------------------------------------------------
     def _moved(self, before: str | None) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -158,10 +158,16 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         index = max(0, min(index, count - 1)) if count else 0
         old = self.cursor
         self.cursor = index
-        if old != index:
-            self._cache.clear()
-            self.refresh()
+        top = round(self.scroll_offset.y)
         self.scroll_to_cursor()
+        if old != index:
+            if round(self.scroll_offset.y) != top:
+                self.refresh()
+            else:
+                # Only the two rows whose cursor state changed (cached lines key on it).
+                width = self.size.width
+                for row in (old, index):
+                    self.refresh(Region(0, row - top + 1, width, 1))
         sound_id = self.highlighted
         if force_post or sound_id != self._last_posted:
             self._last_posted = sound_id

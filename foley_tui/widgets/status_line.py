@@ -57,4 +57,4 @@ class StatusLine(Static):
     """
 
     def show(self, info: StatusInfo) -> None:
-        self.update(render_status(info))
+        self.update(render_status(info), layout=False)

@@ -1,0 +1,1 @@
+"""Screens: the audition screen (main), its modals, help, and the sessions screen."""

@@ -1,0 +1,123 @@
+"""Fixtures for the UI tests: a seeded file-backed session, a fake player, a ready app."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from foley_tui.app import FoleyApp
+from foley_tui.config import Config, Settings
+from foley_tui.screens.audition import AuditionScreen
+from foley_tui.store import SessionService, encode_key
+from tests.fakes import FakePlayer
+from tests.ui.seed import seed_session
+
+SIZE = (120, 30)
+
+# Row order of the seeded session (rank = seeded mtime order).
+IDS = [
+    "freesound:1000",
+    "bbc:1001",
+    "freesound:1002",
+    "sonniss:1003",
+    "freesound:1004",
+    "bbc:1005",
+    "freesound:1006",
+    "elevenlabs:1007",
+    "freesound:1008",
+    "sonniss:1009",
+    "freesound:1010",
+    "bbc:1011",
+]
+
+
+class Session:
+    """A seeded session on disk plus helpers to read its foley files back."""
+
+    def __init__(self, data_dir: Path, service: SessionService, session_id: str) -> None:
+        self.data_dir = data_dir
+        self.service = service
+        self.session_id = session_id
+        self.folder = data_dir / "sessions" / session_id
+
+    def pick_file(self, sound_id: str) -> dict[str, Any] | None:
+        return self._read("picks", sound_id)
+
+    def reject_file(self, sound_id: str) -> dict[str, Any] | None:
+        return self._read("rejects", sound_id)
+
+    def _read(self, namespace: str, sound_id: str) -> dict[str, Any] | None:
+        path = self.folder / namespace / encode_key(sound_id)
+        if not path.exists():
+            return None
+        data: dict[str, Any] = json.loads(path.read_text())
+        return data
+
+    def picks(self) -> dict[str, dict[str, Any]]:
+        folder = self.folder / "picks"
+        if not folder.exists():
+            return {}
+        return {
+            json.loads(p.read_text())["sound_id"]: json.loads(p.read_text())
+            for p in folder.iterdir()
+            if not p.name.startswith(".")
+        }
+
+    def rejects(self) -> dict[str, dict[str, Any]]:
+        folder = self.folder / "rejects"
+        if not folder.exists():
+            return {}
+        return {
+            json.loads(p.read_text())["sound_id"]: json.loads(p.read_text())
+            for p in folder.iterdir()
+            if not p.name.startswith(".")
+        }
+
+    def app(
+        self,
+        player: FakePlayer | None = None,
+        settings: Settings | None = None,
+        keymap: dict[str, str] | None = None,
+    ) -> FoleyApp:
+        config = Config(keymap=keymap or {}, settings=settings or Settings())
+        return FoleyApp(
+            self.service.get(self.session_id), player or FakePlayer(), config, self.service
+        )
+
+
+@pytest.fixture
+def session(data_dir: Path) -> Session:
+    service, session_id = seed_session(data_dir)
+    return Session(data_dir, service, session_id)
+
+
+async def ready(pilot: Pilot[Any]) -> AuditionScreen:
+    """Wait until the session is listed and every column is loaded."""
+    app = pilot.app
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, AuditionScreen)
+    return screen
+
+
+def current(app: FoleyApp) -> str | None:
+    screen = app.audition
+    assert screen is not None
+    return screen.current_id
+
+
+@pytest.fixture
+def notifications() -> Callable[[FoleyApp], list[str]]:
+    def read(app: FoleyApp) -> list[str]:
+        return [f"{n.title}: {n.message}" for n in app._notifications]
+
+    return read
