@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -21,6 +22,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.reactive import reactive
@@ -73,8 +75,40 @@ def _expand(text: str) -> Path:
     return Path(text).expanduser()
 
 
+class SessionsCommands(Provider):
+    """The sessions screen's actions in the command palette (those that apply now)."""
+
+    def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+        screen = self.screen
+        if not isinstance(screen, SessionsScreen):
+            return []
+        found: list[tuple[str, str, Callable[[], object]]] = []
+        for binding in SessionsScreen.BINDINGS:
+            if (
+                not isinstance(binding, Binding)
+                or screen.check_action(binding.action, ()) is not True
+            ):
+                continue
+            title = f"Sessions: {binding.description}"
+            found.append((title, binding.tooltip, partial(screen.run_action, binding.action)))
+        return found
+
+    async def discover(self) -> Hits:
+        for title, help_text, run in self._commands():
+            yield DiscoveryHit(title, run, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, run in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), run, help=help_text)
+
+
 class SessionsScreen(Screen[str | None]):
     """The sessions list. Dismisses with the id of the session to open, or None."""
+
+    COMMANDS = {SessionsCommands}
 
     DEFAULT_CSS = """
     SessionsScreen #sessions-heading {

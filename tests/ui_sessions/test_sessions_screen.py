@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Input, Label, Static
 
 from foley_tui.screens.sessions import SessionsScreen
 from foley_tui.screens.sessions_modals import ConfirmModal, TextPromptModal
@@ -238,3 +238,15 @@ async def test_a_failing_service_is_an_error_on_screen(tmp_path: Path) -> None:
         screen = _screen(app)
         for action in ("open_session", "rename_session", "delete_session", "export_session"):
             assert screen.check_action(action, ()) is False
+
+
+async def test_palette_offers_the_actions_that_apply(service: SessionService) -> None:
+    app = SessionsHost(service)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p", *"Sessions: New")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TextPromptModal)
+        assert app.screen.query_one(".modal-title", Label).content == "New session"
