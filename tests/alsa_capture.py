@@ -135,7 +135,8 @@ _WATCHER = textwrap.dedent(
                 offset = 0
             if size - offset >= 8:
                 data = os.pread(fd, size - offset - (size - offset) % 8, offset)
-                samples = np.frombuffer(data, dtype=np.float32)
+                # Any non-zero bits (float32 from PortAudio, S16 from aplay, even -0.0).
+                samples = np.frombuffer(data, dtype=np.uint32)
                 hit = np.flatnonzero(samples)
                 if len(hit):
                     found = time.perf_counter()

@@ -58,9 +58,9 @@ GAIN_RAMP_S = 0.030
 #: Output frames kept per cached head (decoded start of a sound), and the cache budget.
 HEAD_S = 0.15
 HEAD_CACHE_BYTES = 32 * 1024 * 1024
-#: The longest a UI timer may wait on the GIL-bound audio callback: lowering Python's
-#: thread switch interval (default 5 ms) keeps the callback from being starved by the UI.
-SWITCH_INTERVAL_S = 0.001
+#: The audio callback is Python and needs the GIL: lowering Python's thread switch
+#: interval (default 5 ms) bounds how long the UI or the feeder can hold the callback off.
+SWITCH_INTERVAL_S = 0.0005
 DEFAULT_TARGET_LUFS = -23.0
 
 
@@ -575,7 +575,10 @@ class SoundDevicePlayer:
                 self._notifier.emit(self._status())
                 return
             self._swap(voice)
-        self._wake.set()
+            if voice.buffered == 0:
+                self._wake.set()
+            # Otherwise the callback wakes the feeder after playing the first block, so the
+            # feeder's decoding does not compete for the GIL with the very first callbacks.
         self._notifier.emit(self.status())
 
     def stop(self) -> None:
@@ -733,7 +736,12 @@ class SoundDevicePlayer:
             duration = self._last_duration
             error = self._error
         else:
-            state = PlayerState.PAUSED if voice.paused or voice.pausing else PlayerState.PLAYING
+            if voice.finished:  # played out; the feeder is about to report the end
+                state = PlayerState.STOPPED
+            elif voice.paused or voice.pausing:
+                state = PlayerState.PAUSED
+            else:
+                state = PlayerState.PLAYING
             position = voice.position
             duration = voice.duration
             error = voice.error or self._error
@@ -842,9 +850,11 @@ class SoundDevicePlayer:
     def _callback(self, outdata: np.ndarray, frames: int, _time: Any, status: Any) -> None:
         # Never touches disk or locks: reads the voice reference once, pops queued arrays.
         outdata.fill(0.0)
+        voice = self._voice
+        if voice is None and not self._fading:
+            return  # idle: as little work as possible (an unpaced device calls constantly)
         if status.output_underflow:
             self.underruns += 1
-        voice = self._voice
         if voice is not None and not voice.finished:
             voice.render(outdata, frames)
             if voice.finished and not voice.reported:
@@ -855,11 +865,12 @@ class SoundDevicePlayer:
                 self._wake.set()
         if self._fading:
             for old in list(self._fading):
-                old.render(outdata, frames)
-                if old.env.value <= 0.0 or old.finished:
+                # Nothing feeds a retired voice: when its buffer runs dry it is done.
+                written = old.render(outdata, frames)
+                if old.env.value <= 0.0 or old.finished or written < frames:
                     self._fading.remove(old)
                     self._ended.append(old)
-            self._wake.set()
+                    self._wake.set()  # the feeder closes its decoder
         np.clip(outdata, -1.0, 1.0, out=outdata)
 
     # -- feeder thread ---------------------------------------------------------------

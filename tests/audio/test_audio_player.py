@@ -444,3 +444,19 @@ def test_bad_audio_reports_an_error_and_never_raises(
     stream = FakeStream.instances[-1]
     drain(stream, player, RATE)
     assert player.status().state is PlayerState.STOPPED
+
+
+def test_a_retired_voice_that_runs_dry_is_dropped(
+    player: SoundDevicePlayer, tmp_path: Path
+) -> None:
+    """Nothing feeds a faded-out voice; if its buffer is empty it must not linger forever."""
+    stream = FakeStream.instances[-1]
+    player.play(write(tmp_path / "a", const(0.5, RATE * 5)))
+    drain(stream, player, 1024)
+    old = player._voice
+    assert old is not None
+    old.chunks.clear()
+    old.head = None
+    player.play(write(tmp_path / "b", const(0.25, RATE)))
+    drain(stream, player, 1024)
+    assert player._fading == []
