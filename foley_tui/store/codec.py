@@ -14,14 +14,18 @@ import json
 import math
 import re
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, unquote_to_bytes
 
 from foley_tui.model import ValidationError
 from foley_tui.store.errors import InvalidSessionIdError
 
 SUFFIX = ".json"
 # Names made only of characters quote() leaves alone, not starting with a dot.
-_PLAIN = re.compile(r"^[A-Za-z0-9_~-][A-Za-z0-9_.~-]*\.json\Z")
+_PLAIN = re.compile(r"[A-Za-z0-9_~-][A-Za-z0-9_.~-]*\.json\Z")
+# Names made of unreserved characters and uppercase %XX escapes.
+_ENCODED = re.compile(r"(?:[A-Za-z0-9_.~-]|%[0-9A-F]{2})+\.json\Z")
+# %XX escapes of unreserved characters (A-Z a-z 0-9 - . _ ~), which quote() never makes.
+_ESCAPED_UNRESERVED = re.compile(r"%(?:[46][1-9A-F]|[57][0-9A]|3[0-9]|2[DE]|5F|7E)")
 #: Longest file name most file systems accept (bytes).
 MAX_NAME_BYTES = 255
 
@@ -53,20 +57,24 @@ def decode_name(name: str) -> str | None:
     """A file name -> its key, or ``None`` if foley would not have written that name.
 
     Hidden names, names without ``.json`` and non-canonical spellings (``a:b.json``,
-    lowercase hex) are foreign: foley's own reads would fail on them, so we report
-    them instead of guessing.
+    lowercase hex, an escaped unreserved character) are foreign: foley's own reads would
+    fail on them, so we report them instead of guessing. Equivalent to checking
+    ``encode_key(key) == name`` but several times faster (it runs once per file).
     """
-    if not name.endswith(SUFFIX) or name.startswith(".") or len(name) == len(SUFFIX):
+    if name.startswith(".") or not name.endswith(SUFFIX) or len(name) == len(SUFFIX):
         return None
     if _PLAIN.match(name):  # fast path: nothing encoded, so the name is the key
         return name[: -len(SUFFIX)]
-    try:
-        key = unquote(name[: -len(SUFFIX)], errors="strict") if "%" in name else name[:-5]
-        if encode_key(key) != name:
-            return None
-    except (InvalidKeyError, UnicodeError):
+    if not _ENCODED.match(name):
+        return None  # a character quote() would have escaped, or lowercase/short hex
+    stem = name[: -len(SUFFIX)]
+    # quote() never escapes an unreserved character; the one exception is a leading dot.
+    if _ESCAPED_UNRESERVED.search(stem, 3 if stem.startswith("%2E") else 0):
         return None
-    return key
+    try:
+        return unquote_to_bytes(stem).decode("utf-8")  # strict: invalid UTF-8 is foreign
+    except UnicodeDecodeError:
+        return None
 
 
 def foley_decode_name(name: str) -> str:

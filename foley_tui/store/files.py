@@ -17,9 +17,8 @@ import ctypes.util
 import os
 import secrets
 import time
-from collections.abc import Iterator, MutableMapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterator, Mapping, MutableMapping
+from typing import Any, NamedTuple
 
 from foley_tui.store.codec import DecodeError, decode_name, dumps, encode_key, loads_object
 from foley_tui.store.errors import StoreProblem
@@ -131,9 +130,8 @@ def syncfs(path: str) -> bool:
         os.close(fd)
 
 
-@dataclass(frozen=True, slots=True)
-class ScanEntry:
-    """One canonical file of a namespace folder."""
+class ScanEntry(NamedTuple):
+    """One canonical file of a namespace folder (a tuple: 100k of them are made per scan)."""
 
     key: str
     name: str
@@ -164,36 +162,52 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
     def _problem(self, key: str, path: str, reason: str) -> StoreProblem:
         return StoreProblem(self.namespace, key, path, reason)
 
-    def scan(self, *, stat: bool = True) -> tuple[list[ScanEntry], list[StoreProblem]]:
-        """All canonical entries with (mtime_ns, size), and the foreign names found."""
+    def scan(
+        self, *, stat: bool = True, known: Mapping[str, Any] | None = None
+    ) -> tuple[list[ScanEntry], list[StoreProblem]]:
+        """All canonical entries with (mtime_ns, size), and the foreign names found.
+
+        ``known`` maps file names already decoded (the index) to rows whose item 5 is the
+        key: decoding 100k names costs about a second, a dict lookup almost nothing.
+        """
         entries: list[ScanEntry] = []
         problems: list[StoreProblem] = []
         try:
             iterator = os.scandir(self.path)
         except FileNotFoundError:
             return entries, problems
-        with iterator:
-            for entry in iterator:
-                name = entry.name
-                if name.startswith("."):
-                    continue
-                key = decode_name(name)
-                if key is None:
-                    problems.append(
-                        self._problem(name, entry.path, "foreign file name (foley cannot read it)")
-                    )
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    problems.append(self._problem(key, entry.path, "a folder, not a file"))
-                    continue
-                if stat:
-                    try:
-                        st = entry.stat()
-                    except FileNotFoundError:
+        # fstatat relative to the open folder: no path walk per file (a third faster).
+        dir_fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY) if stat else -1
+        append = entries.append
+        try:
+            with iterator:
+                for entry in iterator:
+                    name = entry.name
+                    if name[0] == ".":
                         continue
-                    entries.append(ScanEntry(key, name, st.st_mtime_ns, st.st_size))
-                else:
-                    entries.append(ScanEntry(key, name, 0, 0))
+                    hit = known.get(name) if known is not None else None
+                    key = hit[5] if hit is not None else decode_name(name)
+                    if key is None:
+                        problems.append(
+                            self._problem(
+                                name, entry.path, "foreign file name (foley cannot read it)"
+                            )
+                        )
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        problems.append(self._problem(key, entry.path, "a folder, not a file"))
+                        continue
+                    if stat:
+                        try:
+                            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                        except FileNotFoundError:
+                            continue
+                        append(ScanEntry(key, name, st.st_mtime_ns, st.st_size))
+                    else:
+                        append(ScanEntry(key, name, 0, 0))
+        finally:
+            if dir_fd >= 0:
+                os.close(dir_fd)
         self.problems = problems
         return entries, problems
 

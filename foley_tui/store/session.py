@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import math
 import os
 import time
 import weakref
@@ -25,7 +26,6 @@ from typing import Any
 from ulid import ULID
 
 from foley_tui.model import (
-    Candidate,
     Layer,
     Pick,
     Reject,
@@ -49,7 +49,7 @@ from foley_tui.store.files import (
 #: Version of our metadata/journal/export formats.
 SCHEMA_VERSION = 1
 #: Version of the on-disk candidate index layout (a mismatch rebuilds it).
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 #: A file modified this close to our scan may still change within the same timestamp
 #: tick without changing size (file-system clocks are coarse): re-read it next time.
 RACY_NS = 50_000_000
@@ -182,7 +182,7 @@ def candidate_key(data: Mapping[str, Any]) -> str | None:
     return None
 
 
-# Row columns kept in the index, after (name, mtime_ns, size, order_ns, unreadable).
+# Row columns kept in the index, after (name, mtime_ns, size, order_ns, unreadable, key).
 _ROW_FIELDS = (
     "caption",
     "duration_s",
@@ -198,20 +198,47 @@ _ROW_FIELDS = (
 )
 
 
+def _num(value: object) -> float | None:
+    if value is None or value is True or value is False:
+        return None
+    if isinstance(value, int | float) and math.isfinite(value):
+        return float(value)
+    return None
+
+
 def _row_values(data: Mapping[str, Any]) -> list[Any]:
-    row = Candidate(data).to_row()
+    """The index columns of a candidate dict: the same values as
+    ``Candidate(data).to_row()`` (a test holds them equal), computed without building
+    the view and the Row, since a first open runs this for every file."""
+    sound = data.get("sound")
+    if not isinstance(sound, Mapping):
+        sound = {}
+    lic = sound.get("license")
+    if not isinstance(lic, Mapping):
+        lic = {}
+    tags = sound.get("tags")
+    score = None
+    for name in ("rerank_score", "rrf_score", "clap_score", "bm25_score"):
+        score = _num(data.get(name))
+        if score is not None:
+            break
+    cost = _num(data.get("cost_actual_usd"))
+    if cost is None:
+        cost = _num(data.get("cost_estimate_usd"))
+    rate = _num(sound.get("sample_rate"))
+    channels = _num(sound.get("channels"))
     return [
-        row.caption,
-        row.duration_s,
-        row.source,
-        row.license_id,
-        list(row.tags),
-        row.score,
-        row.cost_usd,
-        row.origin,
-        row.sample_rate,
-        row.channels,
-        row.format,
+        str(sound.get("caption") or ""),
+        _num(sound.get("duration_s")),
+        str(lic.get("source") or ""),
+        str(lic.get("license_id") or lic.get("license_name") or ""),
+        [str(t) for t in tags] if isinstance(tags, list) else [],
+        score,
+        cost,
+        str(data.get("origin") or ""),
+        int(rate) if rate else None,
+        int(channels) if channels else None,
+        str(sound.get("format") or ""),
     ]
 
 
@@ -219,22 +246,24 @@ _EMPTY_VALUES: list[Any] = ["", None, "", "", [], None, None, "", None, None, ""
 
 
 def _make_row(sound_id: str, rank: int, values: list[Any], unreadable: str | None) -> Row:
+    # Positional on purpose: this runs 100k times per open and kwargs cost a third more.
     (caption, duration, source, license_id, tags, score, cost, origin, rate, ch, fmt) = values
     return Row(
-        sound_id=sound_id,
-        rank=rank,
-        caption=caption,
-        duration_s=duration,
-        source=source,
-        license_id=license_id,
-        tags=tuple(tags),
-        score=score,
-        cost_usd=cost,
-        origin=origin,
-        sample_rate=rate,
-        channels=ch,
-        format=fmt,
-        unreadable=unreadable,
+        sound_id,
+        rank,
+        caption,
+        duration,
+        source,
+        license_id,
+        tuple(tags),
+        score,
+        cost,
+        origin,
+        rate,
+        ch,
+        fmt,
+        True,
+        unreadable,
     )
 
 
@@ -877,6 +906,10 @@ class SessionStore:
     # ------------------------------------------------------------------ rows / index
     def candidate_ids(self) -> list[str]:
         """Candidate ids from file names only (fast, for the first paint)."""
+        if isinstance(self.candidates, FileNamespace):
+            entries, problems = self.candidates.scan(stat=False, known=self._index)
+            self._scan_problems["candidates"] = problems
+            return sorted(e.key for e in entries)
         return self._names(self.candidates, "candidates")
 
     def rows(self, progress: Callable[[int, int], None] | None = None) -> list[Row]:
@@ -916,9 +949,14 @@ class SessionStore:
             and isinstance(raw.get("rows"), list)
             and isinstance(raw.get("scanned_ns"), int)
         ):
-            width = 5 + len(_ROW_FIELDS)
+            width = 6 + len(_ROW_FIELDS)
             for item in raw["rows"]:
-                if isinstance(item, list) and len(item) == width and isinstance(item[0], str):
+                if (
+                    isinstance(item, list)
+                    and len(item) == width
+                    and isinstance(item[0], str)
+                    and isinstance(item[5], str)
+                ):
                     index[item[0]] = item
             self._index_scanned_ns = raw["scanned_ns"]
         return index
@@ -927,10 +965,10 @@ class SessionStore:
         self, ns: FileNamespace, progress: Callable[[int, int], None] | None
     ) -> list[Row]:
         started = time.time_ns()
-        entries, problems = ns.scan(stat=True)
+        old = self._load_index()
+        entries, problems = ns.scan(stat=True, known=old)
         self._scan_problems["candidates"] = problems
         self._candidate_count_hint = len(entries)
-        old = self._load_index()
         racy_before = self._index_scanned_ns - RACY_NS
         new: dict[str, list[Any]] = {}
         todo: list[ScanEntry] = []
@@ -967,6 +1005,7 @@ class SessionStore:
                     entry.size,
                     order,
                     "unreadable",
+                    entry.key,
                     *_EMPTY_VALUES,
                 ]
                 continue
@@ -976,6 +1015,7 @@ class SessionStore:
                 entry.size,
                 order,
                 None,
+                entry.key,
                 *_row_values(data),
             ]
             self._clear_problem("candidates", entry.key)
@@ -996,7 +1036,7 @@ class SessionStore:
                     except (DecodeError, OSError):
                         still.append(entry)
                         continue
-                    new[entry.name] = [*item[:4], None, *_row_values(data)]
+                    new[entry.name] = [*item[:4], None, entry.key, *_row_values(data)]
                     self._clear_problem("candidates", entry.key)
                 failed = still
                 if not failed:
@@ -1012,24 +1052,24 @@ class SessionStore:
                 self._note(StoreProblem("candidates", entry.key, path, reason))
         if progress is not None:
             progress(total, total)
-        # Drop problems of files that are gone.
-        names = {e.key for e in entries}
-        for ns_name, key in list(self._problems):
-            if ns_name == "candidates" and key not in names:
-                del self._problems[(ns_name, key)]
-        self._index = new
+        if any(ns_name == "candidates" for ns_name, _ in self._problems):
+            names = {e.key for e in entries}  # drop problems of files that are gone
+            for ns_name, key in list(self._problems):
+                if ns_name == "candidates" and key not in names:
+                    del self._problems[(ns_name, key)]
         if changed:
+            ordered = sorted(new.values(), key=lambda item: (item[3], item[0]))
+            self._index = {item[0]: item for item in ordered}
             self._index_scanned_ns = started
             with contextlib.suppress(OSError):
+                # Stored in rank order, so an unchanged session needs no sort next time.
                 self.state.write_index(
-                    {"version": INDEX_VERSION, "scanned_ns": started, "rows": list(new.values())}
+                    {"version": INDEX_VERSION, "scanned_ns": started, "rows": ordered}
                 )
-        ordered = sorted(new.values(), key=lambda item: (item[3], item[0]))
-        rows = []
-        for rank, item in enumerate(ordered):
-            key = decode_name(item[0]) or item[0]
-            rows.append(_make_row(key, rank, item[5:], item[4]))
-        return rows
+        else:
+            ordered = list(old.values())
+            self._index = old
+        return [_make_row(item[5], rank, item[6:], item[4]) for rank, item in enumerate(ordered)]
 
 
 def _picked(layer: object, onset: object) -> dict[str, Any]:

@@ -1,0 +1,418 @@
+"""Session-store benchmark (issue 2, item 6): ours against foley's own SessionStore.
+
+Measured in the same run, each figure the median of several runs:
+
+* a durable pick (atomic replace + fsync of file and folder + fsync'd journal append)
+  against foley's ``add_pick`` (non-atomic, no fsync, walks the folder to count) and a
+  bare stdlib fsync'd atomic write, over 1,000 picks;
+* listing 1,000 picks (``list_picks``) against foley's;
+* caching 10k candidates against foley's ``cache_candidates`` (same Candidate objects);
+* the rows of a 100k-candidate session (~3 KB files): our ``rows()`` with a valid index
+  and the first time (no index), against foley's read-all (``candidates.items()``) and a
+  plain ``scandir`` + ``json.loads`` + row extraction; each in a fresh child process so
+  its max RSS is its own.
+
+foley is driven with stores injected through ``foley.stores.make_session_store(...,
+rootdir=...)``, so it writes the same layout without depending on FOLEY_DATA_DIR.
+The 100k fixture is generated once and cached under $FOLEY_TUI_BENCH_CACHE (default
+/tmp/foley_tui_bench_store). Runnable standalone: ``python tests/bench/bench_store.py
+[--quick]``; writes tests/bench/results/bench_store.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import secrets
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from foley_tui.model import Candidate  # noqa: E402
+from foley_tui.store import SessionService  # noqa: E402
+
+CACHE = Path(os.environ.get("FOLEY_TUI_BENCH_CACHE", "/tmp/foley_tui_bench_store"))
+BIG_SESSION = "bench100k"
+LAYERS = ("voice", "sfx_fg", "ambience", "stinger", "music")
+
+
+# ---------------------------------------------------------------------- fixtures
+def make_candidate(i: int) -> dict[str, Any]:
+    """A realistic foley candidate dict of about 3 KB (at indent=4)."""
+    sid = f"freesound:{100000 + i}"
+    return {
+        "sound": {
+            "id": sid,
+            "content_sha256": f"{i:064x}",
+            "hash_algo": "sha256",
+            "uri": f"https://freesound.org/people/someone/sounds/{100000 + i}/",
+            "storage_mode": "by_reference",
+            "archive_format": None,
+            "source_sample_rate": 48000,
+            "source_bit_depth": 24,
+            "license": {
+                "source": "freesound",
+                "source_id": str(100000 + i),
+                "source_url": f"https://freesound.org/s/{100000 + i}/",
+                "acquisition_method": "api",
+                "retrieved_at": "2026-11-01T10:00:00Z",
+                "adapter_version": "1.2.0",
+                "content_sha256": None,
+                "license_id": "CC0-1.0",
+                "license_name": "Creative Commons Zero",
+                "license_version": "1.0",
+                "license_url": "https://creativecommons.org/publicdomain/zero/1.0/",
+                "rights_holder": None,
+                "creator_name": f"recordist{i % 97}",
+                "creator_url": None,
+                "commercial_ok": True,
+                "embed_in_derivative_ok": True,
+                "redistribute_standalone_ok": True,
+                "cache_bytes_ok": False,
+                "modification_ok": True,
+                "ai_training_ok": False,
+                "ai_training_scope": None,
+                "gen_ai_preference": None,
+                "revenue_cap_usd": None,
+                "requires_attribution": False,
+                "attribution_text": None,
+                "notice_text_required": None,
+                "transformations": [],
+                "is_ai_generated": False,
+                "generator_model": None,
+                "generator_version": None,
+                "generation_prompt": None,
+                "generation_prompt_used": None,
+                "generation_seed": None,
+                "generation_params": {},
+                "watermark": None,
+                "c2pa_manifest_ref": None,
+                "contains_recognizable_voice": False,
+                "potential_trademark": False,
+                "disclosure_recommended": False,
+                "rights_verified": False,
+                "verified_at": None,
+                "schema_version": 1,
+            },
+            "caption": f"heavy wooden door slams shut in a stone hallway, take {i}",
+            "tags": ["door", "slam", "wood", "hallway", "reverb", f"take{i % 50}"],
+            "ucs_category": "DOORS",
+            "ucs_subcategory": "WOOD",
+            "audioset_labels": ["Door", "Slam"],
+            "duration_s": 1.0 + (i % 700) / 100,
+            "sample_rate": 48000,
+            "channels": 2,
+            "loudness_lufs": -18.5,
+            "format": "flac",
+            "qc": None,
+            "embedding_model": None,
+            "embedding_dim": None,
+            "embedding_ref": None,
+            "named_cue": None,
+            "schema_version": 1,
+        },
+        "origin": "retrieved",
+        "event": {
+            "query": "door slam",
+            "layer": "sfx_fg",
+            "diegetic": True,
+            "salience": "high",
+            "onset": "after:line-3",
+            "loop": False,
+            "ucs_catid": "DOORWood",
+            "audioset": ["Door"],
+            "era_place": None,
+        },
+        "clap_score": 0.31,
+        "bm25_score": 7.2,
+        "rrf_score": 0.032,
+        "rerank_score": None,
+        "verdict": {"match": True, "confidence": 0.9, "reason": "clear slam", "level": "clap"},
+        "license_ok": True,
+        "preview_uri": f"https://cdn.freesound.org/previews/{i}/{i}-hq.mp3",
+        "notes": ["retrieved by the agent for the hallway scene"],
+        "cost_estimate_usd": None,
+        "cost_actual_usd": None,
+    }
+
+
+def ensure_big_fixture(n: int) -> Path:
+    """A data dir holding one session of ``n`` candidate files, generated once and cached."""
+    data = CACHE / f"data{n}"
+    folder = data / "sessions" / BIG_SESSION / "candidates"
+    marker = data / f".complete-{n}"
+    if marker.exists():
+        return data
+    if data.exists():
+        shutil.rmtree(data)
+    folder.mkdir(parents=True)
+    started = time.perf_counter()
+    from foley_tui.store.codec import dumps, encode_key
+
+    for i in range(n):
+        cand = make_candidate(i)
+        with open(folder / encode_key(cand["sound"]["id"]), "wb") as fh:
+            fh.write(dumps(cand))
+    marker.write_text("ok")
+    print(f"  generated {n} candidates in {time.perf_counter() - started:.1f} s", flush=True)
+    return data
+
+
+def foley_store(root: Path, session_id: str) -> Any:
+    """foley's own SessionStore on the same layout under ``root``/sessions."""
+    from foley.agent.session import SessionStore as FoleySessionStore
+    from foley.stores import make_session_store
+
+    sessions = root / "sessions"
+    return FoleySessionStore(
+        session_id,
+        candidates=make_session_store(session_id, "candidates", rootdir=sessions),
+        picks=make_session_store(session_id, "picks", rootdir=sessions),
+        rejects=make_session_store(session_id, "rejects", rootdir=sessions),
+    )
+
+
+# ---------------------------------------------------------------------- helpers
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def ms(seconds: float) -> float:
+    return round(seconds * 1000, 3)
+
+
+def stdlib_atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------------- measurements
+def bench_picks(n: int, work: Path) -> dict[str, Any]:
+    """One run: n durable picks (ours), n foley add_pick, n stdlib atomic writes, listing."""
+    root = work / f"picks-{secrets.token_hex(3)}"
+    service = SessionService(root)
+    store = service.get(service.create("bench"))
+    ours: list[float] = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        store.add_pick(f"freesound:{i}", layer=LAYERS[i % 5], onset=i * 0.5)
+        ours.append(time.perf_counter() - t0)
+
+    fstore = foley_store(root, "foley-picks")
+    theirs: list[float] = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        fstore.add_pick(f"freesound:{i}", layer=LAYERS[i % 5], onset=i * 0.5)
+        theirs.append(time.perf_counter() - t0)
+
+    plain_dir = root / "plain"
+    plain_dir.mkdir()
+    plain: list[float] = []
+    for i in range(n):
+        data = json.dumps({"sound_id": f"x{i}", "layer": "voice", "onset": 1.0}, indent=4)
+        t0 = time.perf_counter()
+        stdlib_atomic_write(plain_dir / f"x{i}.json", data.encode())
+        plain.append(time.perf_counter() - t0)
+
+    time.sleep(0.1)  # let the picks age past the racy window, as in real use
+    # Listing: a fresh store (cold: parse every file) and the same store again (warm cache).
+    cold_store = SessionService(root).get(store.session_id)
+    t0 = time.perf_counter()
+    listed = cold_store.list_picks()
+    list_cold = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    cold_store.list_picks()
+    list_warm = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    flisted = fstore.list_picks()
+    list_foley = time.perf_counter() - t0
+    assert len(listed) == len(flisted) == n, (len(listed), len(flisted))
+    tail = max(1, n // 10)
+    result = {
+        "ours_p50_ms": ms(statistics.median(ours)),
+        "ours_p99_ms": ms(pct(ours, 99)),
+        "ours_last10pct_p50_ms": ms(statistics.median(ours[-tail:])),
+        "foley_p50_ms": ms(statistics.median(theirs)),
+        "foley_p99_ms": ms(pct(theirs, 99)),
+        "foley_last10pct_p50_ms": ms(statistics.median(theirs[-tail:])),
+        "stdlib_p50_ms": ms(statistics.median(plain)),
+        "stdlib_p99_ms": ms(pct(plain, 99)),
+        "list_ours_cold_ms": ms(list_cold),
+        "list_ours_warm_ms": ms(list_warm),
+        "list_foley_ms": ms(list_foley),
+    }
+    shutil.rmtree(root, ignore_errors=True)
+    return result
+
+
+def bench_cache(n: int, work: Path) -> dict[str, Any]:
+    """One run: cache n candidates with ours and with foley (the same Candidate objects)."""
+    from foley.base import Candidate as FoleyCandidate
+
+    objects = [FoleyCandidate.from_dict(make_candidate(i)) for i in range(n)]
+    root = work / f"cache-{secrets.token_hex(3)}"
+    service = SessionService(root)
+    store = service.get(service.create("bench"))
+    t0 = time.perf_counter()
+    count = store.cache_candidates(objects)
+    ours = time.perf_counter() - t0
+    fstore = foley_store(root, "foley-cache")
+    t0 = time.perf_counter()
+    fcount = fstore.cache_candidates(objects)
+    theirs = time.perf_counter() - t0
+    assert count == fcount == n
+    shutil.rmtree(root, ignore_errors=True)
+    return {"ours_s": round(ours, 3), "foley_s": round(theirs, 3)}
+
+
+def child(op: str, data: str) -> dict[str, Any]:
+    """One 100k measurement in this (fresh) process."""
+    root = Path(data)
+    folder = root / "sessions" / BIG_SESSION
+    t0 = time.perf_counter()
+    if op in ("ours-first", "ours-valid"):
+        if op == "ours-first":
+            (folder / ".foley-tui" / "index.json").unlink(missing_ok=True)
+        store = SessionService(root).get(BIG_SESSION)
+        t0 = time.perf_counter()
+        count = len(store.rows())
+    elif op == "foley-readall":
+        fstore = foley_store(root, BIG_SESSION)
+        t0 = time.perf_counter()
+        everything = dict(fstore.candidates.items())
+        count = len(everything)
+    elif op == "scandir-json":
+        rows = []
+        with os.scandir(folder / "candidates") as it:
+            for entry in it:
+                if entry.name.startswith("."):
+                    continue
+                with open(entry.path, "rb") as fh:
+                    rows.append(Candidate(json.loads(fh.read())).to_row())
+        count = len(rows)
+    elif op == "names-only":
+        count = sum(1 for _ in os.scandir(folder / "candidates"))
+    else:
+        raise SystemExit(f"unknown op {op}")
+    seconds = time.perf_counter() - t0
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"seconds": seconds, "rss_mb": rss_mb, "count": count}
+
+
+def run_child(op: str, data: Path) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", op, str(data)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_big(n: int, runs: int, slow_runs: int) -> dict[str, Any]:
+    data = ensure_big_fixture(n)
+    result: dict[str, Any] = {"n": n}
+    plan = [
+        ("names-only", runs),
+        ("ours-first", slow_runs),
+        ("ours-valid", runs),
+        ("scandir-json", slow_runs),
+        ("foley-readall", slow_runs),
+    ]
+    for op, count in plan:
+        samples = []
+        for _ in range(count):
+            index = data / "sessions" / BIG_SESSION / ".foley-tui" / "index.json"
+            if op == "ours-valid" and not index.exists():
+                run_child("ours-first", data)  # make the index this measurement validates
+            samples.append(run_child(op, data))
+            assert samples[-1]["count"] >= n, samples[-1]
+        result[op] = {
+            "median_s": round(statistics.median(s["seconds"] for s in samples), 3),
+            "max_rss_mb": round(max(s["rss_mb"] for s in samples), 1),
+            "runs": count,
+        }
+        print(f"  rows {n}: {op:<14} {result[op]}", flush=True)
+    return result
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--child", nargs=2, metavar=("OP", "DATA"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv if argv is not None else [])
+    if args.child:
+        print(json.dumps(child(*args.child)))
+        return {}
+    picks_n, cache_n, big_n = (200, 1000, 5000) if args.quick else (1000, 10_000, 100_000)
+    runs = 2 if args.quick else args.runs
+    slow_runs = 1 if args.quick else 3
+    CACHE.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="work-", dir=CACHE))
+    results: dict[str, Any] = {}
+    try:
+        pick_runs = [bench_picks(picks_n, work) for _ in range(runs)]
+        picks = {k: round(statistics.median(r[k] for r in pick_runs), 3) for k in pick_runs[0]}
+        picks["n"] = picks_n
+        picks["runs"] = runs
+        picks["ratio_foley_over_ours_p50"] = round(picks["foley_p50_ms"] / picks["ours_p50_ms"], 1)
+        picks["ratio_foley_over_ours_at_n"] = round(
+            picks["foley_last10pct_p50_ms"] / picks["ours_last10pct_p50_ms"], 1
+        )
+        picks["ratio_list_foley_over_ours_cold"] = round(
+            picks["list_foley_ms"] / picks["list_ours_cold_ms"], 1
+        )
+        results["picks"] = picks
+        print(f"  picks: {picks}", flush=True)
+        cache_runs = [bench_cache(cache_n, work) for _ in range(max(1, runs - 2))]
+        cache = {k: round(statistics.median(r[k] for r in cache_runs), 3) for k in cache_runs[0]}
+        cache["n"] = cache_n
+        cache["ratio_foley_over_ours"] = round(cache["foley_s"] / cache["ours_s"], 2)
+        results["cache"] = cache
+        print(f"  cache: {cache}", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    big = bench_big(big_n, runs, slow_runs)
+    big["ratio_foley_readall_over_ours_first"] = round(
+        big["foley-readall"]["median_s"] / big["ours-first"]["median_s"], 2
+    )
+    big["ratio_scandir_over_ours_first"] = round(
+        big["scandir-json"]["median_s"] / big["ours-first"]["median_s"], 2
+    )
+    big["ratio_foley_readall_over_ours_valid"] = round(
+        big["foley-readall"]["median_s"] / big["ours-valid"]["median_s"], 1
+    )
+    results["rows"] = big
+    out = HERE / "results"
+    out.mkdir(exist_ok=True)
+    (out / "bench_store.json").write_text(json.dumps(results, indent=2))
+    print(json.dumps(results, indent=2))
+    return results
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
