@@ -196,6 +196,7 @@ class SessionsScreen(Screen[str | None]):
         self.current = current
         self.location = location
         self._select_after_load: str | None = current
+        self._binding_state: tuple[bool, bool] | None = None
 
     # ------------------------------------------------------------------ layout
 
@@ -257,7 +258,7 @@ class SessionsScreen(Screen[str | None]):
         self.query_one("#sessions-heading", Static).update(
             Text(f"Sessions: {count} session{'s' if count != 1 else ''}{where}")
         )
-        self.refresh_bindings()
+        self._sync_bindings(force=True)
 
     def _title_cell(self, info: SessionInfo) -> Text:
         """The title, marked with a dot when it is the session open in the app."""
@@ -284,7 +285,16 @@ class SessionsScreen(Screen[str | None]):
         return None
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self.refresh_bindings()
+        self._sync_bindings()
+
+    def _sync_bindings(self, force: bool = False) -> None:
+        """Refresh the footer when an input of check_action changed (is a row selected,
+        is it the open session): rebuilding it on every cursor move is wasted work."""
+        info = self.selected()
+        state = (info is not None, info is not None and info.session_id == self.current)
+        if force or state != self._binding_state:
+            self._binding_state = state
+            self.refresh_bindings()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

@@ -250,3 +250,26 @@ async def test_palette_offers_the_actions_that_apply(service: SessionService) ->
         await settle(pilot)
         assert isinstance(app.screen, TextPromptModal)
         assert app.screen.query_one(".modal-title", Label).content == "New session"
+
+
+async def test_footer_follows_the_cursor_after_a_reload(service: SessionService) -> None:
+    rainy = service.resolve("Rainy street")
+    app = SessionsHost(service, current=rainy)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+
+        def footer_has_delete() -> bool:
+            return any(b.binding.id == "sessions-delete" for b in app.active_bindings.values())
+
+        assert not footer_has_delete()  # on the open session
+        await pilot.press("down")
+        await pilot.pause()
+        assert footer_has_delete()
+        await pilot.press("f5")  # reload: the cursor stays on Kitchen
+        await settle(pilot)
+        await pilot.press("up")
+        await pilot.pause()
+        assert not footer_has_delete()
+        await pilot.press("down")
+        await pilot.pause()
+        assert footer_has_delete()
