@@ -90,12 +90,15 @@ def dumps(value: Any) -> bytes:
     NaN/Infinity are refused (strict readers choke on them) before anything is written.
     """
     _check_finite(value)
-    return json.dumps(value, indent=4).encode()
+    try:
+        return json.dumps(value, indent=4).encode()
+    except (TypeError, ValueError) as exc:  # a set, an object, a circular reference...
+        raise ValidationError(f"cannot store this value as JSON: {exc}") from None
 
 
 def _check_finite(value: Any) -> None:
     if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"refusing to write a non-finite number ({value!r})")
+        raise ValidationError(f"refusing to write a non-finite number ({value!r})")
     if isinstance(value, dict):
         for item in value.values():
             _check_finite(item)

@@ -658,7 +658,7 @@ class SessionStore:
                     raise _write_error(
                         exc, f"could not journal the decision on {sound_id!r}"
                     ) from exc
-                self._journal.append(entry)
+                self._refresh_journal()  # reads our own record back: offset stays exact
                 return entry
         except StoreWriteError:
             raise

@@ -1,0 +1,139 @@
+"""Bad files in every namespace never stop a session from opening and are never deleted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from foley_tui.model import Status
+from foley_tui.store import SessionService
+
+from .helpers import candidate, tree
+
+BAD_FILES = {
+    "corrupt": ("corrupt.json", b'{"sound_id": "corrupt", "lay'),
+    "empty": ("empty.json", b""),
+    "bom": ("bom.json", b'\xef\xbb\xbf{"sound_id": "bom", "layer": null, "onset": null}'),
+    "array": ("array.json", b"[1, 2, 3]"),
+    "binary": ("binary.json", b"\xff\xfe\x00garbage"),
+}
+FOREIGN = ["notes.txt", "a:b.json", "lower%3ahex.json", "README"]
+
+
+@pytest.fixture
+def messy(data_dir: Path) -> tuple[SessionService, str, Path]:
+    service = SessionService(data_dir)
+    sid = service.create("messy")
+    store = service.get(sid)
+    store.cache_candidates([candidate("good"), candidate("other")])
+    store.add_pick("good", layer="voice")
+    store.add_reject("other", reason="meh")
+    root = data_dir / "sessions" / sid
+    for ns in ("candidates", "picks", "rejects"):
+        for name, data in BAD_FILES.values():
+            (root / ns / name).write_bytes(data)
+        for name in FOREIGN:
+            (root / ns / name).write_text("foreign")
+        (root / ns / "subfolder.json").mkdir()
+        (root / ns / "subfolder.json" / "inner.json").write_text("{}")
+        (root / ns / ".hidden.json.tmp").write_text("half")
+    (root / ".foley-tui" / "index.json").write_bytes(b"\x00not an index")
+    return service, sid, data_dir
+
+
+def test_session_opens_and_reports_everything(messy: tuple[SessionService, str, Path]) -> None:
+    service, sid, data_dir = messy
+    before = tree(data_dir)
+    store = SessionService(data_dir).get(sid)
+    rows = {r.sound_id: r for r in store.rows()}
+    assert rows["good"].unreadable is None and rows["good"].caption == "caption of good"
+    for key in BAD_FILES:
+        assert rows[key].unreadable, key
+    assert "empty file" in str(rows["empty"].unreadable)
+    assert "byte-order mark" in str(rows["bom"].unreadable)
+    assert "not a JSON object" in str(rows["array"].unreadable)
+    assert store.list_picks() == [{"sound_id": "good", "layer": "voice", "onset": None}]
+    assert store.list_rejects() == [{"sound_id": "other", "reason": "meh"}]
+    assert set(store.picks()) == {"good"}
+    problems = {(p.namespace, p.key) for p in store.problems()}
+    for ns in ("candidates", "picks", "rejects"):
+        for key in BAD_FILES:
+            assert (ns, key) in problems, (ns, key)
+        for name in FOREIGN:
+            assert (ns, name) in problems, (ns, name)
+        assert (ns, "subfolder") in problems
+    assert store.candidate("corrupt") is None
+    assert store.rehydrate(["good", "corrupt", "empty"]) == [store.candidate("good")]
+    # listing, counting and the sessions list all still work
+    info = {i.session_id: i for i in service.list()}[sid]
+    assert info.picked >= 1
+    assert store.change_token() is not None
+    assert tree(data_dir) == before  # nothing deleted or rewritten
+
+
+def test_decisions_still_work_next_to_bad_files(messy: tuple[SessionService, str, Path]) -> None:
+    _, sid, data_dir = messy
+    store = SessionService(data_dir).get(sid)
+    store.add_pick("other", layer="music", onset=2.0)
+    assert store.status("other") is Status.PICKED
+    # an unreadable pick counts as picked; undoing our decision never deletes it
+    assert store.status("corrupt") is Status.PICKED
+    store.add_reject("corrupt", reason="replaced")
+    assert store.status("corrupt") is Status.REJECTED
+    store.undo()
+    root = data_dir / "sessions" / sid
+    assert json.loads((root / "picks" / "corrupt.json").read_text()) == {
+        "sound_id": "corrupt",
+        "layer": None,
+        "onset": None,
+    }
+    for ns in ("candidates", "picks", "rejects"):
+        for name in FOREIGN:
+            assert (root / ns / name).read_text() == "foreign"
+        assert (root / ns / "subfolder.json" / "inner.json").exists()
+
+
+def test_corrupt_meta_and_journal_do_not_stop_opening(data_dir: Path) -> None:
+    service = SessionService(data_dir)
+    sid = service.create("t")
+    store = service.get(sid)
+    store.add_pick("a")
+    state = data_dir / "sessions" / sid / ".foley-tui"
+    (state / "meta.json").write_bytes(b"\xef\xbb\xbf{broken")
+    with (state / "journal.jsonl").open("ab") as fh:
+        fh.write(b'garbage line\n{"torn": ')
+    again = SessionService(data_dir).get(sid)
+    assert again.meta().title is None
+    assert [e.sound_id for e in again.journal()] == ["a"]
+    assert any(p.namespace == "foley-tui" for p in again.problems())
+    again.add_pick("b")  # appends after the torn tail on a fresh line
+    third = SessionService(data_dir).get(sid)
+    assert [e.sound_id for e in third.journal()] == ["a", "b"]
+    assert third.undo() is not None and third.picked_ids() == ["a"]
+
+
+def test_half_written_file_is_retried(data_dir: Path) -> None:
+    """A file caught empty (foley truncated it) but complete a moment later reads fine."""
+    import threading
+    import time
+
+    service = SessionService(data_dir)
+    sid = service.create()
+    store = service.get(sid)
+    store.add_pick("x", layer="voice")
+    path = data_dir / "sessions" / sid / "picks" / "x.json"
+    full = path.read_bytes()
+    path.write_bytes(b"")
+
+    def finish() -> None:
+        time.sleep(0.01)
+        path.write_bytes(full)
+
+    thread = threading.Thread(target=finish)
+    thread.start()
+    fresh = SessionService(data_dir).get(sid)
+    assert fresh.list_picks() == [{"sound_id": "x", "layer": "voice", "onset": None}]
+    thread.join()
+    assert fresh.problems() == []
