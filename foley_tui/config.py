@@ -80,7 +80,8 @@ def _check_keys(path: Path, binding_id: str, value: object) -> str:
         )
     keys = [key.strip() for key in value.split(",")]
     for key in keys:
-        if not key or not _KEY.match(key):
+        dangling = key.endswith("+") and key != "+"  # "ctrl+" names no key
+        if not key or dangling or not _KEY.match(key):
             raise ConfigError(f"{path}: [keymap] {binding_id}: {key!r} is not a key name")
     return ",".join(keys)
 

@@ -728,6 +728,7 @@ class AuditionScreen(Screen[None]):
     # -- actions: move -----------------------------------------------------------------
     def _moved(self, before: str | None) -> None:
         self._user_moved = True
+        self._last_toggle = None  # another key came in between: not a held key
         after = self.current_id
         if after is not None and after != before and self.view_settings.autoplay:
             self._play(after)

@@ -1,0 +1,58 @@
+"""The list's filter/sort/status rules (headless)."""
+
+from __future__ import annotations
+
+from foley_tui.model import Pick, Reject, Row
+from foley_tui.widgets.listing import Listing, ViewSettings
+
+
+def make() -> Listing:
+    listing = Listing()
+    listing.set_rows(
+        [
+            Row("a", 0, "Rain on roof", 3.0, "freesound", "CC0", ("rain",), 0.5, 0.1),
+            Row("b", 1, "door slam", 1.0, "bbc", "RemArc", ("door",), 0.9, None),
+            Row("c", 2, "Wind", None, "sonniss", "", ("wind", "storm"), None, 0.25),
+        ]
+    )
+    listing.decisions.picks = {"a": Pick("a", "music", 2.0), "c": Pick("c", "voice", None)}
+    listing.decisions.rejects = {"b": Reject("b", "noisy")}
+    return listing
+
+
+def test_filter_matches_caption_tags_id_and_source() -> None:
+    listing = make()
+    assert listing.apply(ViewSettings(query="STORM")) == ["c"]
+    assert listing.apply(ViewSettings(query="bbc")) == ["b"]
+    assert listing.apply(ViewSettings(query="o")) == ["a", "b", "c"]
+    assert listing.apply(ViewSettings(query="rain roof")) == ["a"]
+
+
+def test_status_filter() -> None:
+    listing = make()
+    assert listing.apply(ViewSettings(status_filter="picked")) == ["a", "c"]
+    assert listing.apply(ViewSettings(status_filter="rejected")) == ["b"]
+    assert listing.apply(ViewSettings(status_filter="undecided")) == []
+
+
+def test_sorts_put_unknowns_last() -> None:
+    listing = make()
+    assert listing.apply(ViewSettings(sort="caption")) == ["b", "a", "c"]
+    assert listing.apply(ViewSettings(sort="duration")) == ["b", "a", "c"]
+    assert listing.apply(ViewSettings(sort="score")) == ["b", "a", "c"]
+    assert listing.apply(ViewSettings(sort="layer")) == ["c", "a", "b"]
+    assert listing.apply(ViewSettings(sort="onset")) == ["a", "b", "c"]
+
+
+def test_counts_and_cost_of_picks() -> None:
+    listing = make()
+    assert listing.counts() == (2, 1, 0, 3)
+    assert listing.picks_cost() == 0.35
+
+
+def test_view_settings_round_trip_and_tolerate_junk() -> None:
+    settings = ViewSettings("x", "picked", "onset", True, True, -4.0, True)
+    defaults = ViewSettings()
+    assert ViewSettings.from_dict(settings.to_dict(), defaults) == settings
+    junk = {"filter": 3, "status_filter": "maybe", "sort": "size", "volume_db": True}
+    assert ViewSettings.from_dict(junk, defaults) == defaults
