@@ -136,10 +136,13 @@ def normalize_state(state: object) -> dict[str, Any]:
             layer = validate_layer(state.get("layer"))
         except ValidationError:
             layer = None
+        raw = state.get("onset")
         try:
-            onset = validate_onset(state.get("onset"))
+            onset = validate_onset(raw)
         except ValidationError:
             onset = None
+        if onset is not None and isinstance(raw, int) and not isinstance(raw, bool):
+            onset = raw  # keep 3 as 3: foley writes it that way (byte-identical files)
         return {"status": "picked", "layer": layer, "onset": onset}
     if status == "rejected":
         reason = state.get("reason")
@@ -1073,7 +1076,8 @@ class SessionStore:
 
 
 def _picked(layer: object, onset: object) -> dict[str, Any]:
-    return {"status": "picked", "layer": validate_layer(layer), "onset": validate_onset(onset)}
+    validate_onset(onset)
+    return {"status": "picked", "layer": validate_layer(layer), "onset": onset}
 
 
 def _discard(ns: MutableMapping[str, dict[str, Any]], key: str) -> None:
