@@ -1,0 +1,169 @@
+"""Crash safety: a process making decisions is killed with SIGKILL at random points.
+
+After every kill: each pick/reject file parses, every decision acknowledged before the
+kill (the call had returned) is on disk and in the journal, and only the one decision in
+flight may or may not have happened. foley can still list the picks at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from foley_tui.store import SessionService
+from foley_tui.store.session import normalize_state
+
+from .helpers import run_py
+
+SOUNDS = ["freesound:1", "a/b c", ".dot", "é:2", "plain", "x%y"]
+LAYERS = [None, "voice", "sfx_fg", "ambience", "stinger", "music"]
+KILLS = 30
+
+
+def make_ops(seed: int, count: int) -> list[tuple[str, str, Any]]:
+    rng = random.Random(seed)
+    ops = []
+    for _ in range(count):
+        kind = rng.choice(["pick", "reject", "clear", "layer", "onset"])
+        value: Any = None
+        if kind == "pick":
+            value = (rng.choice(LAYERS), rng.choice([None, round(rng.random() * 60, 3)]))
+        elif kind == "reject":
+            value = rng.choice([None, "too loud", "wrong take"])
+        elif kind == "layer":
+            value = rng.choice(LAYERS)
+        elif kind == "onset":
+            value = rng.choice([None, round(rng.random() * 60, 3)])
+        ops.append((kind, rng.choice(SOUNDS), value))
+    return ops
+
+
+def apply_op(store: Any, op: tuple[str, str, Any]) -> None:
+    kind, sound, value = op
+    if kind == "pick":
+        store.add_pick(sound, layer=value[0], onset=value[1])
+    elif kind == "reject":
+        store.add_reject(sound, reason=value)
+    elif kind == "clear":
+        store.clear(sound)
+    elif kind == "layer":
+        store.set_layer(sound, value)
+    else:
+        store.set_onset(sound, value)
+
+
+def model_after(state: dict[str, Any], op: tuple[str, str, Any]) -> dict[str, Any]:
+    kind, _, value = op
+    picked = state["status"] == "picked"
+    if kind == "pick":
+        return normalize_state({"status": "picked", "layer": value[0], "onset": value[1]})
+    if kind == "reject":
+        return {"status": "rejected", "reason": value}
+    if kind == "clear":
+        return {"status": "undecided"}
+    if kind == "layer":
+        onset = state.get("onset") if picked else None
+        return normalize_state({"status": "picked", "layer": value, "onset": onset})
+    layer = state.get("layer") if picked else None
+    return normalize_state({"status": "picked", "layer": layer, "onset": value})
+
+
+def disk_state(root: Path, sound: str) -> dict[str, Any]:
+    from foley_tui.store import encode_key
+
+    pick = root / "picks" / encode_key(sound)
+    reject = root / "rejects" / encode_key(sound)
+    if pick.exists():
+        return normalize_state({**json.loads(pick.read_bytes()), "status": "picked"})
+    if reject.exists():
+        return normalize_state({**json.loads(reject.read_bytes()), "status": "rejected"})
+    return {"status": "undecided"}
+
+
+def run_until_killed(data_dir: Path, sid: str, ops: list, start: int, delay: float) -> list[int]:
+    """Fork a child that applies ops[start:], acking each; SIGKILL it after ``delay``."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: decide until killed, ack each decision after it returned
+        try:
+            os.close(read_fd)
+            store = SessionService(data_dir).get(sid)
+            for index in range(start, len(ops)):
+                apply_op(store, ops[index])
+                os.write(write_fd, f"{index}\n".encode())
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    time.sleep(delay)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    chunks = []
+    while chunk := os.read(read_fd, 65536):
+        chunks.append(chunk)
+    os.close(read_fd)
+    data = b"".join(chunks).decode()
+    return [int(line) for line in data.split("\n") if line]  # a torn last ack is not an ack
+
+
+def test_sigkill_at_random_points_loses_no_acknowledged_decision(data_dir: Path) -> None:
+    rng = random.Random(20261130)
+    service = SessionService(data_dir)
+    sid = service.create("crash")
+    root = data_dir / "sessions" / sid
+    ops = make_ops(7, 5000)
+    model = {sound: {"status": "undecided"} for sound in SOUNDS}
+    acked_changes: list[tuple[str, dict[str, Any]]] = []
+    start = 0
+    total_acked = 0
+    for _ in range(KILLS):
+        acked = run_until_killed(data_dir, sid, ops, start, rng.uniform(0.005, 0.06))
+        assert acked == list(range(start, start + len(acked)))
+        for index in acked:
+            _, sound, _ = ops[index]
+            after = model_after(model[sound], ops[index])
+            if after != model[sound]:
+                acked_changes.append((sound, after))
+            model[sound] = after
+        total_acked += len(acked)
+        # every file parses (no torn or empty file), whatever the moment of the kill
+        for ns in ("picks", "rejects"):
+            for path in (root / ns).iterdir():
+                if not path.name.startswith("."):
+                    assert isinstance(json.loads(path.read_bytes()), dict), path
+        in_flight = start + len(acked)
+        for sound in SOUNDS:
+            on_disk = disk_state(root, sound)
+            if in_flight < len(ops) and ops[in_flight][1] == sound:
+                maybe = model_after(model[sound], ops[in_flight])
+                assert on_disk in (model[sound], maybe), (sound, on_disk, model[sound], maybe)
+                model[sound] = on_disk  # the in-flight decision happened, or not
+            else:
+                assert on_disk == model[sound], (sound, on_disk, model[sound])
+        start = in_flight + 1  # skip the in-flight op: the model took the disk's word
+        if start >= len(ops):
+            break
+    assert total_acked > KILLS  # the kills really landed between decisions
+    # the journal holds every acknowledged change, in order (plus at most the in-flight ones)
+    store = SessionService(data_dir).get(sid)
+    journal = [(e.sound_id, e.after) for e in store.journal() if e.kind == "do"]
+    pointer = 0
+    for item in journal:
+        if pointer < len(acked_changes) and item == acked_changes[pointer]:
+            pointer += 1
+    assert pointer == len(acked_changes)
+    assert len(journal) - len(acked_changes) <= KILLS
+    seqs = [e.seq for e in store.journal()]
+    assert seqs == sorted(set(seqs))
+    # undo still works on the crashed session, and foley can read every pick
+    assert store.undo() is not None
+    read = run_py(
+        "import json\nfrom foley.agent.session import SessionStore\n"
+        f"print(json.dumps(sorted(SessionStore({sid!r}).picked_ids())))",
+        data_dir,
+    )
+    assert read == sorted(store.picked_ids())
