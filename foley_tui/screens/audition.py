@@ -103,7 +103,7 @@ BINDING_SECTIONS: tuple[tuple[str, tuple[Binding, ...]], ...] = (
             _b(
                 "space",
                 "play_stop",
-                "Play/stop",
+                "Play",
                 "play-stop",
                 "Play the highlighted candidate, or stop it",
                 show=True,
@@ -183,7 +183,7 @@ BINDING_SECTIONS: tuple[tuple[str, tuple[Binding, ...]], ...] = (
             _b(
                 "o",
                 "edit_onset",
-                "Onset…",
+                "Onset",
                 "onset",
                 "Edit the onset (seconds or m:ss.s)",
                 show=True,
@@ -339,7 +339,7 @@ class AuditionScreen(Screen[None]):
             yield Waveform(id="waveform")
             yield FilterInput(placeholder="filter: caption, tags, id, source", id="filter")
             yield StatusLine(id="status")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def candidate_list(self) -> CandidateList:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
@@ -38,6 +40,9 @@ class Details(Static):
     Details { padding: 0 1; }
     """
 
+    content: RenderableType = ""
+    """What the pane shows now (kept for tests and exports)."""
+
     def show(
         self,
         sound_id: str | None,
@@ -46,7 +51,8 @@ class Details(Static):
         decision: Pick | Reject | None,
         source: Source | Unplayable | None,
     ) -> None:
-        self.update(render_details(sound_id, candidate, row, decision, source))
+        self.content = render_details(sound_id, candidate, row, decision, source)
+        self.update(self.content)
 
 
 def render_details(
@@ -55,24 +61,22 @@ def render_details(
     row: Row | None,
     decision: Pick | Reject | None,
     source: Source | Unplayable | None,
-) -> Text:
-    """The pane's text (a function so it is testable without a running app)."""
-    text = Text(no_wrap=False)
+) -> RenderableType:
+    """The pane's content (a function so it is testable without a running app)."""
     if sound_id is None:
-        text.append("No candidate selected.", style="dim")
-        return text
+        return Text("No candidate selected.", style="dim")
     if candidate is None:
         reason = row.unreadable if row and row.unreadable else "candidate file missing"
-        text.append(f"{sound_id}\n", style="bold")
-        text.append(f"unreadable: {reason}\n", style="bold yellow")
-        return text
+        return Text.assemble((f"{sound_id}\n", "bold"), (f"unreadable: {reason}", "bold yellow"))
     cand = Candidate(candidate)
+    # A two-column grid so long values wrap under themselves, not under the labels.
+    table = Table.grid(padding=(0, 1))
+    table.add_column(style="dim", no_wrap=True)
+    table.add_column(ratio=1)
 
     def field(label: str, value: str, style: str = "") -> None:
-        text.append(f"{label:<12}", style="dim")
-        text.append(f"{value}\n", style=style)
+        table.add_row(label, Text(value, style=style))
 
-    text.append(f"{cand.caption or sound_id}\n\n", style="bold")
     field("id", sound_id)
     if cand.tags:
         field("tags", ", ".join(cand.tags))
@@ -120,7 +124,7 @@ def render_details(
         field("verdict", " · ".join(parts))
     for note in cand.notes:
         field("note", note, "italic")
-    text.append("\n")
+    table.add_row("", "")
     if isinstance(decision, Pick):
         field(
             "decision",
@@ -136,4 +140,4 @@ def render_details(
         field("audio", f"{source.format.value} · {source.how} · {source.path.name}")
     elif isinstance(source, Unplayable):
         field("audio", f"⊘ unplayable: {source.reason}", "bold yellow")
-    return text
+    return Group(Text(cand.caption or sound_id, style="bold"), Text(""), table)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.segment import Segment
+from rich.style import Style
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
@@ -39,10 +40,10 @@ class Waveform(Widget):
     COMPONENT_CLASSES = {"waveform--played", "waveform--rest", "waveform--playhead"}
 
     DEFAULT_CSS = """
-    Waveform { height: 3; }
+    Waveform { height: 2; }
     Waveform > .waveform--played { color: $accent; }
     Waveform > .waveform--rest { color: $primary 60%; }
-    Waveform > .waveform--playhead { background: $warning; color: $background; }
+    Waveform > .waveform--playhead { color: $warning; text-style: bold; }
     """
 
     position_s: reactive[float] = reactive(0.0)
@@ -73,28 +74,39 @@ class Waveform(Widget):
         self.refresh()
 
     def render_line(self, y: int) -> Strip:
+        """Two halves mirrored around the middle: the upper rows grow up with lower-eighth
+        blocks; the lower rows grow down with the same blocks drawn in reverse video."""
         width = self.size.width
-        height = self.size.height
+        height = max(self.size.height, 1)
         base = self.rich_style
         if not self._peaks:
-            text = self.message if y == height // 2 else ""
+            text = self.message if y == (height - 1) // 2 else ""
             return Strip([Segment(text[:width].center(width), base)], width)
         if self._amps_width != width:
             self._amps = amplitudes(self._peaks, width)
             self._amps_width = width
-        levels = height * 8
-        row_floor = (height - 1 - y) * 8  # levels below this line
+        upper = height // 2 or 1
+        lower = height - upper
         head = -1
         if self.duration_s > 0 and (self.playing or self.position_s > 0):
             head = min(int(self.position_s / self.duration_s * width), width - 1)
         played = base + self.get_component_rich_style("waveform--played")
         rest = base + self.get_component_rich_style("waveform--rest")
         playhead = base + self.get_component_rich_style("waveform--playhead")
+        flip = Style(reverse=True)
+        below = y >= upper
+        rows_half = lower if below else upper
+        # Eighths from the centre line to this row's near edge.
+        offset = (y - upper) * 8 if below else (upper - 1 - y) * 8
         segments: list[Segment] = []
         for x, amp in enumerate(self._amps):
-            level = max(round(amp * levels), 1)
-            fill = min(max(level - row_floor, 0), 8)
-            char = _EIGHTHS[fill]
-            style = playhead if x == head else played if x < head else rest
-            segments.append(Segment(char, style))
+            level = max(round(amp * rows_half * 8), 1)
+            fill = min(max(level - offset, 0), 8)
+            style = played if x < head else rest
+            if x == head:
+                segments.append(Segment("┃", playhead))
+            elif below:
+                segments.append(Segment(_EIGHTHS[8 - fill], style + flip))
+            else:
+                segments.append(Segment(_EIGHTHS[fill], style))
         return Strip(segments, width).simplify()

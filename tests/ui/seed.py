@@ -37,7 +37,11 @@ def write_tone(path: Path, seconds: float = 0.5, rate: int = 8000, freq: float =
     """A small 16-bit mono WAV (stdlib only, so seeding is fast and dependency-free)."""
     frames = int(seconds * rate)
     data = b"".join(
-        struct.pack("<h", int(12000 * math.sin(2 * math.pi * freq * i / rate)))
+        # A struck, decaying tone: the waveform strip has a shape to show.
+        struct.pack(
+            "<h",
+            int(30000 * math.exp(-4.0 * i / frames) * math.sin(2 * math.pi * freq * i / rate)),
+        )
         for i in range(frames)
     )
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -3,18 +3,27 @@ reopen, unreadable and unplayable entries, narrow terminals, held keys, virtual 
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
+from rich.console import Console, RenderableType
 
 from foley_tui.config import Settings
 from foley_tui.model import Status
 from foley_tui.store import SessionService, StoreWriteError, encode_key
 from foley_tui.widgets.candidate_list import CandidateList
+from foley_tui.widgets.details import Details
 from tests.fakes import FakePlayer
 from tests.ui.conftest import IDS, SIZE, Session, current, ready
 from tests.ui.seed import candidate, seed_session
+
+
+def plain(renderable: RenderableType) -> str:
+    console = Console(width=60, file=io.StringIO(), record=True)
+    console.print(renderable)
+    return console.export_text()
 
 
 async def test_failed_write_leaves_the_row_and_shows_the_error(
@@ -90,7 +99,7 @@ async def test_unreadable_entries_are_reported(data_dir: Path, notifications) ->
         await pilot.press("G")
         while current(app) != "broken:1":
             await pilot.press("k")
-        assert "unreadable" in str(screen.query_one("#details").render())
+        assert "unreadable" in plain(screen.query_one(Details).content)
 
 
 async def test_unplayable_candidates_are_marked_and_explained(
@@ -105,7 +114,7 @@ async def test_unplayable_candidates_are_marked_and_explained(
         assert player.played() == []
         assert any("Can't play" in n for n in notifications(app))
         assert IDS[-1] in screen.candidate_list.unplayable
-        assert "unplayable" in str(screen.query_one("#details").render())
+        assert "unplayable" in plain(screen.query_one(Details).content)
         line = screen.candidate_list.render_line(len(IDS))
         assert "⊘" in line.text
 
