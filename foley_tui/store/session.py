@@ -15,6 +15,7 @@ import atexit
 import contextlib
 import math
 import os
+import threading
 import time
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Mapping, MutableMapping
@@ -310,6 +311,7 @@ class SessionStore:
         self._scan_problems: dict[str, list[StoreProblem]] = {}
         self._journal: list[JournalEntry] = []
         self._journal_offset = 0
+        self._journal_lock = threading.Lock()
         self._meta: dict[str, Any] | None = None
         self._meta_dirty = False
         self._meta_written = 0.0
@@ -676,12 +678,14 @@ class SessionStore:
 
     # ------------------------------------------------------------------ journal / undo
     def _refresh_journal(self) -> None:
-        records, offset = self.state.journal_read(self._journal_offset)
-        self._journal_offset = offset
-        for record in records:
-            entry = JournalEntry.from_record(record)
-            if entry is not None:
-                self._journal.append(entry)
+        # The UI may read metadata from a worker thread while deciding on the main one.
+        with self._journal_lock:
+            records, offset = self.state.journal_read(self._journal_offset)
+            self._journal_offset = offset
+            for record in records:
+                entry = JournalEntry.from_record(record)
+                if entry is not None:
+                    self._journal.append(entry)
 
     def journal(self) -> list[JournalEntry]:
         """Every journal entry so far (also those written by other processes)."""
