@@ -17,8 +17,6 @@ from threading import Lock
 
 import numpy as np
 import numpy.typing as npt
-import pyloudnorm
-import scipy.signal
 
 from foley_tui.audio.decode import DecodeError, open_sound
 
@@ -47,6 +45,10 @@ class LoudnessMeter:
     def __init__(self, rate: int, channels: int) -> None:
         self.rate = int(rate)
         self.channels = int(channels)
+        # Imported here: pyloudnorm and scipy take ~0.3 s to import, and most sessions
+        # declare loudness or never turn matching on.
+        import pyloudnorm
+
         meter = pyloudnorm.Meter(self.rate)
         self._stages: list[tuple[np.ndarray, np.ndarray, float]] = [
             (np.asarray(stage.b), np.asarray(stage.a), float(stage.passband_gain))
@@ -66,6 +68,8 @@ class LoudnessMeter:
             block = block[:, None]
         if len(block) == 0:
             return
+        import scipy.signal
+
         filtered = block.astype(np.float64, copy=False)
         for index, (b, a, gain) in enumerate(self._stages):
             filtered, self._state[index] = scipy.signal.lfilter(

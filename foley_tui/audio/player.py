@@ -62,6 +62,9 @@ HEAD_CACHE_BYTES = 32 * 1024 * 1024
 #: interval (default 5 ms) bounds how long the UI or the feeder can hold the callback off.
 SWITCH_INTERVAL_S = 0.0005
 DEFAULT_TARGET_LUFS = -23.0
+#: Idle pacing for unpaced sinks (see SoundDevicePlayer._idle).
+IDLE_AHEAD_S = 0.020
+IDLE_NAP_S = 0.0002
 
 
 class AudioUnavailable(Exception):
@@ -533,6 +536,7 @@ class SoundDevicePlayer:
         self._ended: deque[_Voice] = deque()
         self._wake = threading.Event()
         self.underruns = 0
+        self._idle_due = 0.0
         if sys.getswitchinterval() > SWITCH_INTERVAL_S:
             sys.setswitchinterval(SWITCH_INTERVAL_S)
         self._feeder = threading.Thread(target=self._feed_loop, name="foley-feeder", daemon=True)
@@ -852,7 +856,9 @@ class SoundDevicePlayer:
         outdata.fill(0.0)
         voice = self._voice
         if voice is None and not self._fading:
-            return  # idle: as little work as possible (an unpaced device calls constantly)
+            self._idle(frames)
+            return
+        self._idle_due = 0.0
         if status.output_underflow:
             self.underruns += 1
         if voice is not None and not voice.finished:
@@ -872,6 +878,22 @@ class SoundDevicePlayer:
                     self._ended.append(old)
                     self._wake.set()  # the feeder closes its decoder
         np.clip(outdata, -1.0, 1.0, out=outdata)
+
+    def _idle(self, frames: int) -> None:
+        """Silence while idle; nap briefly if the sink runs far ahead of real time.
+
+        A real device asks for frames at its rate. An unpaced sink (an ALSA ``file`` or
+        ``null`` PCM, as in the tests and benchmarks) calls back as fast as it can, which
+        would spin a core and hold the GIL for most of the time, starving the UI and
+        the feeder. Pacing only the idle silence costs a real device nothing (the naps
+        only happen once we are more than IDLE_AHEAD_S ahead of the clock) and adds at
+        most one nap to the start of a sound on an unpaced sink.
+        """
+        now = time.perf_counter()
+        due = max(self._idle_due, now)
+        self._idle_due = due + frames / self.samplerate
+        if due - now > IDLE_AHEAD_S:
+            time.sleep(IDLE_NAP_S)
 
     # -- feeder thread ---------------------------------------------------------------
     def _feed_loop(self) -> None:
