@@ -85,10 +85,14 @@ class AlsaCapture:
             return 0
 
     def truncate(self) -> None:
-        """Empty the capture file (the writer's offset moves on: the start becomes a hole
-        that reads as zeros, so disk use stays bounded during a long benchmark)."""
-        if self.capture_path.exists():
-            os.truncate(self.capture_path, 0)
+        """Empty (or create) the capture file. A writer that has it open keeps its
+        offset: the start becomes a hole that reads as zeros, so disk use stays bounded
+        during a long benchmark."""
+        fd = os.open(self.capture_path, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            os.ftruncate(fd, 0)
+        finally:
+            os.close(fd)
 
     def read_frames(self, channels: int = 2, offset_bytes: int = 0) -> np.ndarray:
         """Everything captured from ``offset_bytes`` on, as ``(frames, channels)`` float32."""

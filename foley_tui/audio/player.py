@@ -55,6 +55,11 @@ ENTRY_FADE_S = 0.004
 READ_AHEAD_S = 1.0
 #: Gain changes (volume, measured loudness arriving) are ramped over this time.
 GAIN_RAMP_S = 0.030
+#: play() decodes at least this many output frames itself (~23 ms at 44.1 kHz), and the
+#: callback wakes the feeder only after FEEDER_GRACE_FRAMES of them have played (or
+#: fewer are left), leaving ~12 ms for the feeder's first, small, block.
+FIRST_BLOCK_FRAMES = 1024
+FEEDER_GRACE_FRAMES = 512
 #: Output frames kept per cached head (decoded start of a sound), and the cache budget.
 HEAD_S = 0.15
 HEAD_CACHE_BYTES = 32 * 1024 * 1024
@@ -62,9 +67,6 @@ HEAD_CACHE_BYTES = 32 * 1024 * 1024
 #: interval (default 5 ms) bounds how long the UI or the feeder can hold the callback off.
 SWITCH_INTERVAL_S = 0.0005
 DEFAULT_TARGET_LUFS = -23.0
-#: Idle pacing for unpaced sinks (see SoundDevicePlayer._idle).
-IDLE_AHEAD_S = 0.020
-IDLE_NAP_S = 0.0002
 
 
 class AudioUnavailable(Exception):
@@ -536,7 +538,6 @@ class SoundDevicePlayer:
         self._ended: deque[_Voice] = deque()
         self._wake = threading.Event()
         self.underruns = 0
-        self._idle_due = 0.0
         if sys.getswitchinterval() > SWITCH_INTERVAL_S:
             sys.setswitchinterval(SWITCH_INTERVAL_S)
         self._feeder = threading.Thread(target=self._feed_loop, name="foley-feeder", daemon=True)
@@ -785,7 +786,7 @@ class SoundDevicePlayer:
             decoder = BlockDecoder(source.path, self.samplerate, start_s)
             decoder.loop = loop
             try:
-                first = decoder.read_first()
+                first = decoder.read_first(min_out=FIRST_BLOCK_FRAMES)
             except DecodeError:
                 decoder.close()
                 raise
@@ -856,9 +857,9 @@ class SoundDevicePlayer:
         outdata.fill(0.0)
         voice = self._voice
         if voice is None and not self._fading:
-            self._idle(frames)
+            # Idle: as little work as possible. (Napping here to pace an unpaced sink was
+            # tried: every wake-up then takes the GIL from play(), which got 4x slower.)
             return
-        self._idle_due = 0.0
         if status.output_underflow:
             self.underruns += 1
         if voice is not None and not voice.finished:
@@ -867,7 +868,13 @@ class SoundDevicePlayer:
                 voice.reported = True
                 self._ended.append(voice)
                 self._wake.set()
-            elif voice.buffered < self._read_ahead // 2 and not voice.eof:
+            elif (
+                not voice.eof
+                and voice.buffered < self._read_ahead // 2
+                and (voice.consumed >= FEEDER_GRACE_FRAMES or voice.buffered < FEEDER_GRACE_FRAMES)
+            ):
+                # Not on the very first callbacks: the feeder's decoding would compete
+                # for the GIL with the callbacks that carry the first frames out.
                 self._wake.set()
         if self._fading:
             for old in list(self._fading):
@@ -878,22 +885,6 @@ class SoundDevicePlayer:
                     self._ended.append(old)
                     self._wake.set()  # the feeder closes its decoder
         np.clip(outdata, -1.0, 1.0, out=outdata)
-
-    def _idle(self, frames: int) -> None:
-        """Silence while idle; nap briefly if the sink runs far ahead of real time.
-
-        A real device asks for frames at its rate. An unpaced sink (an ALSA ``file`` or
-        ``null`` PCM, as in the tests and benchmarks) calls back as fast as it can, which
-        would spin a core and hold the GIL for most of the time, starving the UI and
-        the feeder. Pacing only the idle silence costs a real device nothing (the naps
-        only happen once we are more than IDLE_AHEAD_S ahead of the clock) and adds at
-        most one nap to the start of a sound on an unpaced sink.
-        """
-        now = time.perf_counter()
-        due = max(self._idle_due, now)
-        self._idle_due = due + frames / self.samplerate
-        if due - now > IDLE_AHEAD_S:
-            time.sleep(IDLE_NAP_S)
 
     # -- feeder thread ---------------------------------------------------------------
     def _feed_loop(self) -> None:
@@ -919,8 +910,10 @@ class SoundDevicePlayer:
         decoder = voice.decoder
         while voice is self._voice and not voice.eof and voice.buffered < self._read_ahead:
             decoder.loop = voice.loop
+            # Small while the voice is nearly dry (a quick top-up), then larger blocks.
+            step = 4096 if voice.buffered < 2 * FEEDER_GRACE_FRAMES else 16384
             try:
-                block = decoder.read(16384)
+                block = decoder.read(step)
             except (DecodeError, ValueError) as exc:  # ValueError: file closed under us
                 voice.error = str(exc)
                 voice.eof = True

@@ -460,22 +460,3 @@ def test_a_retired_voice_that_runs_dry_is_dropped(
     player.play(write(tmp_path / "b", const(0.25, RATE)))
     drain(stream, player, 1024)
     assert player._fading == []
-
-
-def test_idle_silence_is_paced_on_an_unpaced_sink(
-    player: SoundDevicePlayer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A sink that calls back faster than real time gets naps while idle, never while a
-    sound plays (tests and benchmarks rely on unpaced playback)."""
-    import foley_tui.audio.player as module
-
-    naps: list[float] = []
-    monkeypatch.setattr(module.time, "sleep", naps.append)
-    stream = FakeStream.instances[-1]
-    for _ in range(20):  # 20 x 512 frames = 232 ms of silence, asked for at once
-        stream.pull(512)
-    assert naps and all(nap <= 0.001 for nap in naps)
-    naps.clear()
-    player.play(write(tmp_path / "a", const(0.5, RATE)))
-    stream.pull(512)
-    assert naps == []

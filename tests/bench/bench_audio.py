@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -75,87 +76,109 @@ def _wait_silent(player: Any) -> None:
     deadline = time.monotonic() + 2
     while (player._voice is not None or player._fading) and time.monotonic() < deadline:
         time.sleep(0.001)
-    time.sleep(0.01)
+    time.sleep(0.005)
 
 
-def bench_player(capture: AlsaCapture, files: dict[str, Path], runs: int) -> dict[str, Any]:
-    """Runs inside the worker process (ALSA_CONFIG_PATH already set)."""
+FILES = {
+    "wav_short": "short.wav",
+    "wav_10min": "long.wav",
+    "flac_short": "short.flac",
+    "flac_10min": "long.flac",
+}
+CASES = [f"{name}_{mode}" for name in FILES for mode in ("cold", "warm")]
+
+
+def worker(folder: Path) -> None:
+    """The player process (ALSA_CONFIG_PATH set before PortAudio starts): answers one
+    ``case`` per stdin line with ``key_to_sound_s play_call_s``."""
     from foley_tui.audio.base import AudioFormat, Source
     from foley_tui.audio.player import SoundDevicePlayer
 
-    player = SoundDevicePlayer()
-    results: dict[str, Any] = {
-        "device_rate": player.samplerate,
-        "stream_latency_ms": player.latency_s * 1e3,
-    }
-    watcher = SoundWatcher(capture)
-    try:
-        for name, path in files.items():
-            fmt = AudioFormat.FLAC if name.startswith("flac") else AudioFormat.WAV
-            stat = path.stat()
-            source = Source(path, fmt, "path", f"{path}|{stat.st_size}|{stat.st_mtime_ns}")
-            for mode in ("cold", "warm"):
-                sound: list[float] = []
-                call: list[float] = []
-                for run in range(runs + 2):  # two warm-up runs, not counted
-                    player.stop()
-                    _wait_silent(player)
-                    if run % 10 == 0:
-                        capture.truncate()  # bound disk use (the writer leaves a hole)
-                    if mode == "cold":
-                        player.clear_cache()
-                    else:
-                        player.prefetch(source)
-                    watcher.arm()
-                    t0 = time.perf_counter()
-                    player.play(source)
-                    t1 = time.perf_counter()
-                    heard = watcher.wait()
-                    if run >= 2:
-                        call.append(t1 - t0)
-                        sound.append(heard - t0)
-                results[f"{name}_{mode}"] = {
-                    "key_to_sound_ms": median_ms(sound),
-                    "play_call_ms": median_ms(call),
-                    "p90_key_to_sound_ms": float(np.percentile(sound, 90) * 1e3),
-                    "runs": len(sound),
-                }
-        player.stop()
-        results["underruns"] = player.underruns
-    finally:
-        watcher.close()
-        player.close()
-    return results
-
-
-def bench_spawn(capture: AlsaCapture, argv: list[str], runs: int) -> dict[str, Any]:
-    """Time from spawning ``argv`` to its first frame at the device, per run."""
-    env = capture.env()
-    sound: list[float] = []
-    with SoundWatcher(capture) as watcher:
-        for run in range(runs + 1):  # one warm-up (page cache)
-            capture.truncate()
-            watcher.arm(timeout_s=30)
-            t0 = time.perf_counter()
-            proc = subprocess.Popen(
-                argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-            )
-            heard = watcher.wait()
-            proc.wait(timeout=60)
-            if run >= 1:
-                sound.append(heard - t0)
-    return {"key_to_sound_ms": median_ms(sound), "runs": len(sound)}
-
-
-def worker(folder: Path, runs: int) -> dict[str, Any]:
     capture = AlsaCapture(folder / "asound.conf", folder / "capture.raw")
-    files = {
-        "wav_short": folder / "short.wav",
-        "wav_10min": folder / "long.wav",
-        "flac_short": folder / "short.flac",
-        "flac_10min": folder / "long.flac",
-    }
-    return bench_player(capture, files, runs)
+    player = SoundDevicePlayer()
+    sources: dict[str, Source] = {}
+    for name, filename in FILES.items():
+        path = folder / filename
+        stat = path.stat()
+        fmt = AudioFormat.FLAC if name.startswith("flac") else AudioFormat.WAV
+        sources[name] = Source(path, fmt, "path", f"{path}|{stat.st_size}|{stat.st_mtime_ns}")
+    print(json.dumps({"rate": player.samplerate, "latency_ms": player.latency_s * 1e3}))
+    sys.stdout.flush()
+    runs = 0
+    with SoundWatcher(capture) as watcher:
+        for line in sys.stdin:
+            case = line.strip()
+            if not case:
+                break
+            name, mode = case.rsplit("_", 1)
+            source = sources[name]
+            player.stop()
+            _wait_silent(player)
+            runs += 1
+            if runs % 20 == 0:
+                capture.truncate()  # bound disk use (the writer leaves a hole)
+            if mode == "cold":
+                player.clear_cache()
+            else:
+                player.prefetch(source)  # what the UI does when the cursor lands on a row
+            watcher.arm()
+            t0 = time.perf_counter()
+            player.play(source)
+            t1 = time.perf_counter()
+            heard = watcher.wait()
+            print(f"{heard - t0} {t1 - t0}", flush=True)
+    print(json.dumps({"underruns": player.underruns}), flush=True)
+    player.close()
+
+
+class Worker:
+    """The parent's handle on the player process."""
+
+    def __init__(self, folder: Path, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--worker", str(folder)],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        self.info = json.loads(self._line())
+
+    def _line(self) -> str:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"bench worker died (status {self.proc.wait()})")
+        return line
+
+    def run(self, case: str) -> tuple[float, float]:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(case + "\n")
+        self.proc.stdin.flush()
+        heard, call = self._line().split()
+        return float(heard), float(call)
+
+    def close(self) -> dict[str, Any]:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("\n")
+        self.proc.stdin.flush()
+        tail: dict[str, Any] = json.loads(self._line())
+        self.proc.wait(timeout=30)
+        return tail
+
+
+def spawn_once(capture: AlsaCapture, watcher: SoundWatcher, argv: list[str]) -> float:
+    """Seconds from spawning ``argv`` to its first frame at the device."""
+    capture.truncate()  # each process truncates on open anyway; start the watch at 0
+    watcher.arm(timeout_s=30)
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, env=capture.env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    heard = watcher.wait()
+    proc.wait(timeout=60)
+    return heard - t0
 
 
 def main(runs: int = RUNS, spawn_runs: int = SPAWN_RUNS) -> dict[str, Any]:
@@ -166,49 +189,73 @@ def main(runs: int = RUNS, spawn_runs: int = SPAWN_RUNS) -> dict[str, Any]:
         write_signal(folder / "long.wav", LONG_S, "WAV")
         write_signal(folder / "short.flac", SHORT_S, "FLAC")
         write_signal(folder / "long.flac", LONG_S, "FLAC")
-        capture = AlsaCapture.create(folder)
+        ours_capture = AlsaCapture.create(folder / "ours")
+        base_capture = AlsaCapture.create(folder / "baseline")
+        for filename in FILES.values():
+            (folder / "ours" / filename).symlink_to(folder / filename)
+        short_wav = str(folder / "short.wav")
+        argv = {
+            "aplay": ["aplay", "-q", short_wav],
+            "python_sounddevice": [sys.executable, "-c", TINY_PLAYER, short_wav],
+            "foley_tui_play": [sys.executable, "-m", "foley_tui", "play", short_wav],
+        }
+        load_before = os.getloadavg()[0]
+        ours = Worker(folder / "ours", ours_capture.env())
+        heard: dict[str, list[float]] = {case: [] for case in CASES}
+        calls: dict[str, list[float]] = {case: [] for case in CASES}
+        spawned: dict[str, list[float]] = {name: [] for name in argv}
+        every = max(runs // max(spawn_runs, 1), 1)
+        # Interleaved, so our player and the baselines see the same load on the machine
+        # (others' work shares it): one run of every case, then one aplay, and every
+        # few rounds one spawned Python player. Two warm-up rounds are not counted.
+        with SoundWatcher(base_capture) as watcher:
+            for round_ in range(runs + 2):
+                for case in CASES:
+                    t_heard, t_call = ours.run(case)
+                    if round_ >= 2:
+                        heard[case].append(t_heard)
+                        calls[case].append(t_call)
+                t_aplay = spawn_once(base_capture, watcher, argv["aplay"])
+                if round_ >= 2:
+                    spawned["aplay"].append(t_aplay)
+                if round_ >= 2 and (round_ - 2) % every == 0:
+                    for name in ("python_sounddevice", "foley_tui_play"):
+                        if name == "foley_tui_play" and (round_ - 2) % (2 * every):
+                            continue  # half as many of the slowest
+                        spawned[name].append(spawn_once(base_capture, watcher, argv[name]))
+        tail = ours.close()
+        load_after = os.getloadavg()[0]
 
-        # Our player, in a fresh process so ALSA_CONFIG_PATH precedes PortAudio's start.
-        proc = subprocess.run(
-            [sys.executable, __file__, "--worker", str(folder), "--runs", str(runs)],
-            env=capture.env(),
-            capture_output=True,
-            text=True,
-            timeout=1800,
-        )
-        if proc.returncode != 0:
-            raise RuntimeError(f"bench worker failed:\n{proc.stderr}")
-        ours = json.loads(proc.stdout.strip().splitlines()[-1])
-
-        # Baselines, same run, same capture device, with our stream closed.
-        aplay = bench_spawn(capture, ["aplay", "-q", str(folder / "short.wav")], runs)
-        tiny = bench_spawn(
-            capture, [sys.executable, "-c", TINY_PLAYER, str(folder / "short.wav")], spawn_runs
-        )
-        cli = bench_spawn(
-            capture,
-            [sys.executable, "-m", "foley_tui", "play", str(folder / "short.wav")],
-            max(spawn_runs // 2, 3),
-        )
-
-    cold = [
-        ours[f"{n}_cold"]["key_to_sound_ms"]
-        for n in ("wav_short", "wav_10min", "flac_short", "flac_10min")
-    ]
-    worst = max(cold)
-    wav_short = ours["wav_short_cold"]["key_to_sound_ms"]
+    player: dict[str, Any] = {
+        "device_rate": ours.info["rate"],
+        "stream_latency_ms": ours.info["latency_ms"],
+        "underruns": tail["underruns"],
+    }
+    for case in CASES:
+        player[case] = {
+            "key_to_sound_ms": median_ms(heard[case]),
+            "play_call_ms": median_ms(calls[case]),
+            "p90_key_to_sound_ms": float(np.percentile(heard[case], 90) * 1e3),
+            "runs": len(heard[case]),
+        }
+    baselines = {
+        name: {"key_to_sound_ms": median_ms(values), "runs": len(values)}
+        for name, values in spawned.items()
+    }
+    worst = max(player[f"{name}_cold"]["key_to_sound_ms"] for name in FILES)
+    aplay = baselines["aplay"]["key_to_sound_ms"]
+    python = baselines["python_sounddevice"]["key_to_sound_ms"]
     results: dict[str, Any] = {
-        "player": ours,
-        "aplay_spawn": aplay,
-        "python_spawn_sounddevice": tiny,
-        "python_spawn_foley_tui_play": cli,
-        "ratio_aplay_vs_ours_wav_short": aplay["key_to_sound_ms"] / wav_short,
-        "ratio_aplay_vs_ours_worst": aplay["key_to_sound_ms"] / worst,
-        "ratio_python_vs_ours_worst": tiny["key_to_sound_ms"] / worst,
+        "player": player,
+        "baselines": baselines,
+        "loadavg_1min": [load_before, load_after],
+        "cpus": os.cpu_count(),
+        "ratio_aplay_vs_ours_worst_cold": aplay / worst,
+        "ratio_python_vs_ours_worst_cold": python / worst,
         "targets": {
-            "play_le_1ms": worst <= 1.0,
-            "aplay_ratio_ge_2_5": aplay["key_to_sound_ms"] / worst >= 2.5,
-            "python_ratio_ge_100": tiny["key_to_sound_ms"] / worst >= 100,
+            "key_to_sound_le_1ms": worst <= 1.0,
+            "aplay_ratio_ge_2_5": aplay / worst >= 2.5,
+            "python_ratio_ge_100": python / worst >= 100,
         },
     }
     report(results)
@@ -220,26 +267,30 @@ def main(runs: int = RUNS, spawn_runs: int = SPAWN_RUNS) -> dict[str, Any]:
 
 def report(results: dict[str, Any]) -> None:
     ours = results["player"]
+    load = results["loadavg_1min"]
     print(
         f"device {ours['device_rate']} Hz, stream latency {ours['stream_latency_ms']:.1f} ms "
-        f"(latency='low'), underruns {ours['underruns']}"
+        f"(latency='low'), underruns {ours['underruns']}; load average {load[0]:.1f} -> "
+        f"{load[1]:.1f} on {results['cpus']} CPUs"
     )
-    print(f"{'key-to-sound (median)':34} {'cold ms':>8} {'warm ms':>8} {'play() ms':>10}")
-    for name in ("wav_short", "wav_10min", "flac_short", "flac_10min"):
+    print(f"{'key-to-sound, median ms':38} {'cold':>7} {'warm':>7} {'play() cold':>12}")
+    for name in FILES:
         cold, warm = ours[f"{name}_cold"], ours[f"{name}_warm"]
         print(
-            f"  SoundDevicePlayer {name:15} {cold['key_to_sound_ms']:8.3f} "
-            f"{warm['key_to_sound_ms']:8.3f} {cold['play_call_ms']:10.3f}"
+            f"  SoundDevicePlayer {name:19} {cold['key_to_sound_ms']:7.3f} "
+            f"{warm['key_to_sound_ms']:7.3f} {cold['play_call_ms']:12.3f}"
         )
-    print(f"  spawn aplay (WAV)                {results['aplay_spawn']['key_to_sound_ms']:8.3f}")
-    tiny = results["python_spawn_sounddevice"]["key_to_sound_ms"]
-    print(f"  spawn python sounddevice script  {tiny:8.1f}")
-    cli = results["python_spawn_foley_tui_play"]["key_to_sound_ms"]
-    print(f"  spawn foley-tui play             {cli:8.1f}")
+    for name, label in (
+        ("aplay", "spawn aplay (WAV)"),
+        ("python_sounddevice", "spawn python -c sounddevice"),
+        ("foley_tui_play", "spawn foley-tui play"),
+    ):
+        base = results["baselines"][name]
+        print(f"  {label:37} {base['key_to_sound_ms']:7.2f}   ({base['runs']} runs)")
     print(
         f"ratios (baseline / our worst cold median): aplay "
-        f"{results['ratio_aplay_vs_ours_worst']:.1f}x, python "
-        f"{results['ratio_python_vs_ours_worst']:.0f}x; targets {results['targets']}"
+        f"{results['ratio_aplay_vs_ours_worst_cold']:.1f}x, python "
+        f"{results['ratio_python_vs_ours_worst_cold']:.0f}x; targets {results['targets']}"
     )
 
 
@@ -250,6 +301,6 @@ if __name__ == "__main__":
     parser.add_argument("--worker", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(Path(args.worker), args.runs)))
+        worker(Path(args.worker))
     else:
         main(args.runs, args.spawn_runs)
