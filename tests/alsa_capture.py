@@ -138,7 +138,17 @@ _WATCHER = textwrap.dedent(
             if size < offset:  # truncated by a new stream open: start over
                 offset = 0
             if size - offset >= 8:
-                data = os.pread(fd, size - offset - (size - offset) % 8, offset)
+                # Skip a hole left by truncate() (the writer kept its offset): holes are
+                # silence, and reading gigabytes of them would take seconds.
+                try:
+                    data_at = os.lseek(fd, offset, os.SEEK_DATA)
+                except OSError:  # ENXIO: nothing but a hole after offset
+                    offset = size - size % 8
+                    continue
+                if data_at > offset:
+                    offset = data_at - data_at % 8
+                want = min(size - offset, 1 << 24)
+                data = os.pread(fd, want - want % 8, offset)
                 # Any non-zero bits (float32 from PortAudio, S16 from aplay, even -0.0).
                 samples = np.frombuffer(data, dtype=np.uint32)
                 hit = np.flatnonzero(samples)

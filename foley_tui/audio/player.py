@@ -860,6 +860,18 @@ class SoundDevicePlayer:
             # Idle: as little work as possible. (Napping here to pace an unpaced sink was
             # tried: every wake-up then takes the GIL from play(), which got 4x slower.)
             return
+        try:
+            self._mix(outdata, frames, voice, status)
+        except Exception as exc:  # an exception here would abort the stream for good
+            outdata.fill(0.0)
+            if voice is not None and not voice.reported:
+                voice.error = f"playback error: {exc!r}"
+                voice.eof = voice.finished = voice.reported = True
+                self._ended.append(voice)  # the feeder reports it stopped, with the error
+            self._fading = []
+            self._wake.set()
+
+    def _mix(self, outdata: np.ndarray, frames: int, voice: _Voice | None, status: Any) -> None:
         if status.output_underflow:
             self.underruns += 1
         if voice is not None and not voice.finished:

@@ -460,3 +460,26 @@ def test_a_retired_voice_that_runs_dry_is_dropped(
     player.play(write(tmp_path / "b", const(0.25, RATE)))
     drain(stream, player, 1024)
     assert player._fading == []
+
+
+def test_an_error_in_the_callback_stops_the_sound_not_the_stream(
+    player: SoundDevicePlayer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stream = FakeStream.instances[-1]
+    recorder = Recorder()
+    player.set_state_callback(recorder)
+    src = write(tmp_path / "a", const(0.5, RATE))
+    player.play(src)
+
+    def broken(self: Any, out: np.ndarray, frames: int) -> int:
+        raise RuntimeError("boom")
+
+    from foley_tui.audio import player as module
+
+    monkeypatch.setattr(module._Voice, "render", broken)
+    assert not stream.pull(256).any()  # silence, and no exception escapes to PortAudio
+    status = recorder.wait_for(PlayerState.STOPPED)
+    assert "playback error" in (status.error or "") and "boom" in (status.error or "")
+    monkeypatch.undo()
+    player.play(src)  # the stream still works
+    assert stream.pull(256)[0, 0] == 0.5
