@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes.util
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -121,7 +122,11 @@ def test_cli_devices_and_play_a_session_candidate(tmp_path: Path) -> None:
     assert "default" in devices.stdout and "*" in devices.stdout
 
     data_dir = Path(env["FOLEY_DATA_DIR"])
-    rate = 44100  # PortAudio's default rate for an ALSA plugin device
+    # The blob is written at the device's default rate (listed by `devices`), so the
+    # player need not resample and the comparison can be exact.
+    match = re.search(r"^\*.*, (\d+) Hz\)$", devices.stdout, re.MULTILINE)
+    assert match, devices.stdout
+    rate = int(match.group(1))
     blob = signal(rate, 0.25)
     blob_path = tmp_path / "blob"
     sf.write(str(blob_path), blob, rate, format="FLAC", subtype="PCM_24")
@@ -144,5 +149,5 @@ def test_cli_devices_and_play_a_session_candidate(tmp_path: Path) -> None:
     assert played.returncode == 0, played.stderr
     decoded, _ = sf.read(str(blob_path), dtype="float32")
     got = strip_silence(capture.read_frames())
-    # The device ran at 44100 Hz here, so no resampling: the FLAC's samples exactly.
+    # No resampling (the blob is at the device rate): the FLAC's samples, exactly.
     np.testing.assert_array_equal(got, decoded)
