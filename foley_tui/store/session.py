@@ -973,26 +973,13 @@ class SessionStore:
     ) -> list[Row]:
         started = time.time_ns()
         old = self._load_index()
-        entries, problems = ns.scan(stat=True, known=old)
+        new, todo, problems = ns.scan_changes(old, self._index_scanned_ns - RACY_NS)
         self._scan_problems["candidates"] = problems
-        self._candidate_count_hint = len(entries)
-        racy_before = self._index_scanned_ns - RACY_NS
-        new: dict[str, list[Any]] = {}
-        todo: list[ScanEntry] = []
-        for entry in entries:
-            item = old.get(entry.name)
-            if (
-                item is not None
-                and item[1] == entry.mtime_ns
-                and item[2] == entry.size
-                and entry.mtime_ns < racy_before
-            ):
-                new[entry.name] = item
-                if item[4] is not None:
-                    path = os.path.join(ns.path, entry.name)
-                    self._note(StoreProblem("candidates", entry.key, path, str(item[4])))
-            else:
-                todo.append(entry)
+        self._candidate_count_hint = len(new) + len(todo)
+        for item in new.values():
+            if item[4] is not None:  # unreadable last time and unchanged since
+                path = os.path.join(ns.path, item[0])
+                self._note(StoreProblem("candidates", item[5], path, str(item[4])))
         changed = bool(todo) or len(new) != len(old)
         total = len(todo)
         failed: list[ScanEntry] = []
@@ -1060,7 +1047,7 @@ class SessionStore:
         if progress is not None:
             progress(total, total)
         if any(ns_name == "candidates" for ns_name, _ in self._problems):
-            names = {e.key for e in entries}  # drop problems of files that are gone
+            names = {item[5] for item in new.values()}  # drop problems of files now gone
             for ns_name, key in list(self._problems):
                 if ns_name == "candidates" and key not in names:
                     del self._problems[(ns_name, key)]
@@ -1074,7 +1061,7 @@ class SessionStore:
                     {"version": INDEX_VERSION, "scanned_ns": started, "rows": ordered}
                 )
         else:
-            ordered = list(old.values())
+            ordered = list(old.values())  # stored in rank order
             self._index = old
         return [_make_row(item[5], rank, item[6:], item[4]) for rank, item in enumerate(ordered)]
 
