@@ -811,7 +811,7 @@ class SessionStore:
         meta = self._meta_dict()
         created = parse_iso(meta["created"]) or now_utc()
         updated = parse_iso(meta["updated"]) or created
-        self._refresh_journal()
+        # File times cover the journal too: listing sessions never reads whole journals.
         last = self.last_write()
         if last and last > updated:
             updated = last
@@ -914,6 +914,9 @@ class SessionStore:
     def candidate_ids(self) -> list[str]:
         """Candidate ids from file names only (fast, for the first paint)."""
         if isinstance(self.candidates, FileNamespace):
+            # The index maps names to keys (a pure function of the name, so even a stale
+            # index is right); keep it loaded: rows() comes next and reuses it.
+            self._index = self._load_index()
             entries, problems = self.candidates.scan(stat=False, known=self._index)
             self._scan_problems["candidates"] = problems
             return sorted(e.key for e in entries)
