@@ -67,6 +67,10 @@ HEAD_CACHE_BYTES = 32 * 1024 * 1024
 #: interval (default 5 ms) bounds how long the UI or the feeder can hold the callback off.
 SWITCH_INTERVAL_S = 0.0005
 DEFAULT_TARGET_LUFS = -23.0
+#: A sink taking frames this many times faster than real time is unpaced (not a clock);
+#: it rests after this much idle time (see SoundDevicePlayer._maybe_rest).
+UNPACED_FACTOR = 4.0
+UNPACED_REST_S = 0.25
 
 
 class AudioUnavailable(Exception):
@@ -538,6 +542,13 @@ class SoundDevicePlayer:
         self._ended: deque[_Voice] = deque()
         self._wake = threading.Event()
         self.underruns = 0
+        # Unpaced sinks (see _maybe_rest): frames handed out, and when we last checked.
+        self._stream_lock = threading.Lock()
+        self._running = False
+        self._frames_out = 0
+        self._rate_check = (time.monotonic(), 0)
+        self.unpaced = False
+        self._idle_since: float | None = None
         if sys.getswitchinterval() > SWITCH_INTERVAL_S:
             sys.setswitchinterval(SWITCH_INTERVAL_S)
         self._feeder = threading.Thread(target=self._feed_loop, name="foley-feeder", daemon=True)
@@ -547,6 +558,7 @@ class SoundDevicePlayer:
         except sd.PortAudioError as exc:
             self.close()
             raise AudioUnavailable(f"cannot start the output stream: {exc}") from None
+        self._running = True
 
     # -- Player protocol -------------------------------------------------------------
     @property
@@ -716,9 +728,11 @@ class SoundDevicePlayer:
             if self._closed:
                 return
             self._closed = True
-        with contextlib.suppress(Exception):
+        with self._stream_lock, contextlib.suppress(Exception):
             # stop() (not abort) lets PortAudio play out what it holds: no cut tail.
-            self._stream.stop()
+            if self._running:
+                self._stream.stop()
+            self._running = False
         with contextlib.suppress(Exception):
             self._stream.close()
         self._wake.set()
@@ -802,8 +816,21 @@ class SoundDevicePlayer:
 
     def _swap(self, voice: _Voice) -> None:
         self._retire_current()
-        self._voice = voice
+        self._voice = voice  # before _ensure_running: see _maybe_rest
         self._last_duration = voice.duration
+        self._ensure_running()
+
+    def _ensure_running(self) -> None:
+        """Restart the stream if it was resting (only ever on an unpaced sink)."""
+        if self._running:
+            return
+        with self._stream_lock:
+            if not self._running and not self._closed:
+                try:
+                    self._stream.start()
+                    self._running = True
+                except self._sd.PortAudioError as exc:
+                    self._error = f"cannot restart the output stream: {exc}"
 
     def _retire_current(self) -> None:
         old = self._voice
@@ -855,6 +882,7 @@ class SoundDevicePlayer:
     def _callback(self, outdata: np.ndarray, frames: int, _time: Any, status: Any) -> None:
         # Never touches disk or locks: reads the voice reference once, pops queued arrays.
         outdata.fill(0.0)
+        self._frames_out += frames
         voice = self._voice
         if voice is None and not self._fading:
             # Idle: as little work as possible. (Napping here to pace an unpaced sink was
@@ -905,10 +933,47 @@ class SoundDevicePlayer:
             self._wake.clear()
             self._reap()
             voice = self._voice
-            if voice is None or voice.eof:
+            if voice is None:
+                self._maybe_rest()
+                continue
+            self._idle_since = None
+            if voice.eof:
                 continue
             with voice.lock:
                 self._fill(voice)
+
+    def _maybe_rest(self) -> None:
+        """Stop the stream while idle, but only on a sink that is not clocked.
+
+        A real device asks for frames at its rate, and a running stream is what makes
+        the next sound start within a millisecond, so it is never stopped. An unpaced
+        sink (an ALSA ``file``/``null`` PCM, as in tests and benchmarks) calls back as
+        fast as it can: idle, it would spin a core and the GIL for as long as the app
+        runs. Such a sink rests after UNPACED_REST_S of silence; the next play()
+        restarts it (~0.1 ms).
+        """
+        now = time.monotonic()
+        then, frames_then = self._rate_check
+        if now - then >= 0.1:
+            rate = (self._frames_out - frames_then) / (now - then)
+            if self._running and rate > UNPACED_FACTOR * self.samplerate:
+                self.unpaced = True
+            self._rate_check = (now, self._frames_out)
+        if not self.unpaced or not self._running or self._fading or self._ended:
+            self._idle_since = None
+            return
+        if self._idle_since is None:
+            self._idle_since = now
+            return
+        if now - self._idle_since < UNPACED_REST_S:
+            return
+        with self._stream_lock:
+            # Re-checked under the lock: play() sets the voice before _ensure_running.
+            if self._voice is None and not self._fading and self._running:
+                with contextlib.suppress(Exception):
+                    self._stream.stop()
+                self._running = False
+        self._idle_since = None
 
     def _fill(self, voice: _Voice) -> None:
         """Decode ahead until the voice holds ``read_ahead`` frames or the file ends."""

@@ -10,7 +10,9 @@ zero, and the check compares the non-silent frames with the expected signal:
 - at -6.02 dB preview volume: equal to ``signal * 10 ** (-6.02 / 20)`` within float32
   rounding (the gain is applied in float32).
 
-No fade applies: each sound starts at 0 on an idle player and ends by itself.
+No fade applies: each sound starts at 0 on an idle player and ends by itself. Between
+the two plays the idle stream rests (the sink is unpaced) and the second play restarts
+it, so that path is checked too.
 
 With ``FOLEY_TUI_REQUIRE_PORTAUDIO`` set (CI), a missing PortAudio is a failure, not a skip.
 """
@@ -52,7 +54,7 @@ def signal(rate: int, seconds: float) -> np.ndarray:
 
 PLAYER_SCRIPT = textwrap.dedent(
     """
-    import json, sys, threading
+    import json, sys, threading, time
     from pathlib import Path
     import numpy as np, soundfile as sf
     from foley_tui.audio.base import AudioFormat, PlayerState, Source
@@ -70,14 +72,20 @@ PLAYER_SCRIPT = textwrap.dedent(
     ended = threading.Event()
     player.set_state_callback(
         lambda s: ended.set() if s.state is PlayerState.STOPPED else None)
+    rested = []
     for volume in (0.0, float(sys.argv[2])):
         ended.clear()
         player.set_volume_db(volume)
         player.play(source)
         assert ended.wait(10), "the sound never ended"
+        if not rested:  # idle on an unpaced sink, the stream rests; play() restarts it
+            deadline = time.monotonic() + 5
+            while player._running and time.monotonic() < deadline:
+                time.sleep(0.01)
+            rested.append(player.unpaced and not player._running)
     status = player.status()
     player.close()
-    print(json.dumps({"rate": rate, "position": status.position_s,
+    print(json.dumps({"rate": rate, "position": status.position_s, "rested": rested[0],
                       "error": status.error, "device": player.device_name}))
     """
 )
@@ -96,6 +104,7 @@ def test_real_output_is_exactly_the_signal_after_gain(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["error"] is None and report["device"].startswith("default")
+    assert report["rested"]  # the idle stream stopped between the plays, then restarted
     expected = signal(report["rate"], 0.4)
     assert report["position"] == pytest.approx(len(expected) / report["rate"])
 
