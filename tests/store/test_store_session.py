@@ -299,3 +299,31 @@ def test_in_memory_store_has_no_data_dir() -> None:
     store.add_pick("x")
     assert store.picked_ids() == ["x"]
     time.sleep(0)
+
+
+def test_works_on_plain_mutable_mappings() -> None:
+    """Everything above the Mapping layer runs on any MutableMapping (here plain dicts,
+    as foley's own tests inject them)."""
+    from foley_tui.store.backend import MemoryState
+
+    candidates: dict = {}
+    picks: dict = {}
+    rejects: dict = {}
+    store = SessionStore(
+        "plain", candidates=candidates, picks=picks, rejects=rejects, state=MemoryState()
+    )
+    assert store.cache_candidates([candidate("a"), candidate("b")]) == 2
+    store.add_pick("a", layer="voice", onset=2)
+    store.add_reject("b", reason="no")
+    store.add_pick("b")
+    assert picks == {
+        "a": {"sound_id": "a", "layer": "voice", "onset": 2},
+        "b": {"sound_id": "b", "layer": None, "onset": None},
+    }
+    assert rejects == {}
+    assert [r.sound_id for r in store.rows()] == ["a", "b"]
+    store.undo()
+    assert rejects == {"b": {"sound_id": "b", "reason": "no"}} and "b" not in picks
+    token = store.change_token()
+    store.set_layer("a", "music")
+    assert store.change_token() != token
