@@ -543,10 +543,21 @@ class SessionStore:
 
     # ------------------------------------------------------------------ ours: decisions
     def picks(self) -> dict[str, Pick]:
+        """Every readable pick. A layer or onset foley's ``plan`` would choke on (written
+        by someone else) reads as unset and is reported in :meth:`problems`."""
         out: dict[str, Pick] = {}
         for key, value in self._read_all(self.picks_ns, "picks"):
             pick = Pick.from_dict(value, key)
             out[key] = Pick(key, pick.layer, pick.onset)
+            bad = [
+                f"{field} {value.get(field)!r} is invalid"
+                for field, got in (("layer", pick.layer), ("onset", pick.onset))
+                if got is None and value.get(field) is not None
+            ]
+            if bad:
+                path = getattr(self.picks_ns, "path", "")
+                reason = "; ".join(bad) + " (foley's plan fails on it)"
+                self._note(StoreProblem("picks", key, os.path.join(path, encode_key(key)), reason))
         return out
 
     def rejects(self) -> dict[str, Reject]:

@@ -137,3 +137,26 @@ def test_half_written_file_is_retried(data_dir: Path) -> None:
     assert fresh.list_picks() == [{"sound_id": "x", "layer": "voice", "onset": None}]
     thread.join()
     assert fresh.problems() == []
+
+
+def test_unknown_keys_and_invalid_values_in_foley_records(data_dir: Path) -> None:
+    service = SessionService(data_dir)
+    sid = service.create()
+    root = data_dir / "sessions" / sid
+    (root / "picks").mkdir(exist_ok=True)
+    extra = {"sound_id": "x", "layer": "voice", "onset": 1, "added_by": "someone", "v": [1]}
+    (root / "picks" / "x.json").write_text(json.dumps(extra))
+    (root / "picks" / "y.json").write_text('{"sound_id": "y", "layer": "drums", "onset": -2}')
+    (root / "candidates" / "c.json").write_text('{"sound": {"id": "c", "weird": 1}, "new": 2}')
+    before = tree(data_dir)
+    store = service.get(sid)
+    picks = store.picks()
+    assert (picks["x"].layer, picks["x"].onset) == ("voice", 1.0)  # extra keys are fine
+    assert (picks["y"].layer, picks["y"].onset) == (None, None)
+    [problem] = [p for p in store.problems() if p.key == "y"]
+    assert "layer 'drums' is invalid" in problem.reason and "onset -2 is invalid" in problem.reason
+    assert store.candidate("c") == {"sound": {"id": "c", "weird": 1}, "new": 2}
+    assert [r.sound_id for r in store.rows()] == ["c"]
+    assert tree(data_dir) == before
+    store.set_layer("y", "voice")  # deciding again repairs it for foley
+    assert json.loads((root / "picks" / "y.json").read_text())["layer"] == "voice"
