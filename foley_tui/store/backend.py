@@ -14,6 +14,7 @@ import fcntl
 import json
 import os
 import threading
+import time
 from collections.abc import Hashable, Iterator, MutableMapping
 from typing import Any
 
@@ -241,6 +242,17 @@ class FileState(StateBackend):
                 os.close(fd)  # releases the flock
 
     # -- index ---------------------------------------------------------------------
+    def _sweep_stale_temps(self, older_than_s: float = 600.0) -> None:
+        """Remove temp files a killed writer left in *our* folder (an index temp can be
+        tens of MB). Never touches foley's folders; young temps may be in use."""
+        now = time.time()
+        with contextlib.suppress(OSError), os.scandir(self.path) as entries:
+            for entry in entries:
+                if entry.name.startswith(".") and entry.name.endswith(".tmp"):
+                    with contextlib.suppress(OSError):
+                        if now - entry.stat(follow_symlinks=False).st_mtime > older_than_s:
+                            os.unlink(entry.path)
+
     def read_index(self) -> Any:
         try:
             with open(self._file(INDEX_FILE), "rb") as fh:
@@ -253,6 +265,7 @@ class FileState(StateBackend):
 
     def write_index(self, index: Any) -> None:
         self.ensure()
+        self._sweep_stale_temps()
         data = json.dumps(index, separators=(",", ":"), allow_nan=False).encode()
         # Atomic but not fsync'd: a lost index costs one re-scan, never data.
         atomic_write(self._file(INDEX_FILE), data, durable=False)

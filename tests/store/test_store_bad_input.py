@@ -160,3 +160,24 @@ def test_unknown_keys_and_invalid_values_in_foley_records(data_dir: Path) -> Non
     assert tree(data_dir) == before
     store.set_layer("y", "voice")  # deciding again repairs it for foley
     assert json.loads((root / "picks" / "y.json").read_text())["layer"] == "voice"
+
+
+def test_stale_temp_files_are_swept_only_from_our_folder(data_dir: Path) -> None:
+    import os
+
+    service = SessionService(data_dir)
+    sid = service.create()
+    store = service.get(sid)
+    store.cache_candidates([candidate("a")])
+    root = data_dir / "sessions" / sid
+    ours_old = root / ".foley-tui" / ".index.json.dead1234.tmp"
+    ours_young = root / ".foley-tui" / ".index.json.live5678.tmp"
+    foleys = root / "picks" / ".a.json.dead1234.tmp"
+    for path in (ours_old, ours_young, foleys):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("partial")
+    for path in (ours_old, foleys):
+        os.utime(path, (1, 1))
+    store.rows()
+    assert not ours_old.exists()
+    assert ours_young.exists() and foleys.exists()
