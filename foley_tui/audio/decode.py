@@ -12,6 +12,7 @@ seams). A file already at the device rate is passed through untouched (bit-exact
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,6 +117,46 @@ def to_stereo(block: npt.NDArray[np.float32]) -> Frames:
     return np.repeat(mixed[:, None], 2, axis=1)
 
 
+class ResamplerPool:
+    """Fresh resamplers made ahead of time, so play() does not pay for building one.
+
+    Building a soxr HQ stream costs about as much as opening a file and decoding its first
+    block (and ``clear()`` is no cheaper), so the player's feeder keeps one unused stream
+    per common input rate (and per rate seen) while it is idle; a decoder takes one.
+    """
+
+    COMMON_RATES = (44100, 48000, 96000, 22050, 32000, 88200, 16000, 24000, 192000, 8000)
+
+    def __init__(self, out_rate: int) -> None:
+        self.out_rate = int(out_rate)
+        self._fresh: dict[int, soxr.ResampleStream] = {}
+        self._wanted = [rate for rate in self.COMMON_RATES if rate != self.out_rate]
+        self._lock = threading.Lock()
+
+    def take(self, in_rate: int) -> soxr.ResampleStream:
+        with self._lock:
+            fresh = self._fresh.pop(in_rate, None)
+            if in_rate not in self._wanted:
+                self._wanted.append(in_rate)
+        return fresh if fresh is not None else _new_resampler(in_rate, self.out_rate)
+
+    def refill(self, limit: int = 2) -> bool:
+        """Build up to ``limit`` missing streams; True if the pool is full."""
+        for rate in list(self._wanted):
+            if limit <= 0:
+                return False
+            if rate not in self._fresh:
+                stream = _new_resampler(rate, self.out_rate)
+                with self._lock:
+                    self._fresh.setdefault(rate, stream)
+                limit -= 1
+        return True
+
+
+def _new_resampler(in_rate: int, out_rate: int) -> soxr.ResampleStream:
+    return soxr.ResampleStream(in_rate, out_rate, 2, dtype="float32", quality=RESAMPLE_QUALITY)
+
+
 class BlockDecoder:
     """Decode ``path`` from ``start_s`` as float32 stereo blocks at ``out_rate``.
 
@@ -125,9 +166,16 @@ class BlockDecoder:
     Not thread-safe: one thread (the player's feeder) owns it.
     """
 
-    def __init__(self, path: Path, out_rate: int, start_s: float = 0.0) -> None:
+    def __init__(
+        self,
+        path: Path,
+        out_rate: int,
+        start_s: float = 0.0,
+        pool: ResamplerPool | None = None,
+    ) -> None:
         self.path = path
         self.out_rate = int(out_rate)
+        self._pool = pool if pool is not None and pool.out_rate == self.out_rate else None
         self._handle = open_sound(path)
         try:
             self.info = _info_of(self._handle)
@@ -151,9 +199,9 @@ class BlockDecoder:
     def _new_resampler(self) -> soxr.ResampleStream | None:
         if self.info.samplerate == self.out_rate:
             return None
-        return soxr.ResampleStream(
-            self.info.samplerate, self.out_rate, 2, dtype="float32", quality=RESAMPLE_QUALITY
-        )
+        if self._pool is not None:
+            return self._pool.take(self.info.samplerate)
+        return _new_resampler(self.info.samplerate, self.out_rate)
 
     def position_of(self, emitted: int) -> float:
         """The file position (seconds) of output frame ``emitted`` (wraps when looping)."""

@@ -44,7 +44,14 @@ from typing import Any
 import numpy as np
 
 from foley_tui.audio.base import Player, PlayerState, PlayerStatus, Source, StateCallback
-from foley_tui.audio.decode import AudioInfo, BlockDecoder, DecodeError, Frames, probe
+from foley_tui.audio.decode import (
+    AudioInfo,
+    BlockDecoder,
+    DecodeError,
+    Frames,
+    ResamplerPool,
+    probe,
+)
 from foley_tui.audio.loudness import LoudnessCache, db_to_gain, match_gain_db, measure_file
 
 #: Fade used when a new sound replaces the old one, on stop and on pause (no click).
@@ -524,6 +531,7 @@ class SoundDevicePlayer:
             where = "the default device" if self._device is None else f"device {device!r}"
             raise AudioUnavailable(f"cannot open {where}: {exc}") from None
         self._read_ahead = max(int(read_ahead_s * self.samplerate), 4096)
+        self._resamplers = ResamplerPool(self.samplerate)
         self._lock = threading.RLock()
         self._settings = _Settings()
         self._notifier = _Notifier("foley-player-notify")
@@ -703,7 +711,7 @@ class SoundDevicePlayer:
         if key in self._heads:
             return
         try:
-            decoder = BlockDecoder(source.path, self.samplerate)
+            decoder = BlockDecoder(source.path, self.samplerate, pool=self._resamplers)
         except DecodeError:
             return
         try:
@@ -797,7 +805,7 @@ class SoundDevicePlayer:
             voice.push(head)
             voice.skip = len(head)  # the feeder decodes on from the start and drops these
         else:
-            decoder = BlockDecoder(source.path, self.samplerate, start_s)
+            decoder = BlockDecoder(source.path, self.samplerate, start_s, self._resamplers)
             decoder.loop = loop
             try:
                 first = decoder.read_first(min_out=FIRST_BLOCK_FRAMES)
@@ -934,6 +942,8 @@ class SoundDevicePlayer:
             self._reap()
             voice = self._voice
             if voice is None:
+                if not self._resamplers.refill():
+                    self._wake.set()  # more to build: come straight back
                 self._maybe_rest()
                 continue
             self._idle_since = None
@@ -941,6 +951,7 @@ class SoundDevicePlayer:
                 continue
             with voice.lock:
                 self._fill(voice)
+            self._resamplers.refill(limit=1)  # replace the one this voice took
 
     def _maybe_rest(self) -> None:
         """Stop the stream while idle, but only on a sink that is not clocked.
@@ -979,7 +990,9 @@ class SoundDevicePlayer:
         """Decode ahead until the voice holds ``read_ahead`` frames or the file ends."""
         if voice.decoder is None:
             try:
-                voice.decoder = BlockDecoder(voice.source.path, self.samplerate, voice.start_s)
+                voice.decoder = BlockDecoder(
+                    voice.source.path, self.samplerate, voice.start_s, self._resamplers
+                )
             except DecodeError as exc:
                 voice.error = str(exc)
                 voice.eof = True

@@ -242,3 +242,22 @@ def test_short_files_skip_the_overview(tmp_path: Path, audio_files: dict[str, Pa
 def test_peaks_of_a_truncated_file(audio_files: dict[str, Path]) -> None:
     result = exact_peaks(audio_files["truncated"], 8)
     assert len(result.peaks) == 8 and max(high for _, high in result.peaks) > 0.4
+
+
+def test_resampler_pool_hands_out_fresh_streams(audio_files: dict[str, Path]) -> None:
+    from foley_tui.audio.decode import ResamplerPool
+
+    pool = ResamplerPool(OUT)
+    assert not pool.refill(limit=1)  # more than one common rate to build
+    while not pool.refill(limit=3):
+        pass
+    pooled = BlockDecoder(audio_files["flac"], OUT, pool=pool)  # 48 kHz: from the pool
+    assert 48000 not in pool._fresh
+    plain = BlockDecoder(audio_files["flac"], OUT)
+    a = np.concatenate([pooled.read(4096) for _ in range(8)])
+    b = np.concatenate([plain.read(4096) for _ in range(8)])
+    np.testing.assert_array_equal(a, b)  # a pooled stream is as good as a new one
+    pooled.close()
+    plain.close()
+    pool.take(12345)  # an unusual rate is remembered and kept ready from now on
+    assert pool.refill() and 12345 in pool._fresh

@@ -236,10 +236,17 @@ def main(runs: int = RUNS, spawn_runs: int = SPAWN_RUNS) -> dict[str, Any]:
             "key_to_sound_ms": median_ms(heard[case]),
             "play_call_ms": median_ms(calls[case]),
             "p90_key_to_sound_ms": float(np.percentile(heard[case], 90) * 1e3),
+            "p10_key_to_sound_ms": float(np.percentile(heard[case], 10) * 1e3),
+            "min_key_to_sound_ms": float(min(heard[case]) * 1e3),
             "runs": len(heard[case]),
         }
     baselines = {
-        name: {"key_to_sound_ms": median_ms(values), "runs": len(values)}
+        name: {
+            "key_to_sound_ms": median_ms(values),
+            "p10_key_to_sound_ms": float(np.percentile(values, 10) * 1e3),
+            "min_key_to_sound_ms": float(min(values) * 1e3),
+            "runs": len(values),
+        }
         for name, values in spawned.items()
     }
     worst = max(player[f"{name}_cold"]["key_to_sound_ms"] for name in FILES)
@@ -273,12 +280,16 @@ def report(results: dict[str, Any]) -> None:
         f"(latency='low'), underruns {ours['underruns']}; load average {load[0]:.1f} -> "
         f"{load[1]:.1f} on {results['cpus']} CPUs"
     )
-    print(f"{'key-to-sound, median ms':38} {'cold':>7} {'warm':>7} {'play() cold':>12}")
+    print(
+        f"{'key-to-sound, median ms':38} {'cold':>7} {'warm':>7} {'play() cold':>12}"
+        f" {'cold p10':>9} {'cold min':>9}"
+    )
     for name in FILES:
         cold, warm = ours[f"{name}_cold"], ours[f"{name}_warm"]
         print(
             f"  SoundDevicePlayer {name:19} {cold['key_to_sound_ms']:7.3f} "
             f"{warm['key_to_sound_ms']:7.3f} {cold['play_call_ms']:12.3f}"
+            f" {cold['p10_key_to_sound_ms']:9.3f} {cold['min_key_to_sound_ms']:9.3f}"
         )
     for name, label in (
         ("aplay", "spawn aplay (WAV)"),
@@ -286,7 +297,11 @@ def report(results: dict[str, Any]) -> None:
         ("foley_tui_play", "spawn foley-tui play"),
     ):
         base = results["baselines"][name]
-        print(f"  {label:37} {base['key_to_sound_ms']:7.2f}   ({base['runs']} runs)")
+        print(
+            f"  {label:37} {base['key_to_sound_ms']:7.2f} {'':7} {'':12}"
+            f" {base['p10_key_to_sound_ms']:9.2f} {base['min_key_to_sound_ms']:9.2f}"
+            f"  ({base['runs']} runs)"
+        )
     print(
         f"ratios (baseline / our worst cold median): aplay "
         f"{results['ratio_aplay_vs_ours_worst_cold']:.1f}x, python "
