@@ -316,7 +316,9 @@ class SessionStore:
         self._meta_dirty = False
         self._meta_written = 0.0
         # (ino, mtime_ns, size) -> parsed dict, per namespace, for cheap re-reads.
-        self._decision_cache: dict[str, dict[str, tuple[tuple[int, int, int], dict[str, Any]]]] = {
+        self._decision_cache: dict[
+            str, dict[str, tuple[tuple[int, int, int], dict[str, Any] | None]]
+        ] = {
             "picks": {},
             "rejects": {},
         }
@@ -395,8 +397,8 @@ class SessionStore:
             return out
         cache = self._decision_cache[name]
         started = time.time_ns()
-        fresh: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
-        failed: list[str] = []
+        fresh: dict[str, tuple[tuple[int, int, int], dict[str, Any] | None]] = {}
+        failed: list[tuple[str, str, tuple[int, int, int]]] = []
         out_map: dict[str, dict[str, Any]] = {}
         problems: list[StoreProblem] = []
         try:
@@ -429,24 +431,44 @@ class SessionStore:
                 stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
                 hit = cache.get(fname)
                 if hit is not None and hit[0] == stamp:
-                    out_map[key] = hit[1]
-                    fresh[fname] = hit
+                    if hit[1] is not None:
+                        out_map[key] = hit[1]
+                    fresh[fname] = hit  # a known-unreadable file stays reported, unretried
                     continue
                 try:
                     value = read_object(entry.path, retry=False)
                 except FileNotFoundError:
                     continue
                 except (DecodeError, OSError):
-                    failed.append(key)
+                    failed.append((fname, key, stamp))
                     continue
                 out_map[key] = value
                 self._clear_problem(name, key)
                 if st.st_mtime_ns < started - RACY_NS:
                     fresh[fname] = (stamp, value)
-        for key in failed:  # one retry window for all of them, not 50 ms each
-            value = self._read(ns, name, key)
-            if value is not None:
+        # One shared retry window (~50 ms) for every file that failed, not 50 ms each.
+        for delay in (*RETRY_DELAYS, None):
+            if not failed:
+                break
+            still = []
+            for fname, key, stamp in failed:
+                path = os.path.join(ns.path, fname)
+                try:
+                    value = read_object(path, retry=False)
+                except FileNotFoundError:
+                    continue
+                except (DecodeError, OSError) as exc:
+                    if delay is None:  # out of retries: report it, remember it by stamp
+                        self._note(StoreProblem(name, key, path, _reason(exc)))
+                        if stamp[1] < started - RACY_NS:
+                            fresh[fname] = (stamp, None)
+                    still.append((fname, key, stamp))
+                    continue
                 out_map[key] = value
+                self._clear_problem(name, key)
+            failed = still
+            if failed and delay is not None:
+                time.sleep(delay)
         self._decision_cache[name] = fresh
         self._scan_problems[name] = problems
         return sorted(out_map.items())
@@ -1078,6 +1100,14 @@ class SessionStore:
             ordered = list(old.values())  # stored in rank order
             self._index = old
         return [_make_row(item[5], rank, item[6:], item[4]) for rank, item in enumerate(ordered)]
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, IsADirectoryError):
+        return "a folder, not a file"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)
 
 
 def _picked(layer: object, onset: object) -> dict[str, Any]:

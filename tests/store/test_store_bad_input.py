@@ -181,3 +181,21 @@ def test_stale_temp_files_are_swept_only_from_our_folder(data_dir: Path) -> None
     store.rows()
     assert not ours_old.exists()
     assert ours_young.exists() and foleys.exists()
+
+
+def test_a_repaired_file_is_read_again(data_dir: Path) -> None:
+    import os
+
+    service = SessionService(data_dir)
+    sid = service.create()
+    store = service.get(sid)
+    store.add_pick("ok")
+    path = data_dir / "sessions" / sid / "picks" / "bad.json"
+    path.write_bytes(b"{broken")
+    os.utime(path, (1, 1))  # old: remembered as unreadable, not retried every call
+    assert set(store.picks()) == {"ok"}
+    assert set(store.picks()) == {"ok"}
+    assert [p.key for p in store.problems()] == ["bad"]
+    path.write_bytes(b'{"sound_id": "bad", "layer": "music", "onset": null}')
+    assert store.picks()["bad"].layer == "music"
+    assert store.problems() == []
