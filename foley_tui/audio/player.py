@@ -965,7 +965,9 @@ class SoundDevicePlayer:
         """
         now = time.monotonic()
         then, frames_then = self._rate_check
-        if now - then >= 0.1:
+        # A half-second window: a clocked device's start-up burst (its whole buffer at
+        # once) stays well under UNPACED_FACTOR over it.
+        if now - then >= 0.5:
             rate = (self._frames_out - frames_then) / (now - then)
             if self._running and rate > UNPACED_FACTOR * self.samplerate:
                 self.unpaced = True
