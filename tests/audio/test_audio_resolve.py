@@ -304,3 +304,23 @@ def test_remote_fetch_failure_reason(data_dir: Path, tmp_path: Path, server: str
     found = resolve(remote, data_dir, allow_network=True, cache_dir=cache)
     assert isinstance(found, Unplayable) and found.kind == "network" and "404" in found.reason
     assert list(cache.iterdir()) == []  # no partial download left behind
+
+
+def test_interop_with_foleys_own_stores(data_dir: Path, audio_files: dict[str, Path]) -> None:
+    """Blobs and paid generations written by the real foley package resolve."""
+    from foley.stores import content_key, make_byte_store, make_generations_store
+
+    blob = audio_files["flac"].read_bytes()
+    make_byte_store(data_dir / "audio")[content_key(blob)] = blob
+    found = resolve(cand(sound={"content_sha256": content_key(blob)}), data_dir)
+    assert isinstance(found, Source) and found.how == "content_sha256"
+
+    generated = audio_files["mp3"].read_bytes()
+    cache = make_generations_store(data_dir / "generations")
+    cache.audio[content_key(generated)] = generated
+    cache.requests["elevenlabs:3f/ab"] = {"content_key": content_key(generated)}
+    assert cache.get("elevenlabs:3f/ab") == generated  # foley itself finds it
+    note = "paid generation kept in the generations cache: elevenlabs:3f/ab"
+    found = resolve(cand(notes=[note]), data_dir)
+    assert isinstance(found, Source) and found.how == "generations"
+    assert found.format is AudioFormat.MP3
