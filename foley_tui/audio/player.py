@@ -8,11 +8,13 @@ How :class:`SoundDevicePlayer` gets sound out within a millisecond of ``play()``
 
 * ONE callback ``OutputStream`` is opened at the device's own default rate, stereo
   float32, ``latency='low'``, and left running (idle it writes silence). Opening a stream
-  per play costs ~0.8 ms, switching sound inside a running callback ~0.2 ms.
+  per play costs ~0.8 ms, switching sound inside a running callback ~0.2 ms. Only on a
+  sink that is not clocked (an ALSA ``file`` PCM in tests) does it rest while idle.
 * ``play()`` opens the file and decodes just the first block (a few hundred microseconds,
-  whatever the file's length), or takes it from a bounded cache of recently played or
-  prefetched heads; it queues the block on a new *voice* and swaps the voice in. The next
-  callback (every few ms) plays it. The old voice fades out over ~10 ms beside it: no click.
+  whatever the file's length; the resampler comes ready-made from a pool), or takes it
+  from a bounded cache of recently played or prefetched heads (:meth:`prefetch`); it
+  queues the block on a new *voice* and swaps the voice in. The next callback (every few
+  ms) plays it. The old voice fades out over ~10 ms beside it: no click.
 * A feeder thread decodes further blocks ahead (about a second) into the voice's queue;
   the callback only pops arrays from that queue and never waits on disk. If the feeder
   falls behind, the callback plays silence and the playhead holds (no frames are lost).
