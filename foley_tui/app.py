@@ -54,6 +54,11 @@ class FoleyApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(self.make_audition(self.store))
+        # A player that opens its device in the background (``cli_app.DeferredPlayer``)
+        # starts after the first frame, so the device never delays the first paint.
+        start = getattr(self.player, "start", None)
+        if callable(start):
+            self.call_after_refresh(start)
 
     def make_audition(self, store: SessionStore) -> AuditionScreen:
         return AuditionScreen(store, self.player, self.config.settings)

@@ -19,15 +19,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from foley_tui.audio.base import Player, PlayerState, Source, Unplayable
-from foley_tui.audio.decode import DecodeError
-from foley_tui.audio.peaks import progressive_peaks
-from foley_tui.audio.resolve import resolve
 from foley_tui.config import Settings
 from foley_tui.messages import (
     IdsListed,
@@ -305,6 +301,9 @@ class AuditionScreen(Screen[None]):
         self.player = player
         self.settings = settings
         self.listing = Listing()
+        # Textual sets ``-narrow`` / ``-wide`` on the screen from the terminal width; the
+        # details pane hides when narrow (app.tcss).
+        self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (settings.details_min_width, "-wide")]
         self.view_settings = ViewSettings(
             autoplay=settings.autoplay,
             loop=settings.loop,
@@ -328,6 +327,8 @@ class AuditionScreen(Screen[None]):
         self._problems_seen: set[str] = set()
         self._user_moved = False
         self._binding_state: tuple[bool, ...] = ()
+        self._details_pending = False
+        self._audio_checked = False
 
     # -- layout ------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -369,15 +370,8 @@ class AuditionScreen(Screen[None]):
         self.player.set_volume_db(self.view_settings.volume_db)
         self.player.set_loudness_match(self.view_settings.loudness_match)
         self.player.set_state_callback(self._on_player_state)
-        if not self.player.available:
-            self.notify(
-                self.player.unavailable_reason or "no output device",
-                title="No audio",
-                severity="warning",
-                timeout=10,
-            )
+        self._check_audio()
         self.candidate_list.focus()
-        self._update_narrow(self.app.size.width)
         self._refresh_undo()
         self._update_status()
         self.query_one(Waveform).clear("")
@@ -387,12 +381,6 @@ class AuditionScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self.player.set_state_callback(None)
-
-    def on_resize(self, event: Resize) -> None:
-        self._update_narrow(event.size.width)
-
-    def _update_narrow(self, width: int) -> None:
-        self.set_class(width < self.settings.details_min_width, "-narrow")
 
     # -- loading and live updates -------------------------------------------------------
     @work(thread=True, group="load", exclusive=True, exit_on_error=False, name="load session")
@@ -525,11 +513,12 @@ class AuditionScreen(Screen[None]):
         if vs.loudness_match:
             view.append("LUFS match")
         available = self.player.available
-        device = (
-            self.player.device_name
-            if available
-            else f"no audio: {self.player.unavailable_reason or 'no output device'}"
-        )
+        if getattr(self.player, "starting", False):
+            device, available = "audio starting…", True
+        elif available:
+            device = self.player.device_name
+        else:
+            device = f"no audio: {self.player.unavailable_reason or 'no output device'}"
         self.query_one(StatusLine).show(
             StatusInfo(
                 title=self.session_title,
@@ -553,8 +542,19 @@ class AuditionScreen(Screen[None]):
                 self.store.set_cursor(event.sound_id)
             except OSError as exc:
                 self.notify(f"Cursor not saved: {exc}", severity="error")
-        self._show_details()
+        self._schedule_details()
         self._bindings_changed()
+
+    def _schedule_details(self) -> None:
+        """Show the details after the next frame: the list repaints first (and a held
+        key's many moves collapse into one details load)."""
+        if not self._details_pending:
+            self._details_pending = True
+            self.call_after_refresh(self._flush_details)
+
+    def _flush_details(self) -> None:
+        self._details_pending = False
+        self._show_details()
 
     def _candidate(self, sound_id: str) -> dict[str, Any] | None:
         if sound_id in self._candidates:
@@ -576,6 +576,9 @@ class AuditionScreen(Screen[None]):
                 why = row.unreadable if row and row.unreadable else "candidate file missing"
                 source = Unplayable(f"candidate unreadable: {why}")
             else:
+                # Imported on first use: keeps it (and urllib) out of the first paint.
+                from foley_tui.audio.resolve import resolve
+
                 source = resolve(candidate, self.store.data_dir, allow_network=False)
             self._remember_source(sound_id, source)
         return source
@@ -619,6 +622,8 @@ class AuditionScreen(Screen[None]):
 
     @work(thread=True, group="fetch", exclusive=True, exit_on_error=False, name="fetch preview")
     def _fetch_source(self, sound_id: str, candidate: Mapping[str, Any]) -> None:
+        from foley_tui.audio.resolve import resolve
+
         source = resolve(candidate, self.store.data_dir, allow_network=True)
         self.post_message(SourceResolved(sound_id, source))
 
@@ -630,6 +635,10 @@ class AuditionScreen(Screen[None]):
 
     @work(thread=True, group="peaks", exclusive=True, exit_on_error=False, name="waveform")
     def _compute_peaks(self, sound_id: str, source: Source) -> None:
+        # numpy/soundfile load here, in the worker, not before the first paint.
+        from foley_tui.audio.decode import DecodeError
+        from foley_tui.audio.peaks import progressive_peaks
+
         worker = get_current_worker()
         width = max(self.query_one(Waveform).size.width, 40)
         try:
@@ -656,7 +665,23 @@ class AuditionScreen(Screen[None]):
         # Called from the audio thread: post_message is thread-safe.
         self.post_message(PlayerStateChanged(status))
 
+    def _check_audio(self) -> None:
+        """Once the player is up (it may start in the background), say if there is no
+        sound, and refresh the status line's device."""
+        if self._audio_checked or getattr(self.player, "starting", False):
+            return
+        self._audio_checked = True
+        if not self.player.available:
+            self.notify(
+                self.player.unavailable_reason or "no output device",
+                title="No audio",
+                severity="warning",
+                timeout=10,
+            )
+        self._update_status()
+
     def on_player_state_changed(self, message: PlayerStateChanged) -> None:
+        self._check_audio()
         status = message.status
         waveform = self.query_one(Waveform)
         waveform.playing = status.state is PlayerState.PLAYING

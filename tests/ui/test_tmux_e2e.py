@@ -30,8 +30,16 @@ class Tmux:
 
     def start(self, command: list[str], env: dict[str, str]) -> None:
         shell = " ".join(f"'{part}'" for part in command)
+        # Size the pane first, then run the app in it: started directly, a loaded machine
+        # can run the app before tmux applies -x/-y and the resize signal gets lost.
         subprocess.run(
-            [*self.base, "new-session", "-d", "-s", "e2e", "-x", "110", "-y", "30", shell],
+            [*self.base, "new-session", "-d", "-s", "e2e", "-x", "110", "-y", "30", "cat"],
+            env=env,
+            check=True,
+            timeout=10,
+        )
+        subprocess.run(
+            [*self.base, "respawn-pane", "-k", "-t", "e2e", f"exec {shell}"],
             env=env,
             check=True,
             timeout=10,
@@ -97,7 +105,9 @@ def test_pick_place_quit_and_resume_in_tmux(data_dir: Path, tmux: Callable[[], T
     _, session_id = seed_session(data_dir)
     picks = data_dir / "sessions" / session_id / "picks"
     # The isolated env of this test (HOME, XDG dirs, FOLEY_DATA_DIR from conftest).
-    env = {**os.environ, "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+    # COLUMNS/LINES (set by other tests' runners) would override the pane's real size.
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env.update(TERM="xterm-256color", LANG="C.UTF-8")
     command = [str(FOLEY_TUI), "open", "Storm scene", "--no-audio"]
 
     first = tmux()
