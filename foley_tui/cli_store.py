@@ -48,8 +48,8 @@ def _service(args: argparse.Namespace) -> SessionService:
     return SessionService(args.data_dir) if args.data_dir else SessionService()
 
 
-def _open(service: SessionService, ref: str) -> SessionStore:
-    return service.get(service.resolve(ref))
+def _open(service: SessionService, ref: str, *, touch: bool = True) -> SessionStore:
+    return service.get(service.resolve(ref), touch=touch)
 
 
 def _when(moment: datetime) -> str:
@@ -110,7 +110,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     service = _service(args)
     session_id = service.resolve(args.session)
     info = service.info(session_id)
-    store = service.get(session_id)
+    store = service.get(session_id, touch=False)  # looking is not opening
     meta = store.meta()
     problems = store.problems()
     if args.json:
@@ -274,7 +274,7 @@ def cmd_undo(args: argparse.Namespace) -> int:
 
 @_guard
 def cmd_picks(args: argparse.Namespace) -> int:
-    store = _open(_service(args), args.session)
+    store = _open(_service(args), args.session, touch=False)
     picks = store.picks()
     joined = [(pick, store.candidate(sid)) for sid, pick in sorted(picks.items())]
     if args.json:

@@ -196,15 +196,18 @@ class SessionService:
             raise SessionServiceError(str(exc)) from exc
         return session_id
 
-    def get(self, session_id: str) -> SessionStore:
-        """The session's store (records it as opened). SessionNotFoundError if absent."""
+    def get(self, session_id: str, *, touch: bool = True) -> SessionStore:
+        """The session's store; SessionNotFoundError if absent. With ``touch`` (the
+        default) it is recorded as opened, which :meth:`most_recent` goes by; read-only
+        callers (``session show``, ``picks``) pass ``touch=False``."""
         validate_session_id(session_id)
         if not self._exists(session_id):
             self._stores.pop(session_id, None)
             raise SessionNotFoundError(f"no session {session_id!r}")
         store = self._open(session_id)
-        with contextlib.suppress(OSError):
-            store.mark_opened()
+        if touch:
+            with contextlib.suppress(OSError):
+                store.mark_opened()
         return store
 
     def info(self, session_id: str) -> SessionInfo:

@@ -223,3 +223,14 @@ def test_import_from_a_bad_file(tmp_path: Path, data_dir: Path) -> None:
     bad.write_text("[1, 2]")
     with pytest.raises(SessionImportError, match="must be a JSON object"):
         service.import_from_file(bad)
+
+
+def test_get_without_touch_keeps_most_recent(service: SessionService) -> None:
+    a = service.create("a")
+    b = service.create("b")
+    service.get(a)
+    time.sleep(0.01)
+    service.get(b)
+    time.sleep(0.01)
+    service.get(a, touch=False)
+    assert service.most_recent() == b
