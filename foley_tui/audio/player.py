@@ -8,8 +8,9 @@ How :class:`SoundDevicePlayer` gets sound out within a millisecond of ``play()``
 
 * ONE callback ``OutputStream`` is opened at the device's own default rate, stereo
   float32, ``latency='low'``, and left running (idle it writes silence). Opening a stream
-  per play costs ~0.8 ms, switching sound inside a running callback ~0.2 ms. Only on a
-  sink that is not clocked (an ALSA ``file`` PCM in tests) does it rest while idle.
+  per play costs ~0.8 ms, switching sound inside a running callback ~0.2 ms. On a sink
+  that is not clocked (an ALSA ``file`` PCM in tests) idle callbacks nap, so an idle
+  stream never spins a CPU; play() cuts the nap short.
 * ``play()`` opens the file and decodes just the first block (a few hundred microseconds,
   whatever the file's length; the resampler comes ready-made from a pool), or takes it
   from a bounded cache of recently played or prefetched heads (:meth:`prefetch`); it
@@ -76,10 +77,9 @@ HEAD_CACHE_BYTES = 32 * 1024 * 1024
 #: interval (default 5 ms) bounds how long the UI or the feeder can hold the callback off.
 SWITCH_INTERVAL_S = 0.0005
 DEFAULT_TARGET_LUFS = -23.0
-#: A sink taking frames this many times faster than real time is unpaced (not a clock);
-#: it rests after this much idle time (see SoundDevicePlayer._maybe_rest).
-UNPACED_FACTOR = 4.0
-UNPACED_REST_S = 0.25
+#: Idle naps on an unpaced sink (see SoundDevicePlayer._idle_nap).
+IDLE_AHEAD_S = 0.020
+IDLE_NAP_S = 0.002
 
 
 class AudioUnavailable(Exception):
@@ -552,13 +552,11 @@ class SoundDevicePlayer:
         self._ended: deque[_Voice] = deque()
         self._wake = threading.Event()
         self.underruns = 0
-        # Unpaced sinks (see _maybe_rest): frames handed out, and when we last checked.
+        self._kick = threading.Event()  # cuts an idle nap short (see _idle_nap)
+        self._idle_due = 0.0
         self._stream_lock = threading.Lock()
         self._running = False
-        self._frames_out = 0
-        self._rate_check = (time.monotonic(), 0)
-        self.unpaced = False
-        self._idle_since: float | None = None
+        self.frames_out = 0  # frames handed to the device (diagnostics, tests)
         if sys.getswitchinterval() > SWITCH_INTERVAL_S:
             sys.setswitchinterval(SWITCH_INTERVAL_S)
         self._feeder = threading.Thread(target=self._feed_loop, name="foley-feeder", daemon=True)
@@ -826,21 +824,9 @@ class SoundDevicePlayer:
 
     def _swap(self, voice: _Voice) -> None:
         self._retire_current()
-        self._voice = voice  # before _ensure_running: see _maybe_rest
+        self._voice = voice
         self._last_duration = voice.duration
-        self._ensure_running()
-
-    def _ensure_running(self) -> None:
-        """Restart the stream if it was resting (only ever on an unpaced sink)."""
-        if self._running:
-            return
-        with self._stream_lock:
-            if not self._running and not self._closed:
-                try:
-                    self._stream.start()
-                    self._running = True
-                except self._sd.PortAudioError as exc:
-                    self._error = f"cannot restart the output stream: {exc}"
+        self._kick.set()
 
     def _retire_current(self) -> None:
         old = self._voice
@@ -892,12 +878,15 @@ class SoundDevicePlayer:
     def _callback(self, outdata: np.ndarray, frames: int, _time: Any, status: Any) -> None:
         # Never touches disk or locks: reads the voice reference once, pops queued arrays.
         outdata.fill(0.0)
-        self._frames_out += frames
+        self.frames_out += frames
         voice = self._voice
         if voice is None and not self._fading:
-            # Idle: as little work as possible. (Napping here to pace an unpaced sink was
-            # tried: every wake-up then takes the GIL from play(), which got 4x slower.)
-            return
+            if not self._idle_nap(frames):
+                return
+            voice = self._voice  # play() may have kicked us awake: start it right away
+            if voice is None and not self._fading:
+                return
+        self._idle_due = 0.0
         try:
             self._mix(outdata, frames, voice, status)
         except Exception as exc:  # an exception here would abort the stream for good
@@ -908,6 +897,23 @@ class SoundDevicePlayer:
                 self._ended.append(voice)  # the feeder reports it stopped, with the error
             self._fading = []
             self._wake.set()
+
+    def _idle_nap(self, frames: int) -> bool:
+        """Pace idle silence on a sink that runs ahead of real time; True if we napped.
+
+        A clocked device never gets IDLE_AHEAD_S ahead, so this only ever applies to an
+        unpaced sink (an ALSA ``file`` PCM), where an idle stream would otherwise spin a
+        CPU and the GIL. The nap is an Event wait that play() cuts short, so it adds no
+        latency; naps are long enough (2 ms) that their wake-ups rarely interrupt play().
+        """
+        now = time.perf_counter()
+        due = max(self._idle_due, now)
+        self._idle_due = due + frames / self.samplerate
+        if due - now <= IDLE_AHEAD_S:
+            return False
+        self._kick.wait(IDLE_NAP_S)
+        self._kick.clear()
+        return True
 
     def _mix(self, outdata: np.ndarray, frames: int, voice: _Voice | None, status: Any) -> None:
         if status.output_underflow:
@@ -946,49 +952,12 @@ class SoundDevicePlayer:
             if voice is None:
                 if not self._resamplers.refill():
                     self._wake.set()  # more to build: come straight back
-                self._maybe_rest()
                 continue
-            self._idle_since = None
             if voice.eof:
                 continue
             with voice.lock:
                 self._fill(voice)
             self._resamplers.refill(limit=1)  # replace the one this voice took
-
-    def _maybe_rest(self) -> None:
-        """Stop the stream while idle, but only on a sink that is not clocked.
-
-        A real device asks for frames at its rate, and a running stream is what makes
-        the next sound start within a millisecond, so it is never stopped. An unpaced
-        sink (an ALSA ``file``/``null`` PCM, as in tests and benchmarks) calls back as
-        fast as it can: idle, it would spin a core and the GIL for as long as the app
-        runs. Such a sink rests after UNPACED_REST_S of silence; the next play()
-        restarts it (~0.1 ms).
-        """
-        now = time.monotonic()
-        then, frames_then = self._rate_check
-        # A half-second window: a clocked device's start-up burst (its whole buffer at
-        # once) stays well under UNPACED_FACTOR over it.
-        if now - then >= 0.5:
-            rate = (self._frames_out - frames_then) / (now - then)
-            if self._running and rate > UNPACED_FACTOR * self.samplerate:
-                self.unpaced = True
-            self._rate_check = (now, self._frames_out)
-        if not self.unpaced or not self._running or self._fading or self._ended:
-            self._idle_since = None
-            return
-        if self._idle_since is None:
-            self._idle_since = now
-            return
-        if now - self._idle_since < UNPACED_REST_S:
-            return
-        with self._stream_lock:
-            # Re-checked under the lock: play() sets the voice before _ensure_running.
-            if self._voice is None and not self._fading and self._running:
-                with contextlib.suppress(Exception):
-                    self._stream.stop()
-                self._running = False
-        self._idle_since = None
 
     def _fill(self, voice: _Voice) -> None:
         """Decode ahead until the voice holds ``read_ahead`` frames or the file ends."""

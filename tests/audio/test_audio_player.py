@@ -483,3 +483,33 @@ def test_an_error_in_the_callback_stops_the_sound_not_the_stream(
     monkeypatch.undo()
     player.play(src)  # the stream still works
     assert stream.pull(256)[0, 0] == 0.5
+
+
+def test_idle_naps_on_an_unpaced_sink_and_play_cuts_them_short(
+    player: SoundDevicePlayer, tmp_path: Path
+) -> None:
+    """Idle callbacks asked for far faster than real time nap (no spinning CPU); a play()
+    arriving during a nap is rendered by that same callback."""
+    stream = FakeStream.instances[-1]
+    src = write(tmp_path / "a", const(0.5, RATE))
+    naps: list[float] = []
+
+    class Kick:
+        def wait(self, timeout: float) -> bool:
+            naps.append(timeout)
+            if len(naps) == 3:
+                player.play(src)  # arrives mid-nap
+            return True
+
+        def set(self) -> None:
+            pass
+
+        def clear(self) -> None:
+            pass
+
+    player._kick = Kick()  # type: ignore[assignment]
+    outs = [stream.pull(512) for _ in range(10)]  # 116 ms of audio, asked for at once
+    assert len(naps) == 3 and all(nap <= 0.005 for nap in naps)
+    first_sound = next(i for i, out in enumerate(outs) if out.any())
+    assert outs[first_sound][0, 0] == 0.5  # rendered by the callback that napped
+    assert not outs[first_sound - 1].any()
