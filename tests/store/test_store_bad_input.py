@@ -114,29 +114,39 @@ def test_corrupt_meta_and_journal_do_not_stop_opening(data_dir: Path) -> None:
     assert third.undo() is not None and third.picked_ids() == ["a"]
 
 
-def test_half_written_file_is_retried(data_dir: Path) -> None:
-    """A file caught empty (foley truncated it) but complete a moment later reads fine."""
-    import threading
-    import time
+def test_half_written_file_is_retried(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file caught empty or torn (foley writes in place) is re-read before it is
+    reported: here the first two reads see a half-written file, the third the whole."""
+    from foley_tui.store import files, session
+    from foley_tui.store.codec import loads_object
 
     service = SessionService(data_dir)
     sid = service.create()
     store = service.get(sid)
     store.add_pick("x", layer="voice")
-    path = data_dir / "sessions" / sid / "picks" / "x.json"
-    full = path.read_bytes()
-    path.write_bytes(b"")
+    store.add_reject("y", reason="r")
+    seen = {"x.json": 0, "y.json": 0}
+    real_read_bytes = files.read_bytes
 
-    def finish() -> None:
-        time.sleep(0.01)
-        path.write_bytes(full)
+    def flaky_read_bytes(path: str) -> bytes:
+        data = real_read_bytes(path)
+        name = Path(path).name
+        if name in seen and seen[name] < 2:
+            seen[name] += 1
+            return b"" if name == "x.json" else data[:7]
+        return data
 
-    thread = threading.Thread(target=finish)
-    thread.start()
+    monkeypatch.setattr(files, "read_bytes", flaky_read_bytes)
     fresh = SessionService(data_dir).get(sid)
     assert fresh.list_picks() == [{"sound_id": "x", "layer": "voice", "onset": None}]
-    thread.join()
+    assert fresh.list_rejects() == [{"sound_id": "y", "reason": "r"}]
+    assert seen == {"x.json": 2, "y.json": 2}
     assert fresh.problems() == []
+    # the single-entry path retries too
+    seen["x.json"] = 0
+    assert fresh.state_of("x") == {"status": "picked", "layer": "voice", "onset": None}
+    assert loads_object(real_read_bytes(str(data_dir / "sessions" / sid / "picks" / "x.json")))
+    assert session.RETRY_DELAYS  # the window exists and is finite
 
 
 def test_unknown_keys_and_invalid_values_in_foley_records(data_dir: Path) -> None:
