@@ -161,13 +161,20 @@ class _Notifier:
 
     def __init__(self, name: str) -> None:
         self.callback: StateCallback | None = None
+        self._name = name
         self._queue: queue.SimpleQueue[PlayerStatus | None] = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self._thread.start()
+        self._thread: threading.Thread | None = None  # started on first use
+        self._lock = threading.Lock()
 
     def emit(self, status: PlayerStatus) -> None:
-        if self.callback is not None:
-            self._queue.put(status)
+        if self.callback is None:
+            return
+        if self._thread is None:
+            with self._lock:
+                if self._thread is None:
+                    self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                    self._thread.start()
+        self._queue.put(status)
 
     def _run(self) -> None:
         while True:
@@ -180,7 +187,8 @@ class _Notifier:
                     callback(status)
 
     def close(self) -> None:
-        self._queue.put(None)
+        if self._thread is not None:
+            self._queue.put(None)
 
 
 class _Settings:
