@@ -43,10 +43,20 @@ class LoadProgress(Message):
 class RowsLoaded(Message):
     """Every row with all its columns, plus the store's problems (unreadable entries)."""
 
-    def __init__(self, rows: list[Row], problems: list[str]) -> None:
+    def __init__(
+        self,
+        rows: list[Row],
+        problems: list[str],
+        picks: dict[str, Pick],
+        rejects: dict[str, Reject],
+    ) -> None:
         super().__init__()
         self.rows = rows
         self.problems = problems
+        self.picks = picks
+        self.rejects = rejects
+        self.generation = 0
+        """The screen's decision counter when the decisions were read."""
 
 
 class StoreChanged(Message):

@@ -387,9 +387,10 @@ class AuditionScreen(Screen[None]):
     def _load(self) -> None:
         """List ids (instant first paint), then fill every column from the index."""
         store = self.store
-        token = store.change_token()
         ids = store.candidate_ids()
         self.post_message(IdsListed(ids, store.picks(), store.rejects()))
+        # Taken before the rows are read, so a write during the load shows on the next poll.
+        token = store.change_token()
         last = 0.0
 
         def progress(done: int, total: int) -> None:
@@ -402,10 +403,13 @@ class AuditionScreen(Screen[None]):
         rows = store.rows(progress=progress)
         problems = [str(p) for p in store.problems()]
         self._token = token
-        self.post_message(RowsLoaded(rows, problems))
+        generation = self._generation
+        message = RowsLoaded(rows, problems, store.picks(), store.rejects())
+        message.generation = generation
+        self.post_message(message)
 
     def on_ids_listed(self, message: IdsListed) -> None:
-        self.listing.set_ids(message.ids)
+        self.listing.set_ids(list(message.ids))
         self.listing.decisions.picks = dict(message.picks)
         self.listing.decisions.rejects = dict(message.rejects)
         self._loading = f"columns 0/{len(message.ids):,}"
@@ -421,6 +425,9 @@ class AuditionScreen(Screen[None]):
         # provisional file-name order put under the cursor.
         keep = self.current_id if self._user_moved else self._restore_cursor
         self.listing.set_rows(message.rows)
+        if message.generation == self._generation:  # else our own newer decisions win
+            self.listing.decisions.picks = dict(message.picks)
+            self.listing.decisions.rejects = dict(message.rejects)
         self._loaded = True
         self._loading = ""
         self._reapply(keep=keep)

@@ -7,7 +7,7 @@ re-applies it when rows, decisions or view settings change.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,40 +106,70 @@ class Listing:
     """All rows of a session plus the filtered, sorted ``view`` shown by the list."""
 
     def __init__(self) -> None:
+        self.ids: list[str] = []
+        """Every candidate id, in the default (rank) order."""
         self.rows: dict[str, Row] = {}
+        """The list columns by id; empty until loaded (first paint has ids only)."""
         self.decisions = Decisions()
         self.view: list[str] = []
         self._search: dict[str, str] = {}
+        self._ids_set: set[str] | None = None
 
-    def set_ids(self, ids: Iterable[str]) -> None:
-        """First paint: rows known only by id (``Row.complete`` False), in the given order."""
-        self.rows = {sid: Row(sound_id=sid, rank=i, complete=False) for i, sid in enumerate(ids)}
+    @property
+    def total(self) -> int:
+        return len(self.ids)
+
+    def contains(self, sound_id: str) -> bool:
+        if self._ids_set is None:
+            self._ids_set = set(self.ids)
+        return sound_id in self._ids_set
+
+    def set_ids(self, ids: list[str]) -> None:
+        """First paint: ids only (no Row objects: 100k of them would delay the paint);
+        rows render as pending until :meth:`set_rows`."""
+        self.ids = ids
+        self.rows = {}
+        self._ids_set = None
         self._search.clear()
 
-    def set_rows(self, rows: Iterable[Row]) -> None:
+    def set_rows(self, rows: list[Row]) -> None:
+        # The store returns rows in rank order; keep it so the default sort is a copy.
+        if any(rows[i].rank > rows[i + 1].rank for i in range(len(rows) - 1)):
+            rows = sorted(rows, key=lambda r: (r.rank, r.sound_id))
         self.rows = {row.sound_id: row for row in rows}
+        self.ids = list(self.rows)
+        self._ids_set = None
         self._search.clear()
 
-    def _text(self, row: Row) -> str:
-        text = self._search.get(row.sound_id)
+    def _text(self, sound_id: str) -> str:
+        text = self._search.get(sound_id)
         if text is None:
+            row = self.rows.get(sound_id)
+            if row is None:
+                return sound_id.lower()  # not loaded yet: only the id is known
             text = "\n".join((row.caption, " ".join(row.tags), row.sound_id, row.source)).lower()
-            self._search[row.sound_id] = text
+            self._search[sound_id] = text
         return text
 
     def apply(self, settings: ViewSettings) -> list[str]:
         """Recompute and return ``view`` for ``settings``."""
-        rows: Iterable[Row] = self.rows.values()
+        ids: list[str] = self.ids
         wanted = settings.status_filter
         if wanted != "all":
             status = Status(wanted)
             decisions = self.decisions
-            rows = [row for row in rows if decisions.status(row.sound_id) is status]
+            ids = [sid for sid in ids if decisions.status(sid) is status]
         terms = settings.query.lower().split()
         if terms:
             text = self._text
-            rows = [row for row in rows if all(term in text(row) for term in terms)]
-        self.view = [row.sound_id for row in sorted(rows, key=self._sort_key(settings.sort))]
+            ids = [sid for sid in ids if all(term in text(sid) for term in terms)]
+        if settings.sort == "rank" or not self.rows:
+            self.view = list(ids)  # ids are kept in rank order
+        else:
+            rows = self.rows
+            pending = Row("", rank=len(rows), complete=False)
+            key = self._sort_key(settings.sort)
+            self.view = sorted(ids, key=lambda sid: key(rows.get(sid) or pending))
         return self.view
 
     def _sort_key(self, sort: str) -> Any:
@@ -180,10 +210,10 @@ class Listing:
 
     def counts(self) -> tuple[int, int, int, int]:
         """(picked, rejected, undecided, total) over the session's candidates."""
-        rows = self.rows
-        picked = sum(1 for sid in self.decisions.picks if sid in rows)
-        rejected = sum(1 for sid in self.decisions.rejects if sid in rows)
-        total = len(rows)
+        contains = self.contains
+        picked = sum(1 for sid in self.decisions.picks if contains(sid))
+        rejected = sum(1 for sid in self.decisions.rejects if contains(sid))
+        total = len(self.ids)
         return picked, rejected, total - picked - rejected, total
 
     def picks_cost(self) -> float:

@@ -85,3 +85,12 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
     assert all(ids) and len(set(ids)) == len(ids)
     assert all(b.tooltip for b in ALL_BINDINGS)
     assert all(i == i.lower() and " " not in i for i in ids if i)  # kebab-case
+
+
+def test_readme_keys_table_lists_every_binding() -> None:
+    from foley_tui.screens.audition import ALL_BINDINGS
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Keys", 1)[1].split("\n## ", 1)[0]
+    missing = [b.id for b in ALL_BINDINGS if f"`{b.id}`" not in section]
+    assert not missing, f"README Keys table lacks {missing}"
