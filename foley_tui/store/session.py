@@ -15,6 +15,7 @@ import atexit
 import contextlib
 import math
 import os
+import stat as stat_mod
 import threading
 import time
 import weakref
@@ -316,8 +317,9 @@ class SessionStore:
         self._meta_dirty = False
         self._meta_written = 0.0
         # (ino, mtime_ns, size) -> parsed dict, per namespace, for cheap re-reads.
+        # file name -> ((ino, mtime_ns, size), parsed dict or None if unreadable, key)
         self._decision_cache: dict[
-            str, dict[str, tuple[tuple[int, int, int], dict[str, Any] | None]]
+            str, dict[str, tuple[tuple[int, int, int], dict[str, Any] | None, str]]
         ] = {
             "picks": {},
             "rejects": {},
@@ -397,7 +399,7 @@ class SessionStore:
             return out
         cache = self._decision_cache[name]
         started = time.time_ns()
-        fresh: dict[str, tuple[tuple[int, int, int], dict[str, Any] | None]] = {}
+        fresh: dict[str, tuple[tuple[int, int, int], dict[str, Any] | None, str]] = {}
         failed: list[tuple[str, str, tuple[int, int, int]]] = []
         out_map: dict[str, dict[str, Any]] = {}
         problems: list[StoreProblem] = []
@@ -407,45 +409,49 @@ class SessionStore:
             self._scan_problems[name] = []
             self._decision_cache[name] = {}
             return []
-        with iterator:
-            for entry in iterator:
-                fname = entry.name
-                if fname.startswith("."):
-                    continue
-                decoded = decode_name(fname)
-                if decoded is None:
-                    problems.append(
-                        StoreProblem(
-                            name, fname, entry.path, "foreign file name (foley cannot read it)"
+        dir_fd = os.open(ns.path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            with iterator:
+                for entry in iterator:
+                    fname = entry.name
+                    if fname[0] == ".":
+                        continue
+                    hit = cache.get(fname)
+                    try:  # fstatat: no path walk per file
+                        st = os.stat(fname, dir_fd=dir_fd, follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue
+                    stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+                    if hit is not None and hit[0] == stamp:
+                        if hit[1] is not None:
+                            out_map[hit[2]] = hit[1]
+                        fresh[fname] = hit  # a known-unreadable file stays reported
+                        continue
+                    decoded = decode_name(fname)
+                    if decoded is None:
+                        problems.append(
+                            StoreProblem(
+                                name, fname, entry.path, "foreign file name (foley cannot read it)"
+                            )
                         )
-                    )
-                    continue
-                key = decoded
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except FileNotFoundError:
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    problems.append(StoreProblem(name, key, entry.path, "a folder, not a file"))
-                    continue
-                stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
-                hit = cache.get(fname)
-                if hit is not None and hit[0] == stamp:
-                    if hit[1] is not None:
-                        out_map[key] = hit[1]
-                    fresh[fname] = hit  # a known-unreadable file stays reported, unretried
-                    continue
-                try:
-                    value = read_object(entry.path, retry=False)
-                except FileNotFoundError:
-                    continue
-                except (DecodeError, OSError):
-                    failed.append((fname, key, stamp))
-                    continue
-                out_map[key] = value
-                self._clear_problem(name, key)
-                if st.st_mtime_ns < started - RACY_NS:
-                    fresh[fname] = (stamp, value)
+                        continue
+                    key = decoded
+                    if stat_mod.S_ISDIR(st.st_mode):
+                        problems.append(StoreProblem(name, key, entry.path, "a folder, not a file"))
+                        continue
+                    try:
+                        value = read_object(entry.path, retry=False)
+                    except FileNotFoundError:
+                        continue
+                    except (DecodeError, OSError):
+                        failed.append((fname, key, stamp))
+                        continue
+                    out_map[key] = value
+                    self._clear_problem(name, key)
+                    if st.st_mtime_ns < started - RACY_NS:
+                        fresh[fname] = (stamp, value, key)
+        finally:
+            os.close(dir_fd)
         # One shared retry window (~50 ms) for every file that failed, not 50 ms each.
         for delay in (*RETRY_DELAYS, None):
             if not failed:
@@ -461,7 +467,7 @@ class SessionStore:
                     if delay is None:  # out of retries: report it, remember it by stamp
                         self._note(StoreProblem(name, key, path, _reason(exc)))
                         if stamp[1] < started - RACY_NS:
-                            fresh[fname] = (stamp, None)
+                            fresh[fname] = (stamp, None, key)
                     still.append((fname, key, stamp))
                     continue
                 out_map[key] = value
