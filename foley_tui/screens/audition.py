@@ -10,6 +10,7 @@ messages; the main thread applies them.
 from __future__ import annotations
 
 import importlib.util
+import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
@@ -35,7 +36,7 @@ from foley_tui.messages import (
     SourceResolved,
     StoreChanged,
 )
-from foley_tui.model import LAYERS, Pick, Reject, Status, ValidationError
+from foley_tui.model import LAYERS, Pick, Reject, Row, Status, ValidationError
 from foley_tui.screens.help import HelpEntry, HelpScreen
 from foley_tui.screens.onset import OnsetChoice, OnsetScreen
 from foley_tui.screens.reason import RejectReasonScreen
@@ -328,6 +329,7 @@ class AuditionScreen(Screen[None]):
         self._user_moved = False
         self._binding_state: tuple[bool, ...] = ()
         self._details_pending = False
+        self._stamp: int | None = None
         self._audio_checked = False
 
     # -- layout ------------------------------------------------------------------------
@@ -400,6 +402,7 @@ class AuditionScreen(Screen[None]):
                 last = now
                 self.post_message(LoadProgress(done, total))
 
+        self._stamp = self._candidates_stamp()
         rows = store.rows(progress=progress)
         problems = [str(p) for p in store.problems()]
         self._token = token
@@ -459,13 +462,30 @@ class AuditionScreen(Screen[None]):
             return
         picks = self.store.picks()
         rejects = self.store.rejects()
-        rows = self.store.rows()
-        current = self.listing.rows
-        same = len(rows) == len(current) and all(current.get(r.sound_id) == r for r in rows)
+        stamp = self._candidates_stamp()
+        rows: list[Row] | None = None
+        if stamp is None or stamp != self._stamp or self.listing.total <= 5000:
+            # Re-listing a big session costs seconds: only when candidates were added or
+            # removed (the folder changed), not after every pick.
+            rows = self.store.rows()
+            current = self.listing.rows
+            if len(rows) == len(current) and all(current.get(r.sound_id) == r for r in rows):
+                rows = None
+        self._stamp = stamp
         problems = [str(p) for p in self.store.problems()]
-        self.post_message(
-            StoreChanged(token, generation, None if same else rows, picks, rejects, problems)
-        )
+        self.post_message(StoreChanged(token, generation, rows, picks, rejects, problems))
+
+    def _candidates_stamp(self) -> int | None:
+        """The mtime of foley's ``candidates/`` folder (changes when a file is added or
+        removed); None when the store is not on disk."""
+        data_dir = self.store.data_dir
+        if data_dir is None:
+            return None
+        folder = data_dir / "sessions" / self.store.session_id / "candidates"
+        try:
+            return os.stat(folder).st_mtime_ns
+        except OSError:
+            return None
 
     def on_store_changed(self, message: StoreChanged) -> None:
         if message.generation != self._generation:

@@ -96,15 +96,23 @@ def session(data_dir: Path) -> Session:
     return Session(data_dir, service, session_id)
 
 
+async def settle(pilot: Pilot[Any]) -> None:
+    """Wait until loading, details and waveform work is done (the poll may still tick)."""
+    app = pilot.app
+    for _ in range(100):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.audition  # type: ignore[attr-defined]
+        busy = any(w.is_running and w.group != "poll" for w in app.workers)
+        if screen is not None and screen._loaded and not screen._details_pending and not busy:
+            return
+
+
 async def ready(pilot: Pilot[Any]) -> AuditionScreen:
     """Wait until the session is listed and every column is loaded."""
-    app = pilot.app
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    screen = app.screen
+    await settle(pilot)
+    screen = pilot.app.screen
     assert isinstance(screen, AuditionScreen)
     return screen
 

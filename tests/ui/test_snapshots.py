@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from tests.fakes import FakePlayer
-from tests.ui.conftest import IDS, Session, ready
+from tests.ui.conftest import IDS, Session, ready, settle
 
 Compare = Callable[..., bool]
 
@@ -25,7 +25,7 @@ def steps(*keys: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
         await ready(pilot)
         if keys:
             await pilot.press(*keys)
-        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)
         for widget in pilot.app.screen.query(Input):
             widget.cursor_blink = False  # a blinking cursor makes snapshots flaky
         await pilot.pause()
