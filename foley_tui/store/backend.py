@@ -26,7 +26,9 @@ from foley_tui.store.files import atomic_write, fsync_dir, read_object
 STATE_DIR = ".foley-tui"
 META_FILE = "meta.json"
 JOURNAL_FILE = "journal.jsonl"
-INDEX_FILE = "index.json"
+INDEX_FILE = "index.bin"
+#: The JSON index of earlier versions: removed when the current one is written.
+LEGACY_INDEX_FILES = ("index.json",)
 LOCK_FILE = "lock"
 
 
@@ -124,7 +126,7 @@ class MemoryState(StateBackend):
 
 
 class FileState(StateBackend):
-    """Our state in ``<session>/.foley-tui/``: meta.json, journal.jsonl, index.json, lock."""
+    """Our state in ``<session>/.foley-tui/``: meta.json, journal.jsonl, index.bin, lock."""
 
     def __init__(self, session_path: str | os.PathLike[str]) -> None:
         self.session_path = os.fspath(session_path)
@@ -253,19 +255,21 @@ class FileState(StateBackend):
                         if now - entry.stat(follow_symlinks=False).st_mtime > older_than_s:
                             os.unlink(entry.path)
 
-    def read_index(self) -> Any:
+    def read_index(self) -> bytes | None:
         try:
             with open(self._file(INDEX_FILE), "rb") as fh:
-                return json.loads(fh.read())
+                return fh.read()
         except FileNotFoundError:
             return None
-        except (ValueError, OSError):
-            # The index is only a cache: a damaged one is rebuilt from the files.
+        except OSError:
+            # The index is only a cache: an unreadable one is rebuilt from the files.
             return None
 
     def write_index(self, index: Any) -> None:
         self.ensure()
         self._sweep_stale_temps()
-        data = json.dumps(index, separators=(",", ":"), allow_nan=False).encode()
         # Atomic but not fsync'd: a lost index costs one re-scan, never data.
-        atomic_write(self._file(INDEX_FILE), data, durable=False)
+        atomic_write(self._file(INDEX_FILE), bytes(index), durable=False)
+        for name in LEGACY_INDEX_FILES:
+            with contextlib.suppress(OSError):
+                os.unlink(self._file(name))

@@ -163,12 +163,12 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
         return StoreProblem(self.namespace, key, path, reason)
 
     def scan(
-        self, *, stat: bool = True, known: Mapping[str, Any] | None = None
+        self, *, stat: bool = True, known: Mapping[str, str] | None = None
     ) -> tuple[list[ScanEntry], list[StoreProblem]]:
         """All canonical entries with (mtime_ns, size), and the foreign names found.
 
-        ``known`` maps file names already decoded (the index) to rows whose item 5 is the
-        key: decoding 100k names costs about a second, a dict lookup almost nothing.
+        ``known`` maps file names already decoded (the index) to their keys: decoding
+        100k names costs about a second, a dict lookup almost nothing.
         """
         entries: list[ScanEntry] = []
         problems: list[StoreProblem] = []
@@ -186,7 +186,7 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
                     if name[0] == ".":
                         continue
                     hit = known.get(name) if known is not None else None
-                    key = hit[5] if hit is not None else decode_name(name)
+                    key = hit if hit is not None else decode_name(name)
                     if key is None:
                         problems.append(
                             self._problem(
@@ -210,61 +210,6 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
                 os.close(dir_fd)
         self.problems = problems
         return entries, problems
-
-    def scan_changes(
-        self, known: Mapping[str, list[Any]], racy_before: int
-    ) -> tuple[dict[str, list[Any]], list[ScanEntry], list[StoreProblem]]:
-        """Compare the folder with an index in one pass: (unchanged index items by name,
-        entries to re-read, foreign names). An item is unchanged when its (mtime_ns,
-        size) (items 1, 2) match and the file is older than ``racy_before``; item 5 is
-        its decoded key. One loop and no per-file object for the common case: this is
-        the hot path of opening a 100k session."""
-        unchanged: dict[str, list[Any]] = {}
-        todo: list[ScanEntry] = []
-        problems: list[StoreProblem] = []
-        try:
-            iterator = os.scandir(self.path)
-        except FileNotFoundError:
-            return unchanged, todo, problems
-        dir_fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
-        stat = os.stat
-        get = known.get
-        try:
-            with iterator:
-                for entry in iterator:
-                    name = entry.name
-                    if name[0] == ".":
-                        continue
-                    item = get(name)
-                    key = item[5] if item is not None else decode_name(name)
-                    if key is None:
-                        problems.append(
-                            self._problem(
-                                name, entry.path, "foreign file name (foley cannot read it)"
-                            )
-                        )
-                        continue
-                    if entry.is_dir(follow_symlinks=False):
-                        problems.append(self._problem(key, entry.path, "a folder, not a file"))
-                        continue
-                    try:
-                        st = stat(name, dir_fd=dir_fd, follow_symlinks=False)
-                    except FileNotFoundError:
-                        continue
-                    mtime = st.st_mtime_ns
-                    if (
-                        item is not None
-                        and item[1] == mtime
-                        and item[2] == st.st_size
-                        and mtime < racy_before
-                    ):
-                        unchanged[name] = item
-                    else:
-                        todo.append(ScanEntry(key, name, mtime, st.st_size))
-        finally:
-            os.close(dir_fd)
-        self.problems = problems
-        return unchanged, todo, problems
 
     def read(self, key: str, *, retry: bool = True) -> dict[str, Any]:
         path = self.file_of(key)

@@ -43,15 +43,13 @@ from foley_tui.store.errors import StoreProblem, StoreWriteError
 from foley_tui.store.files import (
     RETRY_DELAYS,
     FileNamespace,
-    ScanEntry,
     UnreadableEntry,
     read_object,
 )
+from foley_tui.store.index import CandidateIndex, scan_digest, scan_stats
 
 #: Version of our metadata/journal/export formats.
 SCHEMA_VERSION = 1
-#: Version of the on-disk candidate index layout (a mismatch rebuilds it).
-INDEX_VERSION = 2
 #: A file modified this close to our scan may still change within the same timestamp
 #: tick without changing size (file-system clocks are coarse): re-read it next time.
 RACY_NS = 50_000_000
@@ -187,22 +185,6 @@ def candidate_key(data: Mapping[str, Any]) -> str | None:
     return None
 
 
-# Row columns kept in the index, after (name, mtime_ns, size, order_ns, unreadable, key).
-_ROW_FIELDS = (
-    "caption",
-    "duration_s",
-    "source",
-    "license_id",
-    "tags",
-    "score",
-    "cost_usd",
-    "origin",
-    "sample_rate",
-    "channels",
-    "format",
-)
-
-
 def _num(value: object) -> float | None:
     if value is None or value is True or value is False:
         return None
@@ -324,8 +306,7 @@ class SessionStore:
             "picks": {},
             "rejects": {},
         }
-        self._index: dict[str, list[Any]] | None = None
-        self._index_scanned_ns = 0
+        self._index: CandidateIndex | None = None
         self._candidate_count_hint = 0
         _live_stores.add(self)
 
@@ -955,8 +936,9 @@ class SessionStore:
         if isinstance(self.candidates, FileNamespace):
             # The index maps names to keys (a pure function of the name, so even a stale
             # index is right); keep it loaded: rows() comes next and reuses it.
-            self._index = self._load_index()
-            entries, problems = self.candidates.scan(stat=False, known=self._index)
+            index = self._load_index()
+            known = index.key_of_name() if index is not None else None
+            entries, problems = self.candidates.scan(stat=False, known=known)
             self._scan_problems["candidates"] = problems
             return sorted(e.key for e in entries)
         return self._names(self.candidates, "candidates")
@@ -987,125 +969,131 @@ class SessionStore:
                 progress(rank + 1, len(keys))
         return rows
 
-    def _load_index(self) -> dict[str, list[Any]]:
-        if self._index is not None:
-            return self._index
-        raw = self.state.read_index()
-        index: dict[str, list[Any]] = {}
-        if (
-            isinstance(raw, dict)
-            and raw.get("version") == INDEX_VERSION
-            and isinstance(raw.get("rows"), list)
-            and isinstance(raw.get("scanned_ns"), int)
-        ):
-            width = 6 + len(_ROW_FIELDS)
-            for item in raw["rows"]:
-                if (
-                    isinstance(item, list)
-                    and len(item) == width
-                    and isinstance(item[0], str)
-                    and isinstance(item[5], str)
-                ):
-                    index[item[0]] = item
-            self._index_scanned_ns = raw["scanned_ns"]
-        return index
+    def _load_index(self) -> CandidateIndex | None:
+        if self._index is None:
+            raw = self.state.read_index()
+            # A damaged or foreign index reads as none: it is only a cache, rebuilt.
+            self._index = CandidateIndex.from_bytes(raw) if isinstance(raw, bytes) else None
+        return self._index
 
     def _rows_indexed(
         self, ns: FileNamespace, progress: Callable[[int, int], None] | None
     ) -> list[Row]:
         started = time.time_ns()
         old = self._load_index()
-        new, todo, problems = ns.scan_changes(old, self._index_scanned_ns - RACY_NS)
-        self._scan_problems["candidates"] = problems
-        self._candidate_count_hint = len(new) + len(todo)
-        for item in new.values():
-            if item[4] is not None:  # unreadable last time and unchanged since
-                path = os.path.join(ns.path, item[0])
-                self._note(StoreProblem("candidates", item[5], path, str(item[4])))
-        changed = bool(todo) or len(new) != len(old)
+        names, mtimes, sizes = scan_stats(ns.path)
+        digest = scan_digest(names, mtimes, sizes)
+        self._candidate_count_hint = len(names)
+        if (
+            old is not None
+            and digest == old.digest
+            and (not mtimes or max(mtimes) < old.scanned_ns - RACY_NS)
+        ):
+            # Same names, mtimes and sizes in the same order, none young enough to change
+            # within a clock tick: the stored rows are exact. The hot path of opening.
+            self._index_problems(ns, old)
+            if progress is not None:
+                progress(0, 0)
+            return old.rows()
+        index = self._rebuild_index(ns, old, names, mtimes, sizes, started, digest, progress)
+        self._index = index
+        self._index_problems(ns, index)
+        if old is not None or names:
+            with contextlib.suppress(OSError):
+                self.state.write_index(index.to_bytes())
+        return index.rows()
+
+    def _index_problems(self, ns: FileNamespace, index: CandidateIndex) -> None:
+        """Report the index's foreign names, folders and unreadable rows as problems."""
+        self._scan_problems["candidates"] = [
+            StoreProblem("candidates", key, os.path.join(ns.path, name), reason)
+            for key, name, reason in index.problems
+        ]
+        unreadable = index.unreadable
+        if unreadable.count(None) != len(unreadable):
+            names = index.names
+            for i, reason in enumerate(unreadable):
+                if reason is not None:
+                    path = os.path.join(ns.path, names[i])
+                    self._note(StoreProblem("candidates", index.keys[i], path, reason))
+        if any(ns_name == "candidates" for ns_name, _ in self._problems):
+            present = set(index.keys)  # drop problems of files now gone
+            for ns_name, key in list(self._problems):
+                if ns_name == "candidates" and key not in present:
+                    del self._problems[(ns_name, key)]
+
+    def _rebuild_index(
+        self,
+        ns: FileNamespace,
+        old: CandidateIndex | None,
+        names: list[str],
+        mtimes: list[int],
+        sizes: list[int],
+        started: int,
+        digest: bytes,
+        progress: Callable[[int, int], None] | None,
+    ) -> CandidateIndex:
+        """Compare the scan with the index file by file; parse only new/changed files."""
+        positions = old.positions() if old is not None else {}
+        racy_before = old.scanned_ns - RACY_NS if old is not None else 0
+        rows: list[tuple[Any, ...]] = []
+        todo: list[tuple[str, str, int, int, int]] = []  # key, name, mtime, size, order
+        problems: list[tuple[str, str, str]] = []
+        for name, mtime, size in zip(names, mtimes, sizes, strict=True):
+            i = positions.get(name)
+            if old is not None and i is not None:
+                if old.mtimes[i] == mtime and old.sizes[i] == size and mtime < racy_before:
+                    rows.append(old.row_tuple(i))
+                    continue
+                todo.append((old.keys[i], name, mtime, size, old.orders[i]))
+                continue
+            key = decode_name(name)
+            if key is None:
+                problems.append((name, name, "foreign file name (foley cannot read it)"))
+                continue
+            todo.append((key, name, mtime, size, mtime))
         total = len(todo)
-        failed: list[ScanEntry] = []
-        for done, entry in enumerate(todo):
-            prior = old.get(entry.name)
-            order = prior[3] if prior is not None else entry.mtime_ns
-            path = os.path.join(ns.path, entry.name)
+        failed: list[tuple[str, str, int, int, int]] = []
+        for done, (key, name, mtime, size, order) in enumerate(todo):
             try:
-                data = read_object(path, retry=False)
+                data = read_object(os.path.join(ns.path, name), retry=False)
             except FileNotFoundError:
                 continue
-            except (DecodeError, OSError):
-                failed.append(entry)
-                new[entry.name] = [
-                    entry.name,
-                    entry.mtime_ns,
-                    entry.size,
-                    order,
-                    "unreadable",
-                    entry.key,
-                    *_EMPTY_VALUES,
-                ]
+            except IsADirectoryError:
+                problems.append((key, name, "a folder, not a file"))
                 continue
-            new[entry.name] = [
-                entry.name,
-                entry.mtime_ns,
-                entry.size,
-                order,
-                None,
-                entry.key,
-                *_row_values(data),
-            ]
-            self._clear_problem("candidates", entry.key)
+            except (DecodeError, OSError):
+                failed.append((key, name, mtime, size, order))
+                continue
+            rows.append((order, name, mtime, size, None, key, *_row_values(data)))
+            self._clear_problem("candidates", key)
             if progress is not None and done % 1000 == 0:
                 progress(done, total)
-        if failed:  # one shared retry window (~50 ms) for every file that failed
-            for delay in RETRY_DELAYS:
-                time.sleep(delay)
-                still: list[ScanEntry] = []
-                for entry in failed:
-                    path = os.path.join(ns.path, entry.name)
-                    item = new[entry.name]
-                    try:
-                        data = read_object(path, retry=False)
-                    except FileNotFoundError:
-                        new.pop(entry.name, None)
-                        continue
-                    except (DecodeError, OSError):
-                        still.append(entry)
-                        continue
-                    new[entry.name] = [*item[:4], None, entry.key, *_row_values(data)]
-                    self._clear_problem("candidates", entry.key)
-                failed = still
-                if not failed:
-                    break
-            for entry in failed:
-                path = os.path.join(ns.path, entry.name)
+        # One shared retry window (~50 ms) for every file that failed, not 50 ms each.
+        for delay in (*RETRY_DELAYS, None):
+            if not failed:
+                break
+            still = []
+            for key, name, mtime, size, order in failed:
+                path = os.path.join(ns.path, name)
                 try:
-                    read_object(path, retry=False)
-                    reason = "unreadable"
+                    data = read_object(path, retry=False)
+                except FileNotFoundError:
+                    continue
                 except (DecodeError, OSError) as exc:
-                    reason = str(exc)
-                new[entry.name][4] = reason
-                self._note(StoreProblem("candidates", entry.key, path, reason))
+                    if delay is None:  # out of retries: an unreadable row, reported
+                        reason = _reason(exc)
+                        rows.append((order, name, mtime, size, reason, key, *_EMPTY_VALUES))
+                    still.append((key, name, mtime, size, order))
+                    continue
+                rows.append((order, name, mtime, size, None, key, *_row_values(data)))
+                self._clear_problem("candidates", key)
+            failed = still
+            if failed and delay is not None:
+                time.sleep(delay)
         if progress is not None:
             progress(total, total)
-        if any(ns_name == "candidates" for ns_name, _ in self._problems):
-            names = {item[5] for item in new.values()}  # drop problems of files now gone
-            for ns_name, key in list(self._problems):
-                if ns_name == "candidates" and key not in names:
-                    del self._problems[(ns_name, key)]
-        if changed:
-            ordered = sorted(new.values(), key=lambda item: (item[3], item[0]))
-            self._index = {item[0]: item for item in ordered}
-            self._index_scanned_ns = started
-            with contextlib.suppress(OSError):
-                # Stored in rank order, so an unchanged session needs no sort next time.
-                self.state.write_index(
-                    {"version": INDEX_VERSION, "scanned_ns": started, "rows": ordered}
-                )
-        else:
-            ordered = list(old.values())  # stored in rank order
-            self._index = old
-        return [_make_row(item[5], rank, item[6:], item[4]) for rank, item in enumerate(ordered)]
+        return CandidateIndex.from_rows(rows, scanned_ns=started, digest=digest, problems=problems)
 
 
 def _reason(exc: BaseException) -> str:

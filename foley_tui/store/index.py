@@ -1,0 +1,374 @@
+"""The compact per-session candidate index: columns, its file format, and the scan check.
+
+Opening a 100k session must not parse 100k JSON files, nor 100k small JSON arrays: the
+index is stored as *columns* (one marshal tuple per list column, the per-file stats as
+packed 64-bit arrays, the file names as one NUL-joined string split only when needed),
+so loading it builds the Row values and nothing else. Repeated values (sources,
+licences, tags) are shared objects, which marshal stores once and loads once.
+
+Validation is one pass over the folder: every non-hidden name with its (mtime_ns, size)
+from ``fstatat``, in directory order, hashed into a digest. When the digest equals the
+one stored with the index (and no file is young enough to change within one clock
+tick) nothing changed and the stored rows are returned as they are; otherwise the
+caller compares file by file and re-parses only what changed.
+
+The file is ours, in our hidden folder, but it is still only a cache: it carries a magic
+header and a BLAKE2b checksum of its payload, is type-checked column by column after
+loading, and anything unexpected reads as "no index" (a rebuild), never as a crash.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import array
+import hashlib
+import marshal
+import os
+from collections.abc import Iterable, Sequence
+from itertools import chain, repeat
+from typing import Any
+
+from foley_tui.model import Row
+
+#: File header: magic plus the layout version (a mismatch rebuilds the index).
+MAGIC = b"FOLEYTUI-INDEX\x00\x03"
+_DIGEST_SIZE = 32
+
+#: Value columns, in Row field order after (sound_id, rank), with the types they may hold.
+VALUE_COLUMNS: tuple[tuple[str, frozenset[type]], ...] = (
+    ("caption", frozenset({str})),
+    ("duration_s", frozenset({float, type(None)})),
+    ("source", frozenset({str})),
+    ("license_id", frozenset({str})),
+    ("tags", frozenset({tuple})),
+    ("score", frozenset({float, type(None)})),
+    ("cost_usd", frozenset({float, type(None)})),
+    ("origin", frozenset({str})),
+    ("sample_rate", frozenset({int, type(None)})),
+    ("channels", frozenset({int, type(None)})),
+    ("format", frozenset({str})),
+)
+_TAGS = 4
+_WIDTH = len(VALUE_COLUMNS)
+
+
+def scan_stats(path: str) -> tuple[list[str], list[int], list[int]]:
+    """Every non-hidden name of a folder with its (mtime_ns, size), in directory order.
+
+    One ``fstatat`` per entry relative to the open folder (no path walk per file). A
+    file that vanishes meanwhile is left out. A missing folder is empty.
+    """
+    names: list[str] = []
+    mtimes: list[int] = []
+    sizes: list[int] = []
+    try:
+        dir_fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return names, mtimes, sizes
+    add_name, add_mtime, add_size = names.append, mtimes.append, sizes.append
+    try:
+        # scandir of a descriptor: DirEntry.stat() is an fstatat relative to it, and it
+        # is a little cheaper per call than os.stat(name, dir_fd=...) with keywords.
+        with os.scandir(dir_fd) as iterator:
+            for entry in iterator:
+                name = entry.name
+                if name[0] == ".":
+                    continue
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue
+                add_name(name)
+                add_mtime(st.st_mtime_ns)
+                add_size(st.st_size)
+    finally:
+        os.close(dir_fd)
+    return names, mtimes, sizes
+    dir_fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    stat = os.stat
+    add_name, add_mtime, add_size = names.append, mtimes.append, sizes.append
+    try:
+        with iterator:
+            for entry in iterator:
+                name = entry.name
+                if name[0] == ".":
+                    continue
+                try:
+                    st = stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                except FileNotFoundError:
+                    continue
+                add_name(name)
+                add_mtime(st.st_mtime_ns)
+                add_size(st.st_size)
+    finally:
+        os.close(dir_fd)
+    return names, mtimes, sizes
+
+
+def scan_digest(names: Sequence[str], mtimes: Sequence[int], sizes: Sequence[int]) -> bytes:
+    """A stable digest of a scan (names, mtimes and sizes, in order): a few ms at 100k."""
+    digest = hashlib.blake2b(digest_size=_DIGEST_SIZE)
+    digest.update(len(names).to_bytes(8, "little"))
+    digest.update("\0".join(names).encode("utf-8", "surrogateescape"))
+    digest.update(array.array("q", mtimes).tobytes())
+    digest.update(array.array("q", sizes).tobytes())
+    return digest.digest()
+
+
+class CandidateIndex:
+    """The index in memory: per-row columns in rank order (first-seen mtime, then name).
+
+    ``values`` holds the eleven Row value columns (see :data:`VALUE_COLUMNS`). ``problems``
+    are the foreign names and folders the scan that built it found, as (key, name,
+    reason): unchanged folder, unchanged problems.
+    """
+
+    __slots__ = (
+        "_names",
+        "_names_blob",
+        "_positions",
+        "digest",
+        "keys",
+        "mtimes",
+        "orders",
+        "problems",
+        "scanned_ns",
+        "sizes",
+        "unreadable",
+        "values",
+    )
+
+    def __init__(
+        self,
+        *,
+        scanned_ns: int,
+        digest: bytes,
+        names: list[str] | None,
+        names_blob: str | None,
+        mtimes: array.array[int],
+        sizes: array.array[int],
+        orders: array.array[int],
+        unreadable: Sequence[str | None],
+        keys: Sequence[str],
+        values: Sequence[Sequence[Any]],
+        problems: Sequence[tuple[str, str, str]],
+    ) -> None:
+        self.scanned_ns = scanned_ns
+        self.digest = digest
+        self._names = names
+        self._names_blob = names_blob
+        self.mtimes = mtimes
+        self.sizes = sizes
+        self.orders = orders
+        self.unreadable = unreadable
+        self.keys = keys
+        self.values = values
+        self.problems = problems
+        self._positions: dict[str, int] | None = None
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @property
+    def names(self) -> list[str]:
+        """File names by rank (split from the stored blob on first use)."""
+        if self._names is None:
+            blob = self._names_blob or ""
+            self._names = blob.split("\0") if blob or self.keys else []
+        return self._names
+
+    def positions(self) -> dict[str, int]:
+        """File name -> row position (built once, on the slow path only)."""
+        if self._positions is None:
+            self._positions = dict(zip(self.names, range(len(self.keys)), strict=True))
+        return self._positions
+
+    def key_of_name(self) -> dict[str, str]:
+        """File name -> sound id: decoding 100k names costs ~1 s, this a few ms."""
+        return dict(zip(self.names, self.keys, strict=True))
+
+    def rows(self) -> list[Row]:
+        """Row objects in rank order, built column-wise (no per-row Python loop)."""
+        v = self.values
+        return list(
+            map(
+                Row,
+                self.keys,
+                range(len(self.keys)),
+                *v,
+                repeat(True),
+                self.unreadable,
+            )
+        )
+
+    def row_tuple(self, i: int) -> tuple[Any, ...]:
+        """Row ``i`` as (order, name, mtime, size, unreadable, key, *values)."""
+        return (
+            self.orders[i],
+            self.names[i],
+            self.mtimes[i],
+            self.sizes[i],
+            self.unreadable[i],
+            self.keys[i],
+            *(col[i] for col in self.values),
+        )
+
+    @classmethod
+    def from_rows(
+        cls,
+        rows: Iterable[tuple[Any, ...]],
+        *,
+        scanned_ns: int,
+        digest: bytes,
+        problems: Sequence[tuple[str, str, str]],
+    ) -> CandidateIndex:
+        """Build from (order, name, mtime, size, unreadable, key, *values) tuples (any order)."""
+        ordered = sorted(rows, key=lambda item: (item[0], item[1]))
+        if not ordered:
+            empty: tuple[Any, ...] = ()
+            return cls(
+                scanned_ns=scanned_ns,
+                digest=digest,
+                names=[],
+                names_blob="",
+                mtimes=array.array("q"),
+                sizes=array.array("q"),
+                orders=array.array("q"),
+                unreadable=empty,
+                keys=empty,
+                values=tuple(empty for _ in VALUE_COLUMNS),
+                problems=tuple(problems),
+            )
+        columns = list(zip(*ordered, strict=True))
+        # Floats are not shared: 0.0 == -0.0 would merge two different values.
+        values: list[tuple[Any, ...]] = [
+            tuple(col) if float in allowed else _shared(col)
+            for col, (_, allowed) in zip(columns[6:], VALUE_COLUMNS, strict=True)
+        ]
+        tag_memo: dict[str, str] = {}
+        tuple_memo: dict[tuple[str, ...], tuple[str, ...]] = {}
+        values[_TAGS] = tuple(
+            tuple_memo.setdefault(t, t)
+            for t in (
+                tuple([tag_memo.setdefault(s, s) for s in tags]) for tags in columns[6 + _TAGS]
+            )
+        )
+        return cls(
+            scanned_ns=scanned_ns,
+            digest=digest,
+            names=list(columns[1]),
+            names_blob=None,
+            mtimes=array.array("q", columns[2]),
+            sizes=array.array("q", columns[3]),
+            orders=array.array("q", columns[0]),
+            unreadable=_shared(columns[4]),
+            keys=tuple(columns[5]),
+            values=tuple(values),
+            problems=tuple(problems),
+        )
+
+    # -- file format --------------------------------------------------------------
+    def to_bytes(self) -> bytes:
+        payload = marshal.dumps(
+            (
+                self.scanned_ns,
+                self.digest,
+                "\0".join(self.names),
+                self.mtimes.tobytes(),
+                self.sizes.tobytes(),
+                self.orders.tobytes(),
+                tuple(self.unreadable),
+                tuple(self.keys),
+                tuple(tuple(col) for col in self.values),
+                tuple(tuple(p) for p in self.problems),
+            ),
+            4,
+        )
+        check = hashlib.blake2b(payload, digest_size=_DIGEST_SIZE).digest()
+        return MAGIC + check + payload
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> CandidateIndex | None:
+        """Parse a stored index; None for anything but an intact index we wrote."""
+        head = len(MAGIC) + _DIGEST_SIZE
+        if len(data) < head or not data.startswith(MAGIC):
+            return None
+        payload = memoryview(data)[head:]
+        if hashlib.blake2b(payload, digest_size=_DIGEST_SIZE).digest() != data[len(MAGIC) : head]:
+            return None
+        try:
+            loaded = marshal.loads(payload)
+            return cls._checked(loaded)
+        except Exception:  # a cache: anything odd means "rebuild"
+            return None
+
+    @classmethod
+    def _checked(cls, loaded: Any) -> CandidateIndex | None:
+        if not isinstance(loaded, tuple) or len(loaded) != 10:
+            return None
+        scanned, digest, blob, mtimes, sizes, orders, unreadable, keys, values, problems = loaded
+        if not (
+            type(scanned) is int
+            and type(digest) is bytes
+            and type(blob) is str
+            and type(keys) is tuple
+            and type(unreadable) is tuple
+            and type(values) is tuple
+            and type(problems) is tuple
+            and len(values) == _WIDTH
+        ):
+            return None
+        n = len(keys)
+        if len(unreadable) != n or (blob.count("\0") + 1 if n else 0) != n or (not n and blob):
+            return None
+        packed = []
+        for raw in (mtimes, sizes, orders):
+            if type(raw) is not bytes or len(raw) != 8 * n:
+                return None
+            column = array.array("q")
+            column.frombytes(raw)
+            packed.append(column)
+        if not _types(keys) <= {str} or not _types(unreadable) <= {str, type(None)}:
+            return None
+        for column, (_, allowed) in zip(values, VALUE_COLUMNS, strict=True):
+            if type(column) is not tuple or len(column) != n or not _types(column) <= allowed:
+                return None
+        # Tag tuples are shared objects: check each distinct one once.
+        distinct_tags = {id(tags): tags for tags in values[_TAGS]}.values()
+        if not _types(chain.from_iterable(distinct_tags)) <= {str}:
+            return None
+        for problem in problems:
+            if type(problem) is not tuple or len(problem) != 3 or not _types(problem) <= {str}:
+                return None
+        return cls(
+            scanned_ns=scanned,
+            digest=digest,
+            names=None,
+            names_blob=blob,
+            mtimes=packed[0],
+            sizes=packed[1],
+            orders=packed[2],
+            unreadable=unreadable,
+            keys=keys,
+            values=values,
+            problems=problems,
+        )
+
+
+def _types(values: Iterable[Any]) -> set[type]:
+    return set(map(type, values))
+
+
+def _shared(column: Sequence[Any]) -> tuple[Any, ...]:
+    """The column with equal values as one object (marshal then writes and loads each
+    distinct value once). One memo per column: its values share one type family, so
+    ``1 == 1.0 == True`` cannot merge values of different types."""
+    memo: dict[Any, Any] = {}
+    out = []
+    for value in column:
+        try:
+            out.append(memo.setdefault(value, value))
+        except TypeError:  # unhashable: kept as it is
+            out.append(value)
+    return tuple(out)

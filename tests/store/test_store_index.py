@@ -1,0 +1,132 @@
+"""The columnar candidate index: the fast path gives exactly the rebuilt rows, and a
+damaged or tampered index is rebuilt, never trusted and never a crash."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import marshal
+import os
+from pathlib import Path
+
+import pytest
+
+from foley_tui.store import SessionService
+from foley_tui.store.index import MAGIC, CandidateIndex, scan_digest, scan_stats
+
+from .helpers import candidate
+
+OLD_NS = 1_000_000_000
+
+
+def make_session(data_dir: Path) -> tuple[SessionService, str, Path]:
+    service = SessionService(data_dir)
+    sid = service.create()
+    store = service.get(sid)
+    untagged = candidate("b", caption="bee")
+    untagged["sound"]["tags"] = None
+    store.cache_candidates(
+        [
+            candidate("freesound:1", caption="one"),
+            untagged,
+            candidate("x y/é", caption="odd", cost_estimate_usd=0.25),
+        ]
+    )
+    folder = data_dir / "sessions" / sid / "candidates"
+    (folder / "broken.json").write_bytes(b"{not json")
+    (folder / "foreign name").write_text("x")
+    (folder / "sub.json").mkdir()
+    for i, path in enumerate(sorted(folder.iterdir())):
+        os.utime(path, ns=(OLD_NS * (i + 1),) * 2)  # old: past the racy window
+    return service, sid, data_dir / "sessions" / sid
+
+
+def snapshot(store: object) -> tuple[list[object], list[object]]:
+    rows = store.rows()  # type: ignore[attr-defined]
+    return rows, store.problems()  # type: ignore[attr-defined]
+
+
+def test_fast_path_equals_rebuild(data_dir: Path) -> None:
+    _service, sid, root = make_session(data_dir)
+    first_rows, first_problems = snapshot(SessionService(data_dir).get(sid))
+    assert (root / ".foley-tui" / "index.bin").exists()
+    progress: list[tuple[int, int]] = []
+    again = SessionService(data_dir).get(sid)
+    rows = again.rows(progress=lambda d, t: progress.append((d, t)))
+    assert progress == [(0, 0)]  # nothing parsed: the stored rows were used
+    assert rows == first_rows and again.problems() == first_problems
+    by_id = {r.sound_id: r for r in rows}
+    assert by_id["broken"].unreadable and "sub" not in by_id
+    assert by_id["x y/é"].cost_usd == 0.25 and by_id["b"].tags == ()
+    assert {p.key for p in again.problems()} >= {"broken", "foreign name", "sub"}
+
+
+def test_a_changed_file_is_seen_after_the_fast_path(data_dir: Path) -> None:
+    _service, sid, root = make_session(data_dir)
+    SessionService(data_dir).get(sid).rows()
+    path = root / "candidates" / "b.json"
+    path.write_bytes(json.dumps(candidate("b", caption="BEE"), indent=4).encode())
+    os.utime(path, ns=(OLD_NS * 50,) * 2)
+    rows = {r.sound_id: r for r in SessionService(data_dir).get(sid).rows()}
+    assert rows["b"].caption == "BEE"
+
+
+def tamper(index_file: Path, payload: bytes) -> None:
+    check = hashlib.blake2b(payload, digest_size=32).digest()
+    index_file.write_bytes(MAGIC + check + payload)
+
+
+@pytest.mark.parametrize("how", ["flip", "truncate", "garbage", "types", "lengths", "code"])
+def test_a_tampered_index_is_rebuilt(data_dir: Path, how: str) -> None:
+    _service, sid, root = make_session(data_dir)
+    good, _ = snapshot(SessionService(data_dir).get(sid))
+    index_file = root / ".foley-tui" / "index.bin"
+    data = index_file.read_bytes()
+    head = len(MAGIC) + 32
+    loaded = list(marshal.loads(data[head:]))
+    if how == "flip":
+        index_file.write_bytes(data[:-10] + bytes([data[-10] ^ 0xFF]) + data[-9:])
+    elif how == "truncate":
+        index_file.write_bytes(data[: len(data) // 2])
+    elif how == "garbage":  # a valid checksum over bytes marshal cannot read
+        tamper(index_file, b"\xff\x00garbage")
+    elif how == "types":  # a valid checksum over wrong column types
+        values = list(loaded[8])
+        values[0] = tuple(range(len(values[0])))
+        loaded[8] = tuple(values)
+        tamper(index_file, marshal.dumps(tuple(loaded)))
+    elif how == "lengths":
+        loaded[7] = loaded[7][:-1]
+        tamper(index_file, marshal.dumps(tuple(loaded)))
+    else:  # a code object where a column should be
+        loaded[8] = compile("1", "x", "eval")
+        tamper(index_file, marshal.dumps(tuple(loaded)))
+    progress: list[tuple[int, int]] = []
+    rows = SessionService(data_dir).get(sid).rows(progress=lambda d, t: progress.append((d, t)))
+    assert rows == good
+    assert progress[-1][1] > 0  # files were parsed again
+    assert CandidateIndex.from_bytes(index_file.read_bytes()) is not None  # rewritten
+
+
+def test_the_legacy_json_index_is_replaced(data_dir: Path) -> None:
+    _service, sid, root = make_session(data_dir)
+    legacy = root / ".foley-tui" / "index.json"
+    legacy.write_text('{"version": 2, "rows": []}')
+    rows = SessionService(data_dir).get(sid).rows()
+    assert {r.sound_id for r in rows} == {"freesound:1", "b", "x y/é", "broken"}
+    assert not legacy.exists() and (root / ".foley-tui" / "index.bin").exists()
+
+
+def test_scan_digest_covers_names_times_and_sizes(tmp_path: Path) -> None:
+    tmp_path = tmp_path / "folder"
+    tmp_path.mkdir()
+    for name in ("a.json", "b.json"):
+        (tmp_path / name).write_text("{}")
+    (tmp_path / ".hidden").write_text("x")
+    names, mtimes, sizes = scan_stats(str(tmp_path))
+    assert sorted(names) == ["a.json", "b.json"]
+    base = scan_digest(names, mtimes, sizes)
+    assert scan_digest(names, [m + 1 for m in mtimes], sizes) != base
+    assert scan_digest(names, mtimes, [s + 1 for s in sizes]) != base
+    assert scan_digest([n + "x" for n in names], mtimes, sizes) != base
+    assert scan_stats(str(tmp_path / "missing")) == ([], [], [])
