@@ -36,14 +36,14 @@ def render_status(info: StatusInfo) -> Text:
     text.append("  ")
     text.append(f"· {info.undecided}", style="dim")
     text.append(f" of {info.total}")
+    if info.loading:  # before the rest: it must show even when the line is cut off
+        text.append(f"  ⧗ {info.loading}", style="italic")
     text.append(f"  ${info.cost_usd:.2f}")
     text.append("  ")
     if info.audio_ok:
         text.append(f"♪ {info.device}")
     else:
         text.append(info.device, style="bold yellow")
-    if info.loading:
-        text.append(f"  ⧗ {info.loading}", style="italic")
     if info.view:
         text.append(f"  {info.view}", style="cyan")
     return text

@@ -19,7 +19,8 @@ the same run (``ratio`` = ours / bare).
 Key-to-sound: a subprocess runs the app headless with the real SoundDevicePlayer on an
 ALSA ``file`` PCM (``tests/alsa_capture.py``); it presses space and records
 ``perf_counter()``; a watcher process reports when the first non-zero sample reached the
-file. Median of 30 presses. This is our software path (key event -> action -> resolve ->
+file. Median of 30 presses; ``key_to_play_call`` is the UI's share (key event to
+``Player.play()``). This is our software path (key event -> action -> resolve ->
 player -> device), not the sound card's latency.
 """
 
@@ -186,6 +187,14 @@ async def main():
     if not player.available:
         print("no-device", player.unavailable_reason, flush=True)
         return
+    calls = []
+    real_play = player.play
+
+    def timed_play(*args, **kwargs):
+        calls.append(time.perf_counter())
+        real_play(*args, **kwargs)
+
+    player.play = timed_play  # when the UI hands the sound to the player
     app = FoleyApp(service.get({session!r}), player, service=service)
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.pause()
@@ -197,7 +206,7 @@ async def main():
                 break
             t0 = time.perf_counter()
             await pilot.press("space")
-            print(f"pressed {{t0!r}}", flush=True)
+            print(f"pressed {{t0!r}} {{calls[-1]!r}}", flush=True)
             await pilot.press("escape")
             await pilot.pause(0.15)
     print("done", flush=True)
@@ -221,6 +230,7 @@ def key_to_sound(data: Path, session_id: str, presses: int = KEY_PRESSES) -> dic
     )
     assert child.stdin is not None and child.stdout is not None
     latencies: list[float] = []
+    to_play: list[float] = []
     try:
         with SoundWatcher(capture) as watcher:
             while True:
@@ -236,11 +246,13 @@ def key_to_sound(data: Path, session_id: str, presses: int = KEY_PRESSES) -> dic
                 pressed = child.stdout.readline().split()
                 t_sound = watcher.wait()
                 latencies.append((t_sound - float(pressed[1])) * 1000)
+                to_play.append((float(pressed[2]) - float(pressed[1])) * 1000)
     finally:
         child.stdin.close()
         child.wait(timeout=30)
         shutil.rmtree(capture.config_path.parent, ignore_errors=True)
     return {
+        "key_to_play_call_median_ms": round(statistics.median(to_play), 3),
         "median_ms": round(statistics.median(latencies), 3),
         "p90_ms": round(sorted(latencies)[int(len(latencies) * 0.9) - 1], 3),
         "runs": len(latencies),
