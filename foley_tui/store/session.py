@@ -15,6 +15,7 @@ import atexit
 import contextlib
 import math
 import os
+import re
 import stat as stat_mod
 import threading
 import time
@@ -183,6 +184,22 @@ def candidate_key(data: Mapping[str, Any]) -> str | None:
         if isinstance(sid, str) and sid:
             return sid
     return None
+
+
+# A hidden name ending in ".json" inside a NUL-separated blob of names.
+_HIDDEN_JSON = re.compile("\0\\.(?:[^\0]*\\.)?json(?=\0)")
+
+
+def count_entries(names: list[str]) -> int:
+    """How many names are foley entries (``*.json``, not hidden), counted in C.
+
+    add_pick returns this count (as foley's does) after every decision; a Python loop
+    over 1,000 names cost about a millisecond per pick, more than the fsyncs. File
+    names cannot hold NUL, so one joined string with C-level counts is exact."""
+    if not names:
+        return 0
+    blob = "\0" + "\0".join(names) + "\0"
+    return blob.count(".json\0") - len(_HIDDEN_JSON.findall(blob))
 
 
 def _num(value: object) -> float | None:
@@ -514,7 +531,7 @@ class SessionStore:
                 names = os.listdir(ns.path)
             except FileNotFoundError:
                 return 0
-            return sum(1 for n in names if not n.startswith(".") and n.endswith(".json"))
+            return count_entries(names)
         return len(ns)
 
     def add_pick(

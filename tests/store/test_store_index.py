@@ -10,9 +10,12 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from foley_tui.store import SessionService
 from foley_tui.store.index import MAGIC, CandidateIndex, scan_digest, scan_stats
+from foley_tui.store.session import count_entries
 
 from .helpers import candidate
 
@@ -130,3 +133,12 @@ def test_scan_digest_covers_names_times_and_sizes(tmp_path: Path) -> None:
     assert scan_digest(names, mtimes, [s + 1 for s in sizes]) != base
     assert scan_digest([n + "x" for n in names], mtimes, sizes) != base
     assert scan_stats(str(tmp_path / "missing")) == ([], [], [])
+
+
+NAME_PARTS = ["a", ".", "json", ".json", "\n", "%2E", "é", "tmp", "x"]
+
+
+@given(st.lists(st.lists(st.sampled_from(NAME_PARTS), min_size=1, max_size=5).map("".join)))
+def test_count_entries_matches_the_plain_rule(names: list[str]) -> None:
+    expected = sum(1 for n in names if not n.startswith(".") and n.endswith(".json"))
+    assert count_entries(names) == expected
