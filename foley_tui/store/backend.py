@@ -75,8 +75,11 @@ class StateBackend:
         """Records appended since ``offset`` and the new offset (complete records only)."""
         raise NotImplementedError
 
-    def journal_append(self, record: dict[str, Any]) -> None:
-        """Append one record durably (on disk when this returns)."""
+    def journal_append(self, record: dict[str, Any]) -> tuple[int, int]:
+        """Append one record durably (on disk when this returns).
+
+        Returns (start, end): the journal offsets our record was written between (a
+        caller that had read up to ``start`` can take the record as read)."""
         raise NotImplementedError
 
     def journal_token(self) -> Hashable:
@@ -113,8 +116,9 @@ class MemoryState(StateBackend):
     def journal_read(self, offset: int) -> tuple[list[dict[str, Any]], int]:
         return [json.loads(b) for b in self._journal[offset:]], len(self._journal)
 
-    def journal_append(self, record: dict[str, Any]) -> None:
+    def journal_append(self, record: dict[str, Any]) -> tuple[int, int]:
         self._journal.append(json.dumps(record, allow_nan=False).encode())
+        return len(self._journal) - 1, len(self._journal)
 
     def journal_token(self) -> Hashable:
         return len(self._journal)
@@ -196,7 +200,7 @@ class FileState(StateBackend):
             records.append(record)
         return records, offset + end + 1
 
-    def journal_append(self, record: dict[str, Any]) -> None:
+    def journal_append(self, record: dict[str, Any]) -> tuple[int, int]:
         self.ensure()
         line = json.dumps(record, separators=(",", ":"), allow_nan=False).encode() + b"\n"
         path = self._file(JOURNAL_FILE)
@@ -215,6 +219,8 @@ class FileState(StateBackend):
             os.close(fd)
         if created:
             fsync_dir(self.path)
+        # A torn tail got a newline first: the record itself starts after it.
+        return (size + 1 if line[:1] == b"\n" else size), size + len(line)
 
     def journal_token(self) -> Hashable:
         try:

@@ -33,8 +33,18 @@ class InvalidKeyError(ValidationError):
     """A sound id that cannot become a foley file name (empty, not a str, too long)."""
 
 
+#: key -> file name, for keys already encoded: a decision encodes its key about five
+#: times (validate, status, write, discards) and quote() is most of that cost.
+_NAMES: dict[str, str] = {}
+_NAMES_MAX = 1 << 16
+
+
 def encode_key(key: str) -> str:
     """``key`` -> its file name, exactly as foley's ``_meta_filename`` spells it."""
+    if type(key) is str:  # exact str only: a subclass could hash or compare differently
+        known = _NAMES.get(key)
+        if known is not None:
+            return known
     if not isinstance(key, str) or not key:
         raise InvalidKeyError(f"sound id must be a non-empty string (got {key!r})")
     try:
@@ -49,6 +59,10 @@ def encode_key(key: str) -> str:
             f"sound id too long for a file name ({len(name.encode())} bytes encoded, "
             f"max {MAX_NAME_BYTES}): {key[:40]!r}..."
         )
+    if type(key) is str:
+        if len(_NAMES) >= _NAMES_MAX:
+            _NAMES.clear()
+        _NAMES[key] = name
     return name
 
 

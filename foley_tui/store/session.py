@@ -693,14 +693,15 @@ class SessionStore:
                     kind=kind,
                     target=target,
                 )
+                record = entry.to_record()
                 try:
-                    self.state.journal_append(entry.to_record())
+                    start, end = self.state.journal_append(record)
                 except OSError as exc:
                     self._rollback(sound_id, before, clean)
                     raise _write_error(
                         exc, f"could not journal the decision on {sound_id!r}"
                     ) from exc
-                self._refresh_journal()  # reads our own record back: offset stays exact
+                self._journal_appended(record, start, end)
                 return entry
         except StoreWriteError:
             raise
@@ -723,6 +724,19 @@ class SessionStore:
                 entry = JournalEntry.from_record(record)
                 if entry is not None:
                     self._journal.append(entry)
+
+    def _journal_appended(self, record: dict[str, Any], start: int, end: int) -> None:
+        """Take our own record as read when we had read the journal up to where it was
+        written (we hold the session lock, so nothing else came in between); otherwise
+        (a torn tail before it) read the journal again, reporting what is torn."""
+        with self._journal_lock:
+            if start == self._journal_offset:
+                entry = JournalEntry.from_record(record)
+                if entry is not None:
+                    self._journal.append(entry)
+                    self._journal_offset = end
+                    return
+        self._refresh_journal()
 
     def journal(self) -> list[JournalEntry]:
         """Every journal entry so far (also those written by other processes)."""
