@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
@@ -330,6 +331,8 @@ class AuditionScreen(Screen[None]):
         self._binding_state: tuple[bool, ...] = ()
         self._details_pending = False
         self._stamp: int | None = None
+        self._painted = threading.Event()
+        """Set once the first rows are on screen (the load worker waits for it)."""
         self._audio_checked = False
 
     # -- layout ------------------------------------------------------------------------
@@ -391,6 +394,9 @@ class AuditionScreen(Screen[None]):
         store = self.store
         ids = store.candidate_ids()
         self.post_message(IdsListed(ids, store.picks(), store.rejects()))
+        # Let the main thread paint the rows before this thread competes for the GIL
+        # with seconds of index work.
+        self._painted.wait(timeout=1.0)
         # Taken before the rows are read, so a write during the load shows on the next poll.
         token = store.change_token()
         last = 0.0
@@ -417,6 +423,7 @@ class AuditionScreen(Screen[None]):
         self.listing.decisions.rejects = dict(message.rejects)
         self._loading = f"columns 0/{len(message.ids):,}"
         self._reapply(keep=self._restore_cursor)
+        self.call_after_refresh(self._painted.set)
 
     def on_load_progress(self, message: LoadProgress) -> None:
         if not self._loaded:
