@@ -366,3 +366,35 @@ async def test_auto_advance_off(session: Session) -> None:
         await pilot.press("x")
         assert session.reject_file(IDS[0]) is not None
         assert current(app) == IDS[0]
+
+
+async def test_autoplay_plays_the_candidate_auto_advance_lands_on(session: Session) -> None:
+    player = FakePlayer()
+    app = session.app(player)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("a", "p")
+        assert session.pick_file(IDS[0]) is not None
+        assert current(app) == IDS[1]
+        assert player.played() == [("tone-1.wav", 0.0)]
+
+
+async def test_sessions_screen_switches_to_another_session(session: Session) -> None:
+    from foley_tui.screens.sessions import SessionsScreen
+    from tests.ui.seed import candidate
+
+    other = session.service.create("Another scene")
+    session.service.get(other).cache_candidates([candidate(3, None)])
+    app = session.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("S")
+        assert isinstance(app.screen, SessionsScreen)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.screen.query_one("DataTable")
+        table.move_cursor(row=table.get_row_index(other))  # type: ignore[attr-defined]
+        await pilot.press("o")
+        await ready(pilot)
+        assert app.store.session_id == other
+        assert current(app) == "sonniss:1003"
