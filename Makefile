@@ -30,7 +30,8 @@ typecheck: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check foley_tui tests
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 -m "not serial"
+	$(BIN)/python -m pytest -q -m serial
 
 bench: $(STAMP)
 	$(BIN)/python tests/bench/run_all.py

@@ -19,6 +19,9 @@ from foley_tui import demo
 FOLEY_TUI = Path(sys.executable).parent / "foley-tui"
 DEADLINE_S = 3.0  # the acceptance figure, not a tuning threshold
 
+# Timed end to end: `make test` runs it after the parallel run, on an otherwise idle machine.
+pytestmark = pytest.mark.serial
+
 
 @pytest.fixture
 def tmux() -> Iterator[Callable[[], list[str]]]:
