@@ -1068,13 +1068,14 @@ class SessionStore:
         positions = old.positions() if old is not None else {}
         racy_before = old.scanned_ns - RACY_NS if old is not None else 0
         rows: list[tuple[Any, ...]] = []
+        keep: list[int] = []  # positions of unchanged rows in the old index
         todo: list[tuple[str, str, int, int, int]] = []  # key, name, mtime, size, order
         problems: list[tuple[str, str, str]] = []
         for name, mtime, size in zip(names, mtimes, sizes, strict=True):
             i = positions.get(name)
             if old is not None and i is not None:
                 if old.mtimes[i] == mtime and old.sizes[i] == size and mtime < racy_before:
-                    rows.append(old.row_tuple(i))
+                    keep.append(i)
                     continue
                 todo.append((old.keys[i], name, mtime, size, old.orders[i]))
                 continue
@@ -1124,6 +1125,10 @@ class SessionStore:
                 time.sleep(delay)
         if progress is not None:
             progress(total, total)
+        if old is not None and keep:
+            return CandidateIndex.merged(
+                old, keep, rows, scanned_ns=started, digest=digest, problems=problems
+            )
         return CandidateIndex.from_rows(rows, scanned_ns=started, digest=digest, problems=problems)
 
 

@@ -142,3 +142,65 @@ NAME_PARTS = ["a", ".", "json", ".json", "\n", "%2E", "é", "tmp", "x"]
 def test_count_entries_matches_the_plain_rule(names: list[str]) -> None:
     expected = sum(1 for n in names if not n.startswith(".") and n.endswith(".json"))
     assert count_entries(names) == expected
+
+
+def _row(order: int, name: str, tags: tuple[str, ...] = ("t",)) -> tuple[object, ...]:
+    return (
+        order,
+        name,
+        order + 1,
+        len(name),
+        None if order % 3 else "unreadable",
+        f"key-{name}",
+        f"caption {name}",
+        float(order) if order % 2 else None,
+        "freesound",
+        "CC0-1.0",
+        list(tags),
+        None,
+        0.5,
+        "retrieved",
+        48000 if order % 2 else None,
+        2,
+        "flac",
+    )
+
+
+def _columns(index: CandidateIndex) -> tuple[object, ...]:
+    return (
+        list(index.names),
+        list(index.mtimes),
+        list(index.sizes),
+        list(index.orders),
+        list(index.unreadable),
+        list(index.keys),
+        [list(col) for col in index.values],
+        index.rows(),
+    )
+
+
+@given(
+    st.lists(st.integers(0, 20), min_size=1, max_size=30),
+    st.lists(st.booleans(), min_size=30, max_size=30),
+    st.lists(st.integers(0, 25), max_size=10),
+)
+def test_merging_a_few_rows_equals_a_full_rebuild(
+    old_orders: list[int], kept: list[bool], new_orders: list[int]
+) -> None:
+    old_rows = [_row(o, f"n{i:02d}") for i, o in enumerate(old_orders)]
+    old = CandidateIndex.from_rows(old_rows, scanned_ns=1, digest=b"d", problems=())
+    keep = [i for i in range(len(old)) if kept[i]]
+    # Rows not kept came back changed (same name, first-seen order kept) or vanished;
+    # new rows have new names.
+    extra = [_row(old.orders[i], old.names[i], ("u",)) for i in range(len(old)) if i % 2]
+    extra = [r for r in extra if r[1] not in {old.names[i] for i in keep}]
+    extra += [_row(o, f"m{j:02d}", ("new", "x")) for j, o in enumerate(new_orders)]
+    merged = CandidateIndex.merged(
+        old, keep, list(reversed(extra)), scanned_ns=2, digest=b"e", problems=()
+    )
+    reference = CandidateIndex.from_rows(
+        [old.row_tuple(i) for i in keep] + extra, scanned_ns=2, digest=b"e", problems=()
+    )
+    assert _columns(merged) == _columns(reference)
+    again = CandidateIndex.from_bytes(merged.to_bytes())
+    assert again is not None and _columns(again) == _columns(reference)
