@@ -228,6 +228,11 @@ class DeferredPlayer:
         if self._player is not None:
             self._player.set_state_callback(callback)
 
+    def prefetch(self, source: Source) -> None:
+        # A hint: dropped while the real player is still starting (never wait for it).
+        if self._player is not None:
+            self._player.prefetch(source)
+
     def close(self) -> None:
         if self._thread is not None:
             self._thread.join(timeout=5)

@@ -36,8 +36,9 @@ class FakePlayer:
         self.calls.append((name, args))
 
     def names(self) -> list[str]:
-        """The method names called, in order (state-callback registration left out)."""
-        return [name for name, _ in self.calls if name != "set_state_callback"]
+        """The method names called, in order (state-callback registration and prefetch
+        hints left out: they are not user-visible actions)."""
+        return [name for name, _ in self.calls if name not in ("set_state_callback", "prefetch")]
 
     def played(self) -> list[tuple[str, float]]:
         """(source file name, start) of every play() call."""
@@ -104,6 +105,13 @@ class FakePlayer:
     def set_state_callback(self, callback: StateCallback | None) -> None:
         self._record("set_state_callback", callback)
         self.callback = callback
+
+    def prefetched(self) -> list[str]:
+        """The file name of every prefetch() call's source, in order."""
+        return [args[0].path.name for name, args in self.calls if name == "prefetch"]
+
+    def prefetch(self, source: Source) -> None:
+        self._record("prefetch", source)
 
     def close(self) -> None:
         self._record("close")

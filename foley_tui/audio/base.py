@@ -129,4 +129,15 @@ class Player(Protocol):
     def set_state_callback(self, callback: StateCallback | None) -> None:
         """Called (from any thread) when the state changes: play, stop, end, error."""
 
+    def prefetch(self, source: Source) -> None:
+        """A hint that ``source`` may be played soon: warm whatever makes its ``play()``
+        start faster (e.g. decode its first block into a bounded cache, so that play()
+        reads no file).
+
+        Must return at once (bounded work: at most a short head decode, never a wait on a
+        device or on another sound) and never raise: a source that cannot be read is simply
+        not cached, and its play() reports the error. Callers still call it off the UI
+        thread (from a worker), never on the key path.
+        """
+
     def close(self) -> None: ...

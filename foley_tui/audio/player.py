@@ -714,17 +714,18 @@ class SoundDevicePlayer:
 
     def prefetch(self, source: Source) -> None:
         """Decode the head of ``source`` into the bounded cache so a later play() reads no
-        disk (call it from a worker when the cursor lands on a row). Errors are ignored."""
+        disk (call it from a worker when the cursor lands on a row). Never raises: a
+        source that cannot be decoded is not cached, and its play() reports why."""
         key = (source.identity, self.samplerate)
-        if key in self._heads:
+        if self._closed or key in self._heads:
             return
         try:
             decoder = BlockDecoder(source.path, self.samplerate, pool=self._resamplers)
-        except DecodeError:
+        except Exception:  # a hint: any failure just means no warm head
             return
         try:
             head = decoder.read_first(min_out=int(HEAD_S * self.samplerate))
-        except DecodeError:
+        except Exception:
             return
         finally:
             decoder.close()

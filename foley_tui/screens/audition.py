@@ -330,6 +330,9 @@ class AuditionScreen(Screen[None]):
         self._user_moved = False
         self._binding_state: tuple[bool, ...] = ()
         self._details_pending = False
+        self._prefetch_pending = False
+        self._prefetched: tuple[str | None, str | None] = (None, None)
+        """(highlighted, next undecided) last handed to the prefetch worker."""
         self._stamp: int | None = None
         self._painted = threading.Event()
         """Set once the first rows are on screen (the load worker waits for it)."""
@@ -505,6 +508,7 @@ class AuditionScreen(Screen[None]):
             self.listing.set_rows(message.rows)
             self._candidates.clear()
             self._sources.clear()
+            self._prefetched = (None, None)
         self._refresh_undo()
         self._reapply(keep=keep)
         self._report_problems(message.problems)
@@ -643,6 +647,7 @@ class AuditionScreen(Screen[None]):
             sound_id
         )
         details.show(sound_id, candidate, row, decision, source)
+        self._schedule_prefetch()
         if self._peaks_for == sound_id:
             return
         self._peaks_for = sound_id
@@ -662,10 +667,63 @@ class AuditionScreen(Screen[None]):
         self.post_message(SourceResolved(sound_id, source))
 
     def on_source_resolved(self, message: SourceResolved) -> None:
+        previous = self._sources.get(message.sound_id)
         self._remember_source(message.sound_id, message.source)
-        if message.sound_id == self.current_id:
+        # The prefetch worker resolves rows ahead of the cursor: re-show only on news.
+        if message.sound_id == self.current_id and message.source != previous:
             self._peaks_for = None
             self._show_details()
+
+    # -- prefetch: warm the player for the next key ------------------------------------
+    def _schedule_prefetch(self) -> None:
+        """Prefetch after the next frame, never inside a key handler: a decision shows the
+        details synchronously, and starting a worker there would delay its autoplay."""
+        if not self._prefetch_pending:
+            self._prefetch_pending = True
+            self.call_after_refresh(self._prefetch_around)
+
+    def _prefetch_around(self) -> None:
+        """Hand the highlighted candidate and the one auto-advance would move to next (the
+        next undecided) to the prefetch worker, so either key's play() reads no file."""
+        self._prefetch_pending = False
+        sound_id = self.current_id
+        if sound_id is None:
+            return
+        target = self.listing.next_undecided(self.candidate_list.cursor)
+        next_id = self.listing.view[target] if target is not None else None
+        if (sound_id, next_id) == self._prefetched:
+            return
+        self._prefetched = (sound_id, next_id)
+        wanted: list[tuple[str, Source | None]] = []
+        for wanted_id in (sound_id, next_id):
+            if wanted_id is None:
+                continue
+            known = self._sources.get(wanted_id)
+            if isinstance(known, Source):
+                wanted.append((wanted_id, known))
+            elif known is None:  # not resolved yet: the worker resolves it (stats only)
+                wanted.append((wanted_id, None))
+        if wanted:
+            self._prefetch(wanted)
+
+    @work(thread=True, group="prefetch", exclusive=True, exit_on_error=False, name="prefetch")
+    def _prefetch(self, wanted: list[tuple[str, Source | None]]) -> None:
+        worker = get_current_worker()
+        for sound_id, source in wanted:
+            if worker.is_cancelled:
+                return
+            if source is None:
+                candidate = self.store.candidate(sound_id)
+                if candidate is None:
+                    continue
+                from foley_tui.audio.resolve import resolve
+
+                resolved = resolve(candidate, self.store.data_dir, allow_network=False)
+                self.post_message(SourceResolved(sound_id, resolved))
+                if not isinstance(resolved, Source):
+                    continue
+                source = resolved
+            self.player.prefetch(source)
 
     @work(thread=True, group="peaks", exclusive=True, exit_on_error=False, name="waveform")
     def _compute_peaks(self, sound_id: str, source: Source) -> None:

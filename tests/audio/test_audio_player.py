@@ -513,3 +513,36 @@ def test_idle_naps_on_an_unpaced_sink_and_play_cuts_them_short(
     first_sound = next(i for i, out in enumerate(outs) if out.any())
     assert outs[first_sound][0, 0] == 0.5  # rendered by the callback that napped
     assert not outs[first_sound - 1].any()
+
+
+def test_a_prefetched_play_reads_no_file(
+    player: SoundDevicePlayer, tmp_path: Path, audio_files: dict[str, Path]
+) -> None:
+    stream = FakeStream.instances[-1]
+    data = np.random.default_rng(9).uniform(-0.5, 0.5, (RATE, 2)).astype(np.float32)
+    warm = write(tmp_path / "warm", data)
+    cold = write(tmp_path / "cold", data)
+    player.prefetch(warm)
+    # Both files vanish: only a play() that reads no file can still start a sound.
+    warm.path.unlink()
+    cold.path.unlink()
+    player.play(cold)  # the control: a cold play opens the file, so it fails here
+    assert player.status().state is PlayerState.STOPPED and player.status().error
+    player.play(warm)
+    status = player.status()
+    assert (status.state, status.error) == (PlayerState.PLAYING, None)
+    np.testing.assert_array_equal(stream.pull(1024), data[:1024])  # the prefetched head
+
+
+def test_prefetch_is_a_hint_that_never_raises(
+    player: SoundDevicePlayer, tmp_path: Path, audio_files: dict[str, Path]
+) -> None:
+    for name in ("not_audio", "truncated", "empty", "no_frames"):
+        player.prefetch(source(audio_files[name]))
+    missing = Source(tmp_path / "gone.wav", AudioFormat.WAV, "path", "gone")
+    player.prefetch(missing)
+    null = NullPlayer("no output device")
+    assert null.prefetch(missing) is None  # nothing to warm without a device
+    null.close()
+    player.close()
+    player.prefetch(missing)  # after close: still quiet

@@ -21,7 +21,8 @@ ALSA ``file`` PCM (``tests/alsa_capture.py``); it presses space and records
 ``perf_counter()``; a watcher process reports when the first non-zero sample reached the
 file. Median of 30 presses; ``key_to_play_call`` is the UI's share (key event to
 ``Player.play()``). This is our software path (key event -> action -> resolve ->
-player -> device), not the sound card's latency.
+player -> device), not the sound card's latency. ``--key-to-sound`` runs only this part
+(on a 1k session; no tmux needed).
 """
 
 from __future__ import annotations
@@ -259,6 +260,27 @@ def key_to_sound(data: Path, session_id: str, presses: int = KEY_PRESSES) -> dic
     }
 
 
+def _write_results(results: dict[str, Any], name: str) -> None:
+    out = Path(__file__).parent / "results"
+    out.mkdir(exist_ok=True)
+    (out / name).write_text(json.dumps(results, indent=2))
+
+
+def main_key_to_sound() -> dict[str, Any]:
+    """Only the key-to-sound part (``--key-to-sound``)."""
+    root = Path(tempfile.mkdtemp(prefix="bench-ui-"))
+    data = root / "data"
+    data.mkdir(parents=True)
+    try:
+        sound = key_to_sound(data, _write_foley_session(data, SIZES[0]))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(f"key to sound (space -> first non-zero frame at the ALSA file PCM): {sound}")
+    results = {"key_to_sound": sound}
+    _write_results(results, "bench_ui_key_to_sound.json")
+    return results
+
+
 def main() -> dict[str, Any]:
     if shutil.which("tmux") is None:
         raise SystemExit("bench_ui needs tmux")
@@ -316,11 +338,12 @@ def main() -> dict[str, Any]:
         print(f"key to sound (space -> first non-zero frame at the ALSA file PCM): {sound}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    out = Path(__file__).parent / "results"
-    out.mkdir(exist_ok=True)
-    (out / "bench_ui.json").write_text(json.dumps(results, indent=2))
+    _write_results(results, "bench_ui.json")
     return results
 
 
 if __name__ == "__main__":
-    main()
+    if "--key-to-sound" in sys.argv[1:]:
+        main_key_to_sound()
+    else:
+        main()

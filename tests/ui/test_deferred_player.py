@@ -62,3 +62,21 @@ async def test_app_starts_it_after_mount_and_shows_the_no_audio_notice(
         await pilot.pause(0.1)
         assert not player.starting
         assert any("--no-audio" in n for n in notifications(app))
+
+
+def test_prefetch_is_dropped_while_starting_then_forwarded() -> None:
+    gate = threading.Event()
+    fake = FakePlayer()
+
+    def build() -> FakePlayer:
+        gate.wait(5)
+        return fake
+
+    player = DeferredPlayer(build)
+    player.start()
+    player.prefetch(SOURCE)  # returns at once: the device is still opening
+    gate.set()
+    player.play(SOURCE)  # waits for the real player
+    player.prefetch(SOURCE)
+    assert fake.prefetched() == ["x.wav"]
+    player.close()
