@@ -7,7 +7,8 @@ is made, so importing this package works on a machine without PortAudio.
 - :mod:`foley_tui.audio.resolve`: ``resolve(candidate, data_dir, allow_network=...)``.
 - :mod:`foley_tui.audio.decode`: block decoding, downmix, streaming resampling.
 - :mod:`foley_tui.audio.player`: ``make_player(device)``, ``SoundDevicePlayer``,
-  ``NullPlayer``, ``list_devices()``.
+  ``NullPlayer``, ``list_devices()`` (each defined in its own module: ``sounddevice_player``,
+  ``null_player``, ``devices``; voices, fades and the head cache in ``voice``).
 - :mod:`foley_tui.audio.peaks`: waveform peaks (``progressive_peaks``) with an LRU cache.
 - :mod:`foley_tui.audio.loudness`: BS.1770 integrated loudness, loudness-match gain.
 """

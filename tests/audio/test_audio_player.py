@@ -474,9 +474,9 @@ def test_an_error_in_the_callback_stops_the_sound_not_the_stream(
     def broken(self: Any, out: np.ndarray, frames: int) -> int:
         raise RuntimeError("boom")
 
-    from foley_tui.audio import player as module
+    from foley_tui.audio import voice as module
 
-    monkeypatch.setattr(module._Voice, "render", broken)
+    monkeypatch.setattr(module.Voice, "render", broken)
     assert not stream.pull(256).any()  # silence, and no exception escapes to PortAudio
     status = recorder.wait_for(PlayerState.STOPPED)
     assert "playback error" in (status.error or "") and "boom" in (status.error or "")

@@ -1,0 +1,573 @@
+"""SoundDevicePlayer: the PortAudio player.
+
+Headless: never imports textual; ``sounddevice`` is imported by the constructor
+(:func:`~foley_tui.audio.devices.import_sounddevice`), not at import time.
+
+How :class:`SoundDevicePlayer` gets sound out within a millisecond of ``play()``:
+
+* ONE callback ``OutputStream`` is opened at the device's own default rate, stereo
+  float32, ``latency='low'``, and left running (idle it writes silence). Opening a stream
+  per play costs ~0.8 ms, switching sound inside a running callback ~0.2 ms. On a sink
+  that is not clocked (an ALSA ``file`` PCM in tests) idle callbacks nap, so an idle
+  stream never spins a CPU; play() cuts the nap short.
+* ``play()`` opens the file and decodes just the first block (a few hundred microseconds,
+  whatever the file's length; the resampler comes ready-made from a pool), or takes it
+  from a bounded cache of recently played or prefetched heads (:meth:`prefetch`); it
+  queues the block on a new *voice* and swaps the voice in. The next callback (every few
+  ms) plays it. The old voice fades out over ~10 ms beside it: no click.
+* A feeder thread decodes further blocks ahead (about a second) into the voice's queue;
+  the callback only pops arrays from that queue and never waits on disk. If the feeder
+  falls behind, the callback plays silence and the playhead holds (no frames are lost).
+* Gain = preview volume x loudness match, ramped per block so changes never click. With
+  loudness match on, the candidate's declared ``loudness_lufs`` is used at once; otherwise
+  the sound starts at the declared/unity gain while a worker measures BS.1770 loudness,
+  then ramps to the matched gain (measured values are cached by source identity).
+* A sound's tail is never cut: the resampler is flushed at the end of the file, the voice
+  ends only when its last frame has been handed to the device, and ``close()`` stops the
+  stream gracefully (PortAudio drains its buffers).
+
+State callbacks always run on the player's own notifier thread, never on the caller's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import sys
+import threading
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from foley_tui.audio.base import PlayerState, PlayerStatus, Source, StateCallback
+from foley_tui.audio.decode import BlockDecoder, DecodeError, ResamplerPool
+from foley_tui.audio.devices import AudioUnavailable, import_sounddevice, parse_device
+from foley_tui.audio.loudness import LoudnessCache, db_to_gain, match_gain_db, measure_file
+from foley_tui.audio.player_common import DEFAULT_TARGET_LUFS, Notifier, PlayerSettings
+from foley_tui.audio.voice import HeadCache, Ramp, Voice
+
+#: Fade used when a new sound replaces the old one, on stop and on pause (no click).
+SWITCH_FADE_S = 0.010
+
+#: Fade-in when starting mid-sound (seek, resume); a start at 0 plays the file as is.
+ENTRY_FADE_S = 0.004
+
+#: How far the feeder decodes ahead of the callback.
+READ_AHEAD_S = 1.0
+
+#: Gain changes (volume, measured loudness arriving) are ramped over this time.
+GAIN_RAMP_S = 0.030
+
+#: play() decodes at least this many output frames itself (~23 ms at 44.1 kHz), and the
+#: callback wakes the feeder only after FEEDER_GRACE_FRAMES of them have played (or
+#: fewer are left), leaving ~12 ms for the feeder's first, small, block.
+FIRST_BLOCK_FRAMES = 1024
+
+FEEDER_GRACE_FRAMES = 512
+
+#: Output frames kept per cached head (decoded start of a sound), and the cache budget.
+HEAD_S = 0.15
+
+HEAD_CACHE_BYTES = 32 * 1024 * 1024
+
+#: The audio callback is Python and needs the GIL: lowering Python's thread switch
+#: interval (default 5 ms) bounds how long the UI or the feeder can hold the callback off.
+SWITCH_INTERVAL_S = 0.0005
+
+#: Idle naps on an unpaced sink (see SoundDevicePlayer._idle_nap).
+IDLE_AHEAD_S = 0.020
+
+IDLE_NAP_S = 0.002
+
+
+class SoundDevicePlayer:
+    """The PortAudio player (see the module docstring for how it works)."""
+
+    def __init__(self, device: str | int | None = None, *, read_ahead_s: float = READ_AHEAD_S):
+        sd = import_sounddevice()
+        self._sd = sd
+        self._device = parse_device(device)
+        try:
+            info = sd.query_devices(self._device, "output")
+            self.samplerate = round(float(info["default_samplerate"]))
+            self._device_label = f"{info['name']} ({sd.query_hostapis(info['hostapi'])['name']})"
+            self._stream = sd.OutputStream(
+                samplerate=self.samplerate,
+                channels=2,
+                dtype="float32",
+                latency="low",
+                device=self._device,
+                callback=self._callback,
+            )
+        except (sd.PortAudioError, ValueError) as exc:
+            where = "the default device" if self._device is None else f"device {device!r}"
+            raise AudioUnavailable(f"cannot open {where}: {exc}") from None
+        self._read_ahead = max(int(read_ahead_s * self.samplerate), 4096)
+        self._resamplers = ResamplerPool(self.samplerate)
+        self._lock = threading.RLock()
+        self._settings = PlayerSettings()
+        self._notifier = Notifier("foley-player-notify")
+        self._voice: Voice | None = None
+        self._fading: list[Voice] = []
+        self._last_source: Source | None = None
+        self._last_position = 0.0
+        self._last_duration = 0.0
+        self._error: str | None = None
+        self._closed = False
+        self._heads = HeadCache(HEAD_CACHE_BYTES)
+        self._loudness = LoudnessCache()
+        self._measuring: set[str] = set()
+        self._measure_pool = ThreadPoolExecutor(1, thread_name_prefix="foley-loudness")
+        self._ended: deque[Voice] = deque()
+        self._wake = threading.Event()
+        self.underruns = 0
+        self._kick = threading.Event()  # cuts an idle nap short (see _idle_nap)
+        self._idle_due = 0.0
+        self._stream_lock = threading.Lock()
+        self._running = False
+        self.frames_out = 0  # frames handed to the device (diagnostics, tests)
+        if sys.getswitchinterval() > SWITCH_INTERVAL_S:
+            sys.setswitchinterval(SWITCH_INTERVAL_S)
+        self._feeder = threading.Thread(target=self._feed_loop, name="foley-feeder", daemon=True)
+        self._feeder.start()
+        try:
+            self._stream.start()
+        except sd.PortAudioError as exc:
+            self.close()
+            raise AudioUnavailable(f"cannot start the output stream: {exc}") from None
+        self._running = True
+
+    # -- Player protocol -------------------------------------------------------------
+    @property
+    def available(self) -> bool:
+        return not self._closed
+
+    @property
+    def device_name(self) -> str:
+        return self._device_label
+
+    @property
+    def unavailable_reason(self) -> str | None:
+        return "player closed" if self._closed else None
+
+    @property
+    def latency_s(self) -> float:
+        """The output latency PortAudio reports for the open stream."""
+        return float(self._stream.latency)
+
+    def play(self, source: Source, start_s: float = 0.0) -> None:
+        with self._lock:
+            self._error = None
+            self._last_source = source
+            try:
+                voice = self._new_voice(source, start_s)
+            except DecodeError as exc:
+                self._retire_current()
+                self._error = str(exc)
+                self._last_position = 0.0
+                self._last_duration = 0.0
+                self._notifier.emit(self._status())
+                return
+            self._swap(voice)
+            if voice.buffered == 0:
+                self._wake.set()
+            # Otherwise the callback wakes the feeder after playing the first block, so the
+            # feeder's decoding does not compete for the GIL with the very first callbacks.
+        self._notifier.emit(self.status())
+
+    def stop(self) -> None:
+        with self._lock:
+            if self._voice is not None:
+                self._last_position = self._voice.position
+                self._retire_current()
+                self._notifier.emit(self._status())
+
+    def pause(self) -> None:
+        with self._lock:
+            voice = self._voice
+            if voice is not None and not (voice.paused or voice.pausing):
+                voice.pausing = True
+                voice.env.go(0.0, SWITCH_FADE_S, self.samplerate)
+                self._notifier.emit(self._status())
+
+    def resume(self) -> None:
+        with self._lock:
+            voice = self._voice
+            if voice is not None and (voice.paused or voice.pausing):
+                voice.pausing = False
+                voice.env.go(1.0, ENTRY_FADE_S, self.samplerate)
+                voice.paused = False
+                self._notifier.emit(self._status())
+            elif voice is None and self._last_source is not None:
+                position = self._last_position
+                if position >= self._last_duration - 1e-3:
+                    position = 0.0
+                self.play(self._last_source, position)
+
+    def toggle_pause(self) -> None:
+        with self._lock:
+            voice = self._voice
+            if voice is not None and not (voice.paused or voice.pausing):
+                self.pause()
+            else:
+                self.resume()
+
+    def seek(self, seconds: float, *, relative: bool = False) -> None:
+        with self._lock:
+            voice = self._voice
+            if voice is None:
+                if self._last_source is None:
+                    return
+                target = self._last_position + seconds if relative else seconds
+                self._last_position = min(max(target, 0.0), self._last_duration)
+                return
+            target = voice.position + seconds if relative else seconds
+            if not math.isfinite(target):
+                return
+            target = min(max(target, 0.0), voice.duration)
+            was_paused = voice.paused or voice.pausing
+            try:
+                new = self._new_voice(voice.source, target, use_head=False)
+            except DecodeError as exc:
+                self._error = str(exc)
+                return
+            if target > 0:
+                new.env = Ramp(0.0)
+                new.env.go(1.0, ENTRY_FADE_S, self.samplerate)
+            if was_paused:
+                new.paused = True
+                new.env = Ramp(0.0)
+            self._swap(new)
+        self._wake.set()
+
+    def set_loop(self, loop: bool) -> None:
+        with self._lock:
+            self._settings.loop = loop
+            voice = self._voice
+            if voice is not None:
+                # Read by the feeder at its next block; if the end is already queued this
+                # pass ends and the setting applies to the next play.
+                voice.loop = loop
+        self._notifier.emit(self.status())
+
+    def set_volume_db(self, volume_db: float) -> None:
+        with self._lock:
+            self._settings.volume_db = float(volume_db)
+            voice = self._voice
+            if voice is not None:
+                voice.gain.go(self._gain_for(voice.source), GAIN_RAMP_S, self.samplerate)
+
+    def set_loudness_match(self, enabled: bool, target_lufs: float = DEFAULT_TARGET_LUFS) -> None:
+        with self._lock:
+            self._settings.loudness_match = enabled
+            self._settings.target_lufs = float(target_lufs)
+            voice = self._voice
+            if voice is not None:
+                voice.gain.go(self._gain_for(voice.source), GAIN_RAMP_S, self.samplerate)
+                self._maybe_measure(voice.source)
+
+    def status(self) -> PlayerStatus:
+        with self._lock:
+            return self._status()
+
+    def set_state_callback(self, callback: StateCallback | None) -> None:
+        self._notifier.callback = callback
+
+    def prefetch(self, source: Source) -> None:
+        """Decode the head of ``source`` into the bounded cache so a later play() reads no
+        disk (call it from a worker when the cursor lands on a row). Never raises: a
+        source that cannot be decoded is not cached, and its play() reports why."""
+        key = (source.identity, self.samplerate)
+        if self._closed or key in self._heads:
+            return
+        try:
+            decoder = BlockDecoder(source.path, self.samplerate, pool=self._resamplers)
+        except Exception:  # a hint: any failure just means no warm head
+            return
+        try:
+            head = decoder.read_first(min_out=int(HEAD_S * self.samplerate))
+        except Exception:
+            return
+        finally:
+            decoder.close()
+        with self._lock:
+            self._heads.put(key, head, decoder.info)
+        if self._settings.loudness_match:
+            self._maybe_measure(source)
+
+    def clear_cache(self) -> None:
+        """Forget cached heads (the benchmark uses this to time cold plays)."""
+        with self._lock:
+            self._heads.clear()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        with self._stream_lock, contextlib.suppress(Exception):
+            # stop() (not abort) lets PortAudio play out what it holds: no cut tail.
+            if self._running:
+                self._stream.stop()
+            self._running = False
+        with contextlib.suppress(Exception):
+            self._stream.close()
+        self._wake.set()
+        self._feeder.join(timeout=2)
+        self._measure_pool.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            for voice in [self._voice, *self._fading, *self._ended]:
+                if voice is not None:
+                    voice.close_decoder()
+            self._voice = None
+            self._fading = []
+        self._notifier.close()
+
+    # -- internals (caller thread) ---------------------------------------------------
+    def _status(self) -> PlayerStatus:
+        voice = self._voice
+        if voice is None:
+            state = PlayerState.STOPPED
+            position = self._last_position
+            duration = self._last_duration
+            error = self._error
+        else:
+            if voice.finished:  # played out; the feeder is about to report the end
+                state = PlayerState.STOPPED
+            elif voice.paused or voice.pausing:
+                state = PlayerState.PAUSED
+            else:
+                state = PlayerState.PLAYING
+            position = voice.position
+            duration = voice.duration
+            error = voice.error or self._error
+        return PlayerStatus(
+            state=state,
+            position_s=position,
+            duration_s=duration,
+            source=self._last_source,
+            loop=self._settings.loop,
+            volume_db=self._settings.volume_db,
+            loudness_match=self._settings.loudness_match,
+            error=error,
+        )
+
+    def _gain_for(self, source: Source) -> float:
+        db = self._settings.volume_db
+        if self._settings.loudness_match:
+            lufs = source.loudness_lufs
+            if lufs is None:
+                lufs = self._loudness.get(source.identity)
+            db += match_gain_db(lufs, self._settings.target_lufs)
+        return db_to_gain(db)
+
+    def _new_voice(self, source: Source, start_s: float, *, use_head: bool = True) -> Voice:
+        """Queue the first block of ``source`` on a new voice: from the head cache (no
+        disk access), else by opening the file and decoding one block."""
+        key = (source.identity, self.samplerate)
+        cached = self._heads.get(key) if use_head and start_s <= 0 else None  # LRU touch
+        loop = self._settings.loop
+        if cached is not None:
+            head, info = cached
+            voice = Voice(source, None, info, self.samplerate, 0.0, loop)
+            voice.push(head)
+            voice.skip = len(head)  # the feeder decodes on from the start and drops these
+        else:
+            decoder = BlockDecoder(source.path, self.samplerate, start_s, self._resamplers)
+            decoder.loop = loop
+            try:
+                first = decoder.read_first(min_out=FIRST_BLOCK_FRAMES)
+            except DecodeError:
+                decoder.close()
+                raise
+            voice = Voice(source, decoder, decoder.info, self.samplerate, decoder.start_s, loop)
+            voice.push(first)
+            if decoder.start_s == 0 and decoder.emitted == len(first) and len(first):
+                self._heads.put(key, first, decoder.info)
+            if decoder.done:
+                voice.eof = True
+        voice.gain = Ramp(self._gain_for(source))
+        self._maybe_measure(source)
+        return voice
+
+    def _swap(self, voice: Voice) -> None:
+        self._retire_current()
+        self._voice = voice
+        self._last_duration = voice.duration
+        self._kick.set()
+
+    def _retire_current(self) -> None:
+        old = self._voice
+        self._voice = None
+        if old is None:
+            return
+        old.dying = True
+        if old.paused or old.env.value <= 0.0:
+            self._ended.append(old)  # the feeder closes its decoder, off the caller's path
+            self._wake.set()
+            return
+        old.pausing = False
+        old.env.go(0.0, SWITCH_FADE_S, self.samplerate)
+        self._fading.append(old)
+
+    def _maybe_measure(self, source: Source) -> None:
+        if not self._settings.loudness_match or source.loudness_lufs is not None:
+            return
+        if self._loudness.get(source.identity) is not None or source.identity in self._measuring:
+            return
+        self._measuring.add(source.identity)
+        with contextlib.suppress(RuntimeError):  # pool shut down: closing
+            self._measure_pool.submit(self._measure, source)
+
+    def _measure(self, source: Source) -> None:
+        """Worker: measure loudness, then ramp the playing voice to the matched gain."""
+        try:
+            lufs = measure_file(source.path)
+        except (DecodeError, OSError, ValueError):
+            lufs = float("nan")
+        finally:
+            self._measuring.discard(source.identity)
+        self._loudness.put(source.identity, lufs)
+        with self._lock:
+            voice = self._voice
+            if voice is not None and voice.source.identity == source.identity:
+                voice.gain.go(self._gain_for(source), GAIN_RAMP_S * 3, self.samplerate)
+
+    # -- audio callback (PortAudio thread) -------------------------------------------
+    def _callback(self, outdata: np.ndarray, frames: int, _time: Any, status: Any) -> None:
+        # Never touches disk or locks: reads the voice reference once, pops queued arrays.
+        outdata.fill(0.0)
+        self.frames_out += frames
+        voice = self._voice
+        if voice is None and not self._fading:
+            if not self._idle_nap(frames):
+                return
+            voice = self._voice  # play() may have kicked us awake: start it right away
+            if voice is None and not self._fading:
+                return
+        self._idle_due = 0.0
+        try:
+            self._mix(outdata, frames, voice, status)
+        except Exception as exc:  # an exception here would abort the stream for good
+            outdata.fill(0.0)
+            if voice is not None and not voice.reported:
+                voice.error = f"playback error: {exc!r}"
+                voice.eof = voice.finished = voice.reported = True
+                self._ended.append(voice)  # the feeder reports it stopped, with the error
+            self._fading = []
+            self._wake.set()
+
+    def _idle_nap(self, frames: int) -> bool:
+        """Pace idle silence on a sink that runs ahead of real time; True if we napped.
+
+        A clocked device never gets IDLE_AHEAD_S ahead, so this only ever applies to an
+        unpaced sink (an ALSA ``file`` PCM), where an idle stream would otherwise spin a
+        CPU and the GIL. The nap is an Event wait that play() cuts short, so it adds no
+        latency; naps are long enough (2 ms) that their wake-ups rarely interrupt play().
+        """
+        now = time.perf_counter()
+        due = max(self._idle_due, now)
+        self._idle_due = due + frames / self.samplerate
+        if due - now <= IDLE_AHEAD_S:
+            return False
+        self._kick.wait(IDLE_NAP_S)
+        self._kick.clear()
+        return True
+
+    def _mix(self, outdata: np.ndarray, frames: int, voice: Voice | None, status: Any) -> None:
+        if status.output_underflow:
+            self.underruns += 1
+        if voice is not None and not voice.finished:
+            voice.render(outdata, frames)
+            if voice.finished and not voice.reported:
+                voice.reported = True
+                self._ended.append(voice)
+                self._wake.set()
+            elif (
+                not voice.eof
+                and voice.buffered < self._read_ahead // 2
+                and (voice.consumed >= FEEDER_GRACE_FRAMES or voice.buffered < FEEDER_GRACE_FRAMES)
+            ):
+                # Not on the very first callbacks: the feeder's decoding would compete
+                # for the GIL with the callbacks that carry the first frames out.
+                self._wake.set()
+        if self._fading:
+            for old in list(self._fading):
+                # Nothing feeds a retired voice: when its buffer runs dry it is done.
+                written = old.render(outdata, frames)
+                if old.env.value <= 0.0 or old.finished or written < frames:
+                    self._fading.remove(old)
+                    self._ended.append(old)
+                    self._wake.set()  # the feeder closes its decoder
+        np.clip(outdata, -1.0, 1.0, out=outdata)
+
+    # -- feeder thread ---------------------------------------------------------------
+    def _feed_loop(self) -> None:
+        while not self._closed:
+            self._wake.wait(0.02)
+            self._wake.clear()
+            self._reap()
+            voice = self._voice
+            if voice is None:
+                if not self._resamplers.refill():
+                    self._wake.set()  # more to build: come straight back
+                continue
+            if voice.eof:
+                continue
+            with voice.lock:
+                self._fill(voice)
+            self._resamplers.refill(limit=1)  # replace the one this voice took
+
+    def _fill(self, voice: Voice) -> None:
+        """Decode ahead until the voice holds ``read_ahead`` frames or the file ends."""
+        if voice.decoder is None:
+            try:
+                voice.decoder = BlockDecoder(
+                    voice.source.path, self.samplerate, voice.start_s, self._resamplers
+                )
+            except DecodeError as exc:
+                voice.error = str(exc)
+                voice.eof = True
+                return
+        decoder = voice.decoder
+        while voice is self._voice and not voice.eof and voice.buffered < self._read_ahead:
+            decoder.loop = voice.loop
+            # Small while the voice is nearly dry (a quick top-up), then larger blocks.
+            step = 4096 if voice.buffered < 2 * FEEDER_GRACE_FRAMES else 16384
+            try:
+                block = decoder.read(step)
+            except (DecodeError, ValueError) as exc:  # ValueError: file closed under us
+                voice.error = str(exc)
+                voice.eof = True
+                break
+            if voice.skip:
+                drop = min(voice.skip, len(block))
+                voice.skip -= drop
+                block = block[drop:]
+            voice.push(block)
+            if decoder.done:
+                voice.eof = True
+            if self._closed:
+                break
+
+    def _reap(self) -> None:
+        """Close decoders of finished voices and report natural ends (feeder thread)."""
+        while self._ended:
+            voice = self._ended.popleft()
+            voice.close_decoder()
+            if voice.dying:
+                continue
+            with self._lock:
+                if self._voice is voice:
+                    self._voice = None
+                    self._last_position = voice.duration
+                    self._last_duration = voice.duration
+                    if voice.error:
+                        self._error = voice.error
+                    status = self._status()
+                else:
+                    continue
+            self._notifier.emit(status)
