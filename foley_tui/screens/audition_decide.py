@@ -89,41 +89,44 @@ class DecisionActions(PreviewActions):
         self._last_toggle = (action, sound_id, time.monotonic())
         return True
 
-    def action_pick(self) -> None:
+    def _toggle_verdict(
+        self,
+        action: str,
+        status: Status,
+        undo: Callable[[str], object],
+        decide: Callable[[str], object],
+        mark: Callable[[str], None],
+    ) -> None:
+        """Pick and reject toggle alike: on a row already ``status``, ``undo`` it (the
+        cursor stays); otherwise ``decide`` on disk, then ``mark`` the row and advance."""
         sound_id = self.current_id
-        if sound_id is None or not self._toggle("pick", sound_id):
+        if sound_id is None or not self._toggle(action, sound_id):
             return
         decisions = self.listing.decisions
-        if decisions.status(sound_id) is Status.PICKED:
-            self._write(
-                sound_id,
-                lambda: self.store.drop_pick(sound_id),
-                lambda _: decisions.clear(sound_id),
-            )
+        if decisions.status(sound_id) is status:
+            self._write(sound_id, lambda: undo(sound_id), lambda _: decisions.clear(sound_id))
         else:
-            self._write(
-                sound_id,
-                lambda: self.store.add_pick(sound_id),
-                lambda _: decisions.set_pick(Pick(sound_id)),
-                advance=True,
-            )
+            self._write(sound_id, lambda: decide(sound_id), lambda _: mark(sound_id), advance=True)
+
+    def action_pick(self) -> None:
+        decisions = self.listing.decisions
+        self._toggle_verdict(
+            "pick",
+            Status.PICKED,
+            self.store.drop_pick,
+            self.store.add_pick,
+            lambda sound_id: decisions.set_pick(Pick(sound_id)),
+        )
 
     def action_reject(self) -> None:
-        sound_id = self.current_id
-        if sound_id is None or not self._toggle("reject", sound_id):
-            return
         decisions = self.listing.decisions
-        if decisions.status(sound_id) is Status.REJECTED:
-            self._write(
-                sound_id, lambda: self.store.clear(sound_id), lambda _: decisions.clear(sound_id)
-            )
-        else:
-            self._write(
-                sound_id,
-                lambda: self.store.add_reject(sound_id),
-                lambda _: decisions.set_reject(Reject(sound_id)),
-                advance=True,
-            )
+        self._toggle_verdict(
+            "reject",
+            Status.REJECTED,
+            self.store.clear,
+            self.store.add_reject,
+            lambda sound_id: decisions.set_reject(Reject(sound_id)),
+        )
 
     def action_reject_reason(self) -> None:
         sound_id = self.current_id

@@ -59,24 +59,19 @@ class Session:
         return data
 
     def picks(self) -> dict[str, dict[str, Any]]:
-        folder = self.folder / "picks"
-        if not folder.exists():
-            return {}
-        return {
-            json.loads(p.read_text())["sound_id"]: json.loads(p.read_text())
-            for p in folder.iterdir()
-            if not p.name.startswith(".")
-        }
+        return self._all("picks")
 
     def rejects(self) -> dict[str, dict[str, Any]]:
-        folder = self.folder / "rejects"
+        return self._all("rejects")
+
+    def _all(self, namespace: str) -> dict[str, dict[str, Any]]:
+        folder = self.folder / namespace
         if not folder.exists():
             return {}
-        return {
-            json.loads(p.read_text())["sound_id"]: json.loads(p.read_text())
-            for p in folder.iterdir()
-            if not p.name.startswith(".")
-        }
+        entries = [
+            json.loads(p.read_text()) for p in folder.iterdir() if not p.name.startswith(".")
+        ]
+        return {entry["sound_id"]: entry for entry in entries}
 
     def app(
         self,

@@ -13,15 +13,20 @@ from tests.ui.conftest import SIZE, Session, ready
 SOURCE = Source(Path("/tmp/x.wav"), AudioFormat.WAV, "path", "x")
 
 
-def test_settings_before_start_reach_the_player_and_play_waits() -> None:
+def gated(fake: FakePlayer) -> tuple[DeferredPlayer, threading.Event]:
+    """A DeferredPlayer whose real player (``fake``) is built once the event is set."""
     gate = threading.Event()
-    fake = FakePlayer()
 
     def build() -> FakePlayer:
         gate.wait(5)
         return fake
 
-    player = DeferredPlayer(build)
+    return DeferredPlayer(build), gate
+
+
+def test_settings_before_start_reach_the_player_and_play_waits() -> None:
+    fake = FakePlayer()
+    player, gate = gated(fake)
     assert player.starting and not player.available
     assert player.status().state is PlayerState.STOPPED
     player.set_loop(True)
@@ -65,14 +70,8 @@ async def test_app_starts_it_after_mount_and_shows_the_no_audio_notice(
 
 
 def test_prefetch_is_dropped_while_starting_then_forwarded() -> None:
-    gate = threading.Event()
     fake = FakePlayer()
-
-    def build() -> FakePlayer:
-        gate.wait(5)
-        return fake
-
-    player = DeferredPlayer(build)
+    player, gate = gated(fake)
     player.start()
     player.prefetch(SOURCE)  # returns at once: the device is still opening
     gate.set()
