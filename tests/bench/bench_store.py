@@ -3,8 +3,10 @@
 Measured in the same run, each figure the median of several runs:
 
 * a durable pick (atomic replace + fsync of file and folder + fsync'd journal append)
-  against foley's ``add_pick`` (non-atomic, no fsync, walks the folder to count) and a
-  bare stdlib fsync'd atomic write, over 1,000 picks;
+  through ``add_pick`` (which also counts the picks, as foley's does) and through
+  ``set_layer`` (the app's path), interleaved with a bare stdlib fsync'd atomic write
+  (ratios per run), and foley's ``add_pick`` (non-atomic, no fsync, walks the folder to
+  count), over 1,000 picks;
 * listing 1,000 picks (``list_picks``) against foley's;
 * caching 10k candidates against foley's ``cache_candidates`` (same Candidate objects);
 * the rows of a 100k-candidate session (~3 KB files): our ``rows()`` with a valid index
@@ -215,11 +217,26 @@ def bench_picks(n: int, work: Path) -> dict[str, Any]:
     root = work / f"picks-{secrets.token_hex(3)}"
     service = SessionService(root)
     store = service.get(service.create("bench"))
+    ui_store = service.get(service.create("bench-ui"))
+    plain_dir = root / "plain"
+    plain_dir.mkdir()
+    # Interleaved, so load drifting during the run hits ours and the baseline alike:
+    # add_pick (foley's API: also counts the picks, a listdir), set_layer on a new sound
+    # (the app's path: the same durable pick + journal, no count) and the stdlib write.
     ours: list[float] = []
+    ours_ui: list[float] = []
+    plain: list[float] = []
     for i in range(n):
         t0 = time.perf_counter()
         store.add_pick(f"freesound:{i}", layer=LAYERS[i % 5], onset=i * 0.5)
         ours.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        ui_store.set_layer(f"freesound:{i}", LAYERS[i % 5])
+        ours_ui.append(time.perf_counter() - t0)
+        data = json.dumps({"sound_id": f"x{i}", "layer": "voice", "onset": 1.0}, indent=4)
+        t0 = time.perf_counter()
+        stdlib_atomic_write(plain_dir / f"x{i}.json", data.encode())
+        plain.append(time.perf_counter() - t0)
 
     fstore = foley_store(root, "foley-picks")
     theirs: list[float] = []
@@ -227,15 +244,6 @@ def bench_picks(n: int, work: Path) -> dict[str, Any]:
         t0 = time.perf_counter()
         fstore.add_pick(f"freesound:{i}", layer=LAYERS[i % 5], onset=i * 0.5)
         theirs.append(time.perf_counter() - t0)
-
-    plain_dir = root / "plain"
-    plain_dir.mkdir()
-    plain: list[float] = []
-    for i in range(n):
-        data = json.dumps({"sound_id": f"x{i}", "layer": "voice", "onset": 1.0}, indent=4)
-        t0 = time.perf_counter()
-        stdlib_atomic_write(plain_dir / f"x{i}.json", data.encode())
-        plain.append(time.perf_counter() - t0)
 
     time.sleep(0.1)  # let the picks age past the racy window, as in real use
     # Listing: a fresh store (cold: parse every file) and the same store again (warm cache).
@@ -258,8 +266,14 @@ def bench_picks(n: int, work: Path) -> dict[str, Any]:
         "foley_p50_ms": ms(statistics.median(theirs)),
         "foley_p99_ms": ms(pct(theirs, 99)),
         "foley_last10pct_p50_ms": ms(statistics.median(theirs[-tail:])),
+        "ours_ui_p50_ms": ms(statistics.median(ours_ui)),
+        "ours_ui_p99_ms": ms(pct(ours_ui, 99)),
         "stdlib_p50_ms": ms(statistics.median(plain)),
         "stdlib_p99_ms": ms(pct(plain, 99)),
+        "ratio_ours_over_stdlib_p50": round(statistics.median(ours) / statistics.median(plain), 2),
+        "ratio_ours_over_stdlib_p99": round(pct(ours, 99) / pct(plain, 99), 2),
+        "ratio_ui_over_stdlib_p50": round(statistics.median(ours_ui) / statistics.median(plain), 2),
+        "ratio_ui_over_stdlib_p99": round(pct(ours_ui, 99) / pct(plain, 99), 2),
         "list_ours_cold_ms": ms(list_cold),
         "list_ours_warm_ms": ms(list_warm),
         "list_foley_ms": ms(list_foley),
