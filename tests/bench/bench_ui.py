@@ -19,10 +19,13 @@ the same run (``ratio`` = ours / bare).
 Key-to-sound: a subprocess runs the app headless with the real SoundDevicePlayer on an
 ALSA ``file`` PCM (``tests/alsa_capture.py``); it presses space and records
 ``perf_counter()``; a watcher process reports when the first non-zero sample reached the
-file. Median of 30 presses; ``key_to_play_call`` is the UI's share (key event to
-``Player.play()``). This is our software path (key event -> action -> resolve ->
-player -> device), not the sound card's latency. ``--key-to-sound`` runs only this part
-(on a 1k session; no tmux needed).
+file. Median of 30 presses per mode, interleaved: ``same`` (space on the row just
+played), ``moved_warm`` (move to a row never played, wait 0.2 s as a user would, space:
+the screen's prefetch worker warmed it) and ``moved_cold`` (the same, with the head cache
+cleared just before space: the baseline without prefetch); ``key_to_play_call`` is the
+UI's share (key event to ``Player.play()``). This is our software path (key event ->
+action -> resolve -> player -> device), not the sound card's latency. ``--key-to-sound``
+runs only this part (on a 1k session; no tmux needed).
 """
 
 from __future__ import annotations
@@ -203,8 +206,16 @@ async def main():
         await pilot.pause()
         for _ in range({presses}):
             print("ready", flush=True)
-            if (await asyncio.to_thread(sys.stdin.readline)).strip() != "go":
+            command = (await asyncio.to_thread(sys.stdin.readline)).split()
+            if not command or command[0] != "go":
                 break
+            mode = command[1]
+            if mode != "same":  # move to the next row first; its head is not cached yet
+                player.clear_cache()
+                await pilot.press("j")
+                await pilot.pause(0.2)  # a user's pause: the prefetch worker runs here
+                if mode == "moved-cold":
+                    player.clear_cache()  # the same-run baseline: as if nothing prefetched
             t0 = time.perf_counter()
             await pilot.press("space")
             print(f"pressed {{t0!r}} {{calls[-1]!r}}", flush=True)
@@ -216,7 +227,7 @@ asyncio.run(main())
 """
 
 
-def key_to_sound(data: Path, session_id: str, presses: int = KEY_PRESSES) -> dict[str, Any]:
+def key_to_sound(data: Path, session_id: str, presses: int = KEY_PRESSES * 3) -> dict[str, Any]:
     from tests.alsa_capture import AlsaCapture, SoundWatcher
 
     capture = AlsaCapture.create(Path(tempfile.mkdtemp(prefix="bench-ui-alsa-")))
@@ -230,8 +241,10 @@ def key_to_sound(data: Path, session_id: str, presses: int = KEY_PRESSES) -> dic
         bufsize=1,
     )
     assert child.stdin is not None and child.stdout is not None
-    latencies: list[float] = []
-    to_play: list[float] = []
+    modes = ("same", "moved_warm", "moved_cold")
+    latencies: dict[str, list[float]] = {mode: [] for mode in modes}
+    to_play: dict[str, list[float]] = {mode: [] for mode in modes}
+    press = 0
     try:
         with SoundWatcher(capture) as watcher:
             while True:
@@ -240,24 +253,36 @@ def key_to_sound(data: Path, session_id: str, presses: int = KEY_PRESSES) -> dic
                     return {"error": line}
                 if line != "ready":
                     break
+                mode = modes[press % len(modes)]
+                press += 1
                 capture.truncate()
                 watcher.arm()
-                child.stdin.write("go\n")
+                child.stdin.write(f"go {mode.replace('_', '-')}\n")
                 child.stdin.flush()
                 pressed = child.stdout.readline().split()
                 t_sound = watcher.wait()
-                latencies.append((t_sound - float(pressed[1])) * 1000)
-                to_play.append((float(pressed[2]) - float(pressed[1])) * 1000)
+                latencies[mode].append((t_sound - float(pressed[1])) * 1000)
+                to_play[mode].append((float(pressed[2]) - float(pressed[1])) * 1000)
     finally:
         child.stdin.close()
         child.wait(timeout=30)
         shutil.rmtree(capture.config_path.parent, ignore_errors=True)
-    return {
-        "key_to_play_call_median_ms": round(statistics.median(to_play), 3),
-        "median_ms": round(statistics.median(latencies), 3),
-        "p90_ms": round(sorted(latencies)[int(len(latencies) * 0.9) - 1], 3),
-        "runs": len(latencies),
-    }
+    result: dict[str, Any] = {}
+    for mode in modes:
+        runs = latencies[mode]
+        if not runs:
+            continue
+        result[mode] = {
+            "key_to_play_call_median_ms": round(statistics.median(to_play[mode]), 3),
+            "median_ms": round(statistics.median(runs), 3),
+            "p90_ms": round(sorted(runs)[max(int(len(runs) * 0.9) - 1, 0)], 3),
+            "runs": len(runs),
+        }
+    if "moved_warm" in result and "moved_cold" in result:
+        result["cold_over_warm_ratio"] = round(
+            result["moved_cold"]["median_ms"] / result["moved_warm"]["median_ms"], 2
+        )
+    return result
 
 
 def _write_results(results: dict[str, Any], name: str) -> None:
