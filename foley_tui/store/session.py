@@ -985,6 +985,33 @@ class SessionStore:
             return self._rows_generic(progress)
         return self._rows_indexed(self.candidates, progress)
 
+    def quick_rows(self) -> list[Row] | None:
+        """The stored index's rows after a names-only check: no stat of every file.
+
+        For the first paint of a big session (about half the cost of :meth:`rows` at
+        100k files: the per-file ``fstatat`` is skipped). The names match the folder,
+        but a file rewritten in place since the index was written still shows its old
+        values, so call :meth:`rows` next for the exact list (it also refreshes
+        :meth:`problems`). None when there is no usable index, the folder's names differ
+        from it, or the backend is not files.
+        """
+        if not isinstance(self.candidates, FileNamespace):
+            return None
+        index = self._load_index()
+        if index is None:
+            return None
+        try:
+            names = os.listdir(self.candidates.path)
+        except FileNotFoundError:
+            names = []
+        expected = set(index.names)
+        expected.update(name for _, name, _ in index.problems)
+        current = set(names)
+        current.difference_update([name for name in names if name[:1] == "."])
+        if current != expected:
+            return None
+        return index.rows()
+
     def _rows_generic(self, progress: Callable[[int, int], None] | None) -> list[Row]:
         keys = list(self.candidates)
         rows = []

@@ -204,3 +204,26 @@ def test_merging_a_few_rows_equals_a_full_rebuild(
     assert _columns(merged) == _columns(reference)
     again = CandidateIndex.from_bytes(merged.to_bytes())
     assert again is not None and _columns(again) == _columns(reference)
+
+
+def test_quick_rows_checks_names_only(data_dir: Path) -> None:
+    _service, sid, root = make_session(data_dir)
+    assert SessionService(data_dir).get(sid).quick_rows() is None  # no index yet
+    exact = SessionService(data_dir).get(sid).rows()
+    assert SessionService(data_dir).get(sid).quick_rows() == exact
+    # Rewritten in place (same name): quick rows still show the stored values.
+    path = root / "candidates" / "b.json"
+    path.write_bytes(json.dumps(candidate("b", caption="BEE"), indent=4).encode())
+    os.utime(path, ns=(OLD_NS * 50,) * 2)
+    store = SessionService(data_dir).get(sid)
+    quick = store.quick_rows()
+    assert quick is not None and {r.sound_id: r.caption for r in quick}["b"] == "bee"
+    assert {r.sound_id: r.caption for r in store.rows()}["b"] == "BEE"
+    # A new or removed name: no quick rows.
+    (root / "candidates" / "new.json").write_text(json.dumps(candidate("new"), indent=4))
+    assert SessionService(data_dir).get(sid).quick_rows() is None
+    (root / "candidates" / "new.json").unlink()
+    (root / "candidates" / "b.json").unlink()
+    assert SessionService(data_dir).get(sid).quick_rows() is None
+    memory = SessionService.in_memory()
+    assert memory.get(memory.create()).quick_rows() is None
