@@ -27,6 +27,9 @@ class PreviewActions(CandidateDetails):
         if self._audio_checked or getattr(self.player, "starting", False):
             return
         self._audio_checked = True
+        # Prefetch hints given while a deferred player was starting were dropped: again.
+        self._prefetched = (None, None)
+        self._schedule_prefetch()
         if not self.player.available:
             self.notify(
                 self.player.unavailable_reason or "no output device",

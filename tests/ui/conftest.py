@@ -11,6 +11,7 @@ import pytest
 from textual.pilot import Pilot
 
 from foley_tui.app import FoleyApp
+from foley_tui.audio.base import Player
 from foley_tui.config import Config, Settings
 from foley_tui.screens.audition import AuditionScreen
 from foley_tui.store import SessionService, encode_key
@@ -75,7 +76,7 @@ class Session:
 
     def app(
         self,
-        player: FakePlayer | None = None,
+        player: Player | None = None,
         settings: Settings | None = None,
         keymap: dict[str, str] | None = None,
     ) -> FoleyApp:

@@ -78,3 +78,24 @@ async def test_unplayable_rows_are_not_prefetched(data_dir: Any) -> None:
         assert player.prefetched() == [tone(IDS[0])]  # IDS[1] has only a remote URL
         assert IDS[1] in screen.candidate_list.unplayable
     assert isinstance(service, SessionService)
+
+
+async def test_prefetch_is_repeated_once_a_deferred_player_is_up(session: Session) -> None:
+    """Hints given while the device was still opening were dropped: the screen gives them
+    again when the player is up, so the first row is warm too."""
+    from foley_tui.cli_app import DeferredPlayer
+
+    gate = threading.Event()
+    fake = FakePlayer()
+
+    def build() -> FakePlayer:
+        gate.wait(5)
+        return fake
+
+    player = DeferredPlayer(build)
+    app = session.app(player)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        assert fake.prefetched() == []  # still starting: dropped
+        gate.set()
+        assert await prefetched_pair(pilot, fake, 2) == [tone(IDS[0]), tone(IDS[1])]
