@@ -14,7 +14,7 @@ Headless: never imports textual.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,60 +85,65 @@ def _license(
     }
 
 
-def _cc0(source: str, source_id: str, creator: str) -> dict[str, Any]:
-    return _license(
-        source,
-        source_id,
-        "CC0-1.0",
-        name="Creative Commons Zero 1.0",
-        url="https://creativecommons.org/publicdomain/zero/1.0/",
-        creator=creator,
-        commercial_ok=True,
-        attribution=False,
-        redistribute_ok=True,
-    )
+def _preset(
+    license_id: str,
+    name: str,
+    url: str | None,
+    *,
+    commercial_ok: bool,
+    attribution: bool,
+    redistribute_ok: bool,
+) -> Callable[[str, str, str], dict[str, Any]]:
+    """A licence kind: ``(source, source_id, creator) -> licence record``."""
+
+    def record(source: str, source_id: str, creator: str) -> dict[str, Any]:
+        return _license(
+            source,
+            source_id,
+            license_id,
+            name=name,
+            url=url,
+            creator=creator,
+            commercial_ok=commercial_ok,
+            attribution=attribution,
+            redistribute_ok=redistribute_ok,
+        )
+
+    return record
 
 
-def _cc_by(source: str, source_id: str, creator: str) -> dict[str, Any]:
-    return _license(
-        source,
-        source_id,
-        "CC-BY-4.0",
-        name="Creative Commons Attribution 4.0",
-        url="https://creativecommons.org/licenses/by/4.0/",
-        creator=creator,
-        commercial_ok=True,
-        attribution=True,
-        redistribute_ok=True,
-    )
-
-
-def _cc_by_nc(source: str, source_id: str, creator: str) -> dict[str, Any]:
-    return _license(
-        source,
-        source_id,
-        "CC-BY-NC-4.0",
-        name="Creative Commons Attribution-NonCommercial 4.0",
-        url="https://creativecommons.org/licenses/by-nc/4.0/",
-        creator=creator,
-        commercial_ok=False,
-        attribution=True,
-        redistribute_ok=True,
-    )
-
-
-def _royalty_free(source: str, source_id: str, creator: str) -> dict[str, Any]:
-    return _license(
-        source,
-        source_id,
-        "LicenseRef-royalty-free-sfx",
-        name="Royalty-free sound effects licence (no standalone redistribution)",
-        url=None,
-        creator=creator,
-        commercial_ok=True,
-        attribution=False,
-        redistribute_ok=False,
-    )
+_cc0 = _preset(
+    "CC0-1.0",
+    "Creative Commons Zero 1.0",
+    "https://creativecommons.org/publicdomain/zero/1.0/",
+    commercial_ok=True,
+    attribution=False,
+    redistribute_ok=True,
+)
+_cc_by = _preset(
+    "CC-BY-4.0",
+    "Creative Commons Attribution 4.0",
+    "https://creativecommons.org/licenses/by/4.0/",
+    commercial_ok=True,
+    attribution=True,
+    redistribute_ok=True,
+)
+_cc_by_nc = _preset(
+    "CC-BY-NC-4.0",
+    "Creative Commons Attribution-NonCommercial 4.0",
+    "https://creativecommons.org/licenses/by-nc/4.0/",
+    commercial_ok=False,
+    attribution=True,
+    redistribute_ok=True,
+)
+_royalty_free = _preset(
+    "LicenseRef-royalty-free-sfx",
+    "Royalty-free sound effects licence (no standalone redistribution)",
+    None,
+    commercial_ok=True,
+    attribution=False,
+    redistribute_ok=False,
+)
 
 
 def _event(
