@@ -20,12 +20,19 @@ class IdsListed(Message):
     """The session's candidate ids (file names only), for the first paint."""
 
     def __init__(
-        self, ids: Sequence[str], picks: dict[str, Pick], rejects: dict[str, Reject]
+        self,
+        ids: Sequence[str],
+        picks: dict[str, Pick],
+        rejects: dict[str, Reject],
+        rows: list[Row] | None = None,
     ) -> None:
         super().__init__()
         self.ids = ids
         self.picks = picks
         self.rejects = rejects
+        self.rows = rows
+        """Provisional rows from the stored index (names checked, stats not yet), when the
+        index could be used; the exact rows follow in :class:`RowsLoaded`."""
 
 
 class LoadProgress(Message):

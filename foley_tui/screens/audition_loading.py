@@ -22,10 +22,15 @@ class SessionLoading(AuditionBase):
 
     @work(thread=True, group="load", exclusive=True, exit_on_error=False, name="load session")
     def _load(self) -> None:
-        """List ids (instant first paint), then fill every column from the index."""
+        """First paint from the stored index when its names still match the folder (all
+        columns at once), else from the file names; then the exact, validated rows."""
         store = self.store
-        ids = store.candidate_ids()
-        self.post_message(IdsListed(ids, store.picks(), store.rejects()))
+        quick = store.quick_rows()
+        if quick is not None:
+            ids = [row.sound_id for row in quick]
+            self.post_message(IdsListed(ids, store.picks(), store.rejects(), rows=quick))
+        else:
+            self.post_message(IdsListed(store.candidate_ids(), store.picks(), store.rejects()))
         # Let the main thread paint the rows before this thread competes for the GIL
         # with seconds of index work.
         self._painted.wait(timeout=1.0)
@@ -50,10 +55,14 @@ class SessionLoading(AuditionBase):
         self.post_message(message)
 
     def on_ids_listed(self, message: IdsListed) -> None:
-        self.listing.set_ids(list(message.ids))
+        if message.rows is not None:
+            self.listing.set_rows(message.rows)
+            self._loading = f"checking {len(message.ids):,} files"
+        else:
+            self.listing.set_ids(list(message.ids))
+            self._loading = f"columns 0/{len(message.ids):,}"
         self.listing.decisions.picks = dict(message.picks)
         self.listing.decisions.rejects = dict(message.rejects)
-        self._loading = f"columns 0/{len(message.ids):,}"
         self._reapply(keep=self._restore_cursor)
         self.call_after_refresh(self._painted.set)
 
