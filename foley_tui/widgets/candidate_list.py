@@ -39,7 +39,13 @@ def format_duration(seconds: float | None) -> str:
 
 
 def format_score(score: float | None) -> str:
-    return "-" if score is None else f"{score:.3g}"
+    """Fixed decimals, at most five characters, so a column of scores lines up and compares
+    at a glance (rrf scores differ in the third decimal)."""
+    if score is None:
+        return "-"
+    if abs(score) < 10:
+        return f"{score:.3f}"
+    return f"{score:.1f}" if abs(score) < 1000 else f"{score:.0f}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,3 +56,16 @@ def test_view_settings_round_trip_and_tolerate_junk() -> None:
     assert ViewSettings.from_dict(settings.to_dict(), defaults) == settings
     junk = {"filter": 3, "status_filter": "maybe", "sort": "size", "volume_db": True}
     assert ViewSettings.from_dict(junk, defaults) == defaults
+
+
+def test_scores_have_fixed_decimals_and_fit_the_column() -> None:
+    from foley_tui.widgets.candidate_list import format_score
+
+    assert [format_score(s) for s in (None, 0.0325, 0.03, 0.85, 14.2, 1234.0)] == [
+        "-",
+        "0.033",
+        "0.030",
+        "0.850",
+        "14.2",
+        "1234",
+    ]
