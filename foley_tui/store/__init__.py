@@ -2,7 +2,7 @@
 
 ``SessionService`` finds and manages sessions; ``SessionStore`` is one session with
 foley's API plus durable decisions, a journal (undo/redo), metadata and a fast index.
-Headless: never imports textual. See ``/work/notes/store_api.md`` for the contract.
+Headless: never imports textual; the UI and the CLI use only the names exported here.
 """
 
 from __future__ import annotations

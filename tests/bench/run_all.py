@@ -27,6 +27,7 @@ def main() -> int:
         spec.loader.exec_module(module)
         print(f"== {name}", flush=True)
         started = time.perf_counter()
+        sys.argv = [str(path)]  # benches that parse options get their defaults
         results[name] = module.main()
         print(f"== {name} done in {time.perf_counter() - started:.1f} s", flush=True)
     out = HERE / "results"
