@@ -971,6 +971,9 @@ class SessionStore:
             known = index.key_of_name() if index is not None else None
             entries, problems = self.candidates.scan(stat=False, known=known)
             self._scan_problems["candidates"] = problems
+            # change_token() stats every candidate of a small session only: tell it the
+            # size now, or its first call (right after the first paint) stats 100k files.
+            self._candidate_count_hint = len(entries)
             return sorted(e.key for e in entries)
         return self._names(self.candidates, "candidates")
 
@@ -1010,6 +1013,7 @@ class SessionStore:
         current.difference_update([name for name in names if name[:1] == "."])
         if current != expected:
             return None
+        self._candidate_count_hint = len(current)  # as in candidate_ids()
         return index.rows()
 
     def _rows_generic(self, progress: Callable[[int, int], None] | None) -> list[Row]:

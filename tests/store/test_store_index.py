@@ -227,3 +227,32 @@ def test_quick_rows_checks_names_only(data_dir: Path) -> None:
     assert SessionService(data_dir).get(sid).quick_rows() is None
     memory = SessionService.in_memory()
     assert memory.get(memory.create()).quick_rows() is None
+
+
+@pytest.mark.parametrize("first", ["candidate_ids", "quick_rows"])
+def test_first_change_token_of_a_big_session_does_not_stat_every_candidate(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, first: str
+) -> None:
+    """The UI lists (ids or quick rows), then takes a change token: on a big session that
+    token must not stat every candidate file (it cost 0.75 s at 100k)."""
+    from foley_tui.store.files import FileNamespace
+
+    service = SessionService(data_dir)
+    sid = service.create(title="big")
+    store = service.get(sid)
+    store.cache_candidates([candidate(f"big:{i}") for i in range(2_001)])
+    store.rows()  # writes the index that quick_rows uses
+    store = SessionService(data_dir).get(sid)  # a fresh process's view
+    assert getattr(store, first)() is not None
+
+    stat_scans: list[Path] = []
+    original = FileNamespace.scan
+
+    def counting_scan(self: FileNamespace, **kwargs: object) -> object:
+        if kwargs.get("stat", True):
+            stat_scans.append(self.path)
+        return original(self, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(FileNamespace, "scan", counting_scan)
+    store.change_token()
+    assert store.candidates.path not in stat_scans  # type: ignore[attr-defined]
