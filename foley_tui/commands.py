@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 
 from foley_tui.screens.audition import BINDING_SECTIONS, AuditionScreen
 
@@ -27,10 +27,12 @@ class AuditionCommands(Provider):
     """The audition screen's actions in the palette."""
 
     def _screen(self) -> AuditionScreen | None:
-        # The palette is itself a screen; the one below it is where actions apply.
+        # The palette is itself a screen; the one below it is where actions apply. Over
+        # any other screen (sessions, help) audition actions would act on a hidden screen.
         for screen in reversed(self.app.screen_stack):
-            if isinstance(screen, AuditionScreen):
-                return screen
+            if isinstance(screen, CommandPalette):
+                continue
+            return screen if isinstance(screen, AuditionScreen) else None
         return None
 
     async def discover(self) -> Hits:

@@ -45,3 +45,32 @@ async def test_s_opens_the_sessions_screen_and_enter_switches(data_dir: Path) ->
         await pilot.press("enter")
         await _wait_for(pilot, AuditionScreen)
         assert app.store.session_id == kitchen
+
+
+async def test_palette_over_the_sessions_screen_offers_no_audition_actions(
+    data_dir: Path,
+) -> None:
+    from foley_tui.commands import AuditionCommands
+
+    service = SessionService(data_dir)
+    demo_id = build_demo(data_dir, service=service)
+    app = FoleyApp(service.get(demo_id), FakePlayer(), service=service)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await _wait_for(pilot, AuditionScreen)
+        provider = AuditionCommands(app.screen)
+        assert provider._screen() is app.screen  # on the audition screen: its actions
+        await pilot.press("S")
+        sessions = await _wait_for(pilot, SessionsScreen)
+        # Audition actions would act on the hidden screen below.
+        assert AuditionCommands(sessions)._screen() is None
+
+
+def test_sessions_keys_can_be_remapped_by_id(data_dir: Path) -> None:
+    from foley_tui.cli_app import load_app_config
+    from foley_tui.paths import config_file
+
+    path = config_file()
+    path.parent.mkdir(parents=True)
+    path.write_text('[keymap]\nsessions-new = "N"\nconfirm-yes = "Y"\npick = "P"\n')
+    config = load_app_config()
+    assert config.keymap == {"sessions-new": "N", "confirm-yes": "Y", "pick": "P"}
