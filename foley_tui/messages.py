@@ -47,6 +47,15 @@ class LoadProgress(Message):
         return isinstance(message, LoadProgress)
 
 
+class RowsParsed(Message):
+    """Rows parsed so far while a session loads (their ``rank`` is provisional): the
+    list fills them in progressively; :class:`RowsLoaded` brings the final list."""
+
+    def __init__(self, rows: list[Row]) -> None:
+        super().__init__()
+        self.rows = rows
+
+
 class RowsLoaded(Message):
     """Every row with all its columns, plus the store's problems (unreadable entries)."""
 

@@ -12,7 +12,7 @@ import time
 
 from textual import work
 
-from foley_tui.messages import IdsListed, LoadProgress, RowsLoaded, StoreChanged
+from foley_tui.messages import IdsListed, LoadProgress, RowsLoaded, RowsParsed, StoreChanged
 from foley_tui.model import Row
 from foley_tui.screens.audition_base import AuditionBase
 
@@ -46,7 +46,11 @@ class SessionLoading(AuditionBase):
                 self.post_message(LoadProgress(done, total))
 
         self._stamp = self._candidates_stamp()
-        rows = store.rows(progress=progress)
+
+        def parsed(batch: list[Row]) -> None:
+            self.post_message(RowsParsed(batch))
+
+        rows = store.rows(progress=progress, partial=parsed)
         problems = [str(p) for p in store.problems()]
         self._token = token
         generation = self._generation
@@ -70,6 +74,11 @@ class SessionLoading(AuditionBase):
         if not self._loaded:
             self._loading = f"columns {message.done:,}/{message.total:,}"
             self._update_status()
+
+    def on_rows_parsed(self, message: RowsParsed) -> None:
+        if not self._loaded:  # a late batch must not overwrite the final rows
+            self.listing.add_rows(message.rows)
+            self.candidate_list.refresh_rows()
 
     def on_rows_loaded(self, message: RowsLoaded) -> None:
         # Until the user moves, the restored cursor (or the top) wins over whatever row the

@@ -977,16 +977,23 @@ class SessionStore:
             return sorted(e.key for e in entries)
         return self._names(self.candidates, "candidates")
 
-    def rows(self, progress: Callable[[int, int], None] | None = None) -> list[Row]:
+    def rows(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        partial: Callable[[list[Row]], None] | None = None,
+    ) -> list[Row]:
         """All list rows, ranked by (first-seen file mtime, id), from the compact index.
 
         Only files whose (name, mtime, size) changed since the index was written are
         parsed, one at a time: full candidate dicts are never all held at once.
         Unreadable files give a row with ``unreadable`` set and are in :meth:`problems`.
+        ``partial`` receives the rows parsed so far in batches while files are parsed (a
+        first open of a big session), so a list can fill in progressively; their ``rank``
+        is provisional until the returned list.
         """
         if not isinstance(self.candidates, FileNamespace):
             return self._rows_generic(progress)
-        return self._rows_indexed(self.candidates, progress)
+        return self._rows_indexed(self.candidates, progress, partial)
 
     def quick_rows(self) -> list[Row] | None:
         """The stored index's rows after a names-only check: no stat of every file.
@@ -1039,7 +1046,10 @@ class SessionStore:
         return self._index
 
     def _rows_indexed(
-        self, ns: FileNamespace, progress: Callable[[int, int], None] | None
+        self,
+        ns: FileNamespace,
+        progress: Callable[[int, int], None] | None,
+        partial: Callable[[list[Row]], None] | None = None,
     ) -> list[Row]:
         started = time.time_ns()
         old = self._load_index()
@@ -1057,7 +1067,9 @@ class SessionStore:
             if progress is not None:
                 progress(0, 0)
             return old.rows()
-        index = self._rebuild_index(ns, old, names, mtimes, sizes, started, digest, progress)
+        index = self._rebuild_index(
+            ns, old, names, mtimes, sizes, started, digest, progress, partial
+        )
         self._index = index
         self._index_problems(ns, index)
         if old is not None or names:
@@ -1094,6 +1106,7 @@ class SessionStore:
         started: int,
         digest: bytes,
         progress: Callable[[int, int], None] | None,
+        partial: Callable[[list[Row]], None] | None = None,
     ) -> CandidateIndex:
         """Compare the scan with the index file by file; parse only new/changed files."""
         positions = old.positions() if old is not None else {}
@@ -1117,6 +1130,7 @@ class SessionStore:
             todo.append((key, name, mtime, size, mtime))
         total = len(todo)
         failed: list[tuple[str, str, int, int, int]] = []
+        emitted = 0  # rows[:emitted] were handed to ``partial`` already
         for done, (key, name, mtime, size, order) in enumerate(todo):
             try:
                 data = read_object(os.path.join(ns.path, name), retry=False)
@@ -1130,8 +1144,12 @@ class SessionStore:
                 continue
             rows.append((order, name, mtime, size, None, key, *_row_values(data)))
             self._clear_problem("candidates", key)
-            if progress is not None and done % 1000 == 0:
-                progress(done, total)
+            if done % 1000 == 0:
+                if progress is not None:
+                    progress(done, total)
+                if partial is not None and len(rows) > emitted:
+                    partial([_make_row(t[5], t[0], list(t[6:]), None) for t in rows[emitted:]])
+                    emitted = len(rows)
         # One shared retry window (~50 ms) for every file that failed, not 50 ms each.
         for delay in (*RETRY_DELAYS, None):
             if not failed:

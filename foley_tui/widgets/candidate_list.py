@@ -152,6 +152,11 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         self.move_to(index, force_post=True)
         self.refresh()
 
+    def refresh_rows(self) -> None:
+        """Row contents changed (columns filled in), not the view: repaint every line."""
+        self._cache.clear()
+        self.refresh()
+
     def refresh_row(self, sound_id: str) -> None:
         """One row's decision changed: drop its cached line and repaint."""
         for key in [k for k in self._cache if k[0] == sound_id]:

@@ -132,6 +132,13 @@ class Listing:
         self._ids_set = None
         self._search.clear()
 
+    def add_rows(self, rows: list[Row]) -> None:
+        """Fill in the columns of rows parsed so far while loading; the ids and their
+        order stay as listed until :meth:`set_rows`."""
+        for row in rows:
+            self.rows[row.sound_id] = row
+            self._search.pop(row.sound_id, None)
+
     def set_rows(self, rows: list[Row]) -> None:
         # The store returns rows in rank order; keep it so the default sort is a copy.
         if any(rows[i].rank > rows[i + 1].rank for i in range(len(rows) - 1)):

@@ -256,3 +256,32 @@ def test_first_change_token_of_a_big_session_does_not_stat_every_candidate(
     monkeypatch.setattr(FileNamespace, "scan", counting_scan)
     store.change_token()
     assert store.candidates.path not in stat_scans  # type: ignore[attr-defined]
+
+
+def test_rows_hands_over_parsed_batches_while_parsing(data_dir: Path) -> None:
+    service = SessionService(data_dir)
+    sid = service.create(title="progressive")
+    service.get(sid).cache_candidates([candidate(f"p:{i}") for i in range(2_500)])
+    # Files written within a clock tick of an index scan are re-checked on every open:
+    # age them so the reopen below is the plain valid-index path.
+    folder = data_dir / "sessions" / sid / "candidates"
+    for i, path in enumerate(sorted(folder.iterdir())):
+        os.utime(path, ns=(1_700_000_000_000_000_000 + i, 1_700_000_000_000_000_000 + i))
+    store = SessionService(data_dir).get(sid)
+    batches: list[list[object]] = []
+    final = store.rows(partial=batches.append)
+    assert len(batches) >= 2  # handed over while parsing, not only at the end
+    by_id = {r.sound_id: r for r in final}
+    seen = [row for batch in batches for row in batch]
+    assert len({r.sound_id for r in seen}) == len(seen) >= 2_000  # type: ignore[attr-defined]
+    for row in seen:
+        exact = by_id[row.sound_id]  # type: ignore[attr-defined]
+        assert (row.caption, row.duration_s, row.tags) == (  # type: ignore[attr-defined]
+            exact.caption,
+            exact.duration_s,
+            exact.tags,
+        )
+    # With a valid index nothing is parsed, so nothing is handed over.
+    again: list[list[object]] = []
+    assert SessionService(data_dir).get(sid).rows(partial=again.append) == final
+    assert again == []

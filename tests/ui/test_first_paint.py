@@ -3,9 +3,15 @@ a session without a usable index shows its ids first, and the columns follow."""
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
+import pytest
 from textual.message import Message
 
 from foley_tui.messages import IdsListed, RowsLoaded
+from foley_tui.model import Row
+from foley_tui.store import SessionStore
 from tests.ui.conftest import IDS, SIZE, Session, ready
 
 
@@ -42,3 +48,35 @@ async def test_a_new_file_falls_back_to_ids_first(session: Session) -> None:
     listed, loaded = await _first_messages(session)
     assert listed.rows is None  # the names no longer match the index
     assert "new:1" in {r.sound_id for r in loaded.rows}
+
+
+async def test_columns_fill_in_while_the_session_loads(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batches the store hands over while parsing show in the list before loading ends."""
+    release = threading.Event()
+    real_rows = SessionStore.rows
+
+    def slow_rows(self: SessionStore, progress: Any = None, partial: Any = None) -> list[Row]:
+        rows = real_rows(self, progress=progress)
+        partial(rows[:3])  # the first batch, as the parser hands it over
+        release.wait(10)  # the rest of a big session is still being parsed
+        return rows
+
+    monkeypatch.setattr(SessionStore, "rows", slow_rows)
+    app = session.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = None
+        for _ in range(100):
+            await pilot.pause(0.02)
+            screen = app.audition
+            if screen is not None and len(screen.listing.rows) == 3:
+                break
+        assert screen is not None and not screen._loaded
+        assert set(screen.listing.rows) == set(IDS[:3])
+        lines = [screen.candidate_list.render_line(y).text for y in range(1, 13)]
+        caption = screen.listing.rows[IDS[0]].caption
+        assert any(caption in line for line in lines)  # painted with its columns
+        release.set()
+        await ready(pilot)
+        assert screen._loaded and len(screen.listing.rows) == len(IDS)
