@@ -12,8 +12,6 @@ import os
 from collections.abc import Iterable, Mapping, MutableMapping
 from typing import Any
 
-from ulid import ULID
-
 from foley_tui.model import (
     Layer,
     Pick,
@@ -36,6 +34,7 @@ from foley_tui.store.records import (
     _write_error,
     candidate_key,
     count_entries,
+    new_ulid,
     normalize_state,
     now_utc,
 )
@@ -252,7 +251,7 @@ class DecisionsMixin(StoreReads):
                 self._refresh_journal()
                 entry = JournalEntry(
                     seq=(self._journal[-1].seq + 1) if self._journal else 1,
-                    entry_id=str(ULID()),
+                    entry_id=new_ulid(),
                     at=now_utc(),
                     sound_id=sound_id,
                     before=before,

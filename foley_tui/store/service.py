@@ -20,8 +20,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ulid import ULID
-
 from foley_tui import paths
 from foley_tui.model import ValidationError, validate_layer, validate_onset
 from foley_tui.store.backend import (
@@ -41,6 +39,7 @@ from foley_tui.store.errors import (
     SessionServiceError,
 )
 from foley_tui.store.files import FileNamespace, atomic_write, fsync_dir
+from foley_tui.store.records import new_ulid
 from foley_tui.store.session import (
     SCHEMA_VERSION,
     JournalEntry,
@@ -169,7 +168,7 @@ class SessionService:
     # ------------------------------------------------------------------ contract
     def create(self, title: str | None = None) -> str:
         """Make a new empty session with a ULID id; return the id."""
-        session_id = str(ULID())
+        session_id = new_ulid()
         if self._memory is not None:
             store = SessionStore.in_memory(session_id)
             self._memory[session_id] = store

@@ -42,8 +42,6 @@ from datetime import datetime as datetime
 from pathlib import Path
 from typing import Any
 
-from ulid import ULID as ULID
-
 from foley_tui.model import Layer as Layer
 from foley_tui.model import Pick as Pick
 from foley_tui.model import Reject as Reject
