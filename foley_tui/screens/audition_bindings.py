@@ -225,5 +225,3 @@ _NEEDS_ROW = {
     "edit_onset",
     "nudge_onset",
 }
-# Toggle actions a held key must not flip back on the same row (see ``_repeat_guard``).
-_TOGGLES = {"pick", "reject"}

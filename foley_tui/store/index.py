@@ -86,25 +86,6 @@ def scan_stats(path: str) -> tuple[list[str], list[int], list[int]]:
     finally:
         os.close(dir_fd)
     return names, mtimes, sizes
-    dir_fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    stat = os.stat
-    add_name, add_mtime, add_size = names.append, mtimes.append, sizes.append
-    try:
-        with iterator:
-            for entry in iterator:
-                name = entry.name
-                if name[0] == ".":
-                    continue
-                try:
-                    st = stat(name, dir_fd=dir_fd, follow_symlinks=False)
-                except FileNotFoundError:
-                    continue
-                add_name(name)
-                add_mtime(st.st_mtime_ns)
-                add_size(st.st_size)
-    finally:
-        os.close(dir_fd)
-    return names, mtimes, sizes
 
 
 def scan_digest(names: Sequence[str], mtimes: Sequence[int], sizes: Sequence[int]) -> bytes:
