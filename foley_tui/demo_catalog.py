@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from foley_tui.model import Layer
+from foley_tui.store.local import license_record
 
 
 def _license(
@@ -39,50 +40,28 @@ def _license(
     prompt: str | None = None,
 ) -> dict[str, Any]:
     """A licence record with every key of foley's ``LicenseRecord.to_dict()``, in order."""
-    return {
-        "source": source,
-        "source_id": source_id,
-        "source_url": None,
-        "acquisition_method": "api" if source != "local" else "user",
-        "retrieved_at": "2026-11-28T21:14:03Z",
-        "adapter_version": None,
-        "content_sha256": None,
-        "license_id": license_id,
-        "license_name": name,
-        "license_version": None,
-        "license_url": url,
-        "rights_holder": creator,
-        "creator_name": creator,
-        "creator_url": None,
-        "commercial_ok": commercial_ok,
-        "embed_in_derivative_ok": True,
-        "redistribute_standalone_ok": redistribute_ok,
-        "cache_bytes_ok": cache_bytes_ok,
-        "modification_ok": modification_ok,
-        "ai_training_ok": False,
-        "ai_training_scope": None,
-        "gen_ai_preference": None,
-        "revenue_cap_usd": None,
-        "requires_attribution": attribution,
-        "attribution_text": f'"{source_id}" by {creator}, {license_id}' if attribution else None,
-        "notice_text_required": None,
-        "transformations": [],
-        "is_ai_generated": ai_generated,
-        "generator_model": generator_model,
-        "generator_version": None,
-        "generation_prompt": prompt,
-        "generation_prompt_used": prompt,
-        "generation_seed": None,
-        "generation_params": {},
-        "watermark": None,
-        "c2pa_manifest_ref": None,
-        "contains_recognizable_voice": False,
-        "potential_trademark": False,
-        "disclosure_recommended": ai_generated,
-        "rights_verified": False,
-        "verified_at": None,
-        "schema_version": 1,
-    }
+    return license_record(
+        source=source,
+        source_id=source_id,
+        acquisition_method="api" if source != "local" else "user",
+        retrieved_at="2026-11-28T21:14:03Z",
+        license_id=license_id,
+        license_name=name,
+        license_url=url,
+        rights_holder=creator,
+        creator_name=creator,
+        commercial_ok=commercial_ok,
+        redistribute_standalone_ok=redistribute_ok,
+        cache_bytes_ok=cache_bytes_ok,
+        modification_ok=modification_ok,
+        requires_attribution=attribution,
+        attribution_text=f'"{source_id}" by {creator}, {license_id}' if attribution else None,
+        is_ai_generated=ai_generated,
+        generator_model=generator_model,
+        generation_prompt=prompt,
+        generation_prompt_used=prompt,
+        disclosure_recommended=ai_generated,
+    )
 
 
 def _preset(

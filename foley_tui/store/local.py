@@ -57,52 +57,71 @@ def caption_from_name(path: Path) -> str:
     return re.sub(r"\s+", " ", text).strip() or path.name
 
 
+# foley's ``LicenseRecord.to_dict()`` defaults, in its key order (foley 0.0.89).
+LICENSE_DEFAULTS: dict[str, Any] = {
+    "source": "",
+    "source_id": "",
+    "source_url": None,
+    "acquisition_method": "user",
+    "retrieved_at": None,
+    "adapter_version": None,
+    "content_sha256": None,
+    "license_id": "unknown",
+    "license_name": None,
+    "license_version": None,
+    "license_url": None,
+    "rights_holder": None,
+    "creator_name": None,
+    "creator_url": None,
+    "commercial_ok": False,
+    "embed_in_derivative_ok": True,
+    "redistribute_standalone_ok": False,
+    "cache_bytes_ok": False,
+    "modification_ok": False,
+    "ai_training_ok": False,
+    "ai_training_scope": None,
+    "gen_ai_preference": None,
+    "revenue_cap_usd": None,
+    "requires_attribution": False,
+    "attribution_text": None,
+    "notice_text_required": None,
+    "transformations": [],
+    "is_ai_generated": False,
+    "generator_model": None,
+    "generator_version": None,
+    "generation_prompt": None,
+    "generation_prompt_used": None,
+    "generation_seed": None,
+    "generation_params": {},
+    "watermark": None,
+    "c2pa_manifest_ref": None,
+    "contains_recognizable_voice": False,
+    "potential_trademark": False,
+    "disclosure_recommended": False,
+    "rights_verified": False,
+    "verified_at": None,
+    "schema_version": 1,
+}
+
+
+def license_record(**fields: Any) -> dict[str, Any]:
+    """A complete licence record in foley's key order: the defaults with ``fields`` set.
+
+    An unknown field is an error (a typo would otherwise add a key foley ignores).
+    """
+    unknown = set(fields) - LICENSE_DEFAULTS.keys()
+    if unknown:
+        raise KeyError(f"not a licence field: {', '.join(sorted(unknown))}")
+    record = {**LICENSE_DEFAULTS, **fields}
+    # Fresh containers: records must not share the defaults' list and dict.
+    record["transformations"] = list(record["transformations"])
+    record["generation_params"] = dict(record["generation_params"])
+    return record
+
+
 def _license(path: Path) -> dict[str, Any]:
-    # foley's LicenseRecord with its defaults, in its key order; the user owns the file.
-    return {
-        "source": "user",
-        "source_id": str(path),
-        "source_url": path.as_uri(),
-        "acquisition_method": "user",
-        "retrieved_at": None,
-        "adapter_version": None,
-        "content_sha256": None,
-        "license_id": "unknown",
-        "license_name": None,
-        "license_version": None,
-        "license_url": None,
-        "rights_holder": None,
-        "creator_name": None,
-        "creator_url": None,
-        "commercial_ok": False,
-        "embed_in_derivative_ok": True,
-        "redistribute_standalone_ok": False,
-        "cache_bytes_ok": False,
-        "modification_ok": False,
-        "ai_training_ok": False,
-        "ai_training_scope": None,
-        "gen_ai_preference": None,
-        "revenue_cap_usd": None,
-        "requires_attribution": False,
-        "attribution_text": None,
-        "notice_text_required": None,
-        "transformations": [],
-        "is_ai_generated": False,
-        "generator_model": None,
-        "generator_version": None,
-        "generation_prompt": None,
-        "generation_prompt_used": None,
-        "generation_seed": None,
-        "generation_params": {},
-        "watermark": None,
-        "c2pa_manifest_ref": None,
-        "contains_recognizable_voice": False,
-        "potential_trademark": False,
-        "disclosure_recommended": False,
-        "rights_verified": False,
-        "verified_at": None,
-        "schema_version": 1,
-    }
+    # The user owns the file.
+    return license_record(source="user", source_id=str(path), source_url=path.as_uri())
 
 
 def candidate_from_audio(path: Path) -> dict[str, Any]:
