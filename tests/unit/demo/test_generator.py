@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 GENERATOR = ROOT / "assets" / "generate_demo.py"
 SOUNDS = ROOT / "assets" / "demo" / "sounds"
 

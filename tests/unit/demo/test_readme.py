@@ -11,7 +11,7 @@ from pathlib import Path
 
 from foley_tui.cli import build_parser
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 README = (ROOT / "README.md").read_text()
 # Commands shown as code: fenced blocks and inline spans (prose mentions don't count).
 _FENCED = re.findall(r"```\w*\n(.*?)```", README, flags=re.S)
