@@ -36,9 +36,9 @@ import numpy as np
 import soundfile as sf
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # tests/: alsa_capture
+sys.path.insert(0, str(HERE.parents[1]))  # the repo root: tests.alsa_capture
 
-from alsa_capture import AlsaCapture, SoundWatcher  # noqa: E402
+from tests.alsa_capture import AlsaCapture, SoundWatcher  # noqa: E402
 
 RUNS = 50
 SPAWN_RUNS = 20

@@ -23,6 +23,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 RUNS = 5
 FOLEY_TUI = Path(sys.executable).parent / "foley-tui"
@@ -59,7 +60,7 @@ def _time_to_screen(command: str, home: Path, wanted: list[str]) -> float:
         subprocess.run([*tmux, "kill-server"], capture_output=True)
 
 
-def main() -> dict[str, object]:
+def main() -> dict[str, Any]:
     from foley_tui import demo
     from foley_tui.store import SessionService
 
@@ -86,7 +87,7 @@ def main() -> dict[str, object]:
             demo.build_demo(data, service=SessionService(data))
             builds.append(time.perf_counter() - started)
     base = statistics.median(baseline)
-    result = {
+    result: dict[str, Any] = {
         "first_run_s": statistics.median(first),
         "resume_s": statistics.median(resume),
         "baseline_textual_s": base,

@@ -204,7 +204,7 @@ def bench_picks(n: int, work: Path) -> dict[str, Any]:
         store.add_pick(f"freesound:{i}", layer=LAYERS[i % 5], onset=i * 0.5)
         ours.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        ui_store.set_layer(f"freesound:{i}", LAYERS[i % 5])
+        ui_store.set_layer(f"freesound:{i}", LAYERS[i % 5])  # type: ignore[arg-type]
         ours_ui.append(time.perf_counter() - t0)
         data = json.dumps({"sound_id": f"x{i}", "layer": "voice", "onset": 1.0}, indent=4)
         t0 = time.perf_counter()

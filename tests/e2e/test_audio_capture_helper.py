@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from alsa_capture import AlsaCapture, SoundWatcher, strip_silence
+
+from tests.alsa_capture import AlsaCapture, SoundWatcher, strip_silence
 
 
 def test_config_and_readback(tmp_path: Path) -> None:

@@ -31,7 +31,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
-from alsa_capture import AlsaCapture, strip_silence
+
+from tests.alsa_capture import AlsaCapture, strip_silence
 
 GAIN_DB = -6.02
 

@@ -127,7 +127,7 @@ def test_pick_place_quit_and_resume_in_tmux(data_dir: Path, tmux: Callable[[], T
         return (picks / encode_key(sound_id)).read_bytes()
 
     # foley's exact file format: json.dumps(indent=4), no trailing newline.
-    expected = {"sound_id": "bbc:1001", "layer": None, "onset": None}
+    expected: dict[str, object] = {"sound_id": "bbc:1001", "layer": None, "onset": None}
     assert read("bbc:1001") == json.dumps(expected, indent=4).encode()
     expected = {"sound_id": "freesound:1002", "layer": "ambience", "onset": 65.5}
     assert read("freesound:1002") == json.dumps(expected, indent=4).encode()

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from rich.console import Console, RenderableType
 
+from foley_tui.app import FoleyApp
 from foley_tui.config import Settings
 from foley_tui.model import Status
 from foley_tui.store import SessionService, StoreWriteError, encode_key
@@ -27,7 +29,9 @@ def plain(renderable: RenderableType) -> str:
 
 
 async def test_failed_write_leaves_the_row_and_shows_the_error(
-    session: Session, monkeypatch: pytest.MonkeyPatch, notifications
+    session: Session,
+    monkeypatch: pytest.MonkeyPatch,
+    notifications: Callable[[FoleyApp], list[str]],
 ) -> None:
     app = session.app()
     async with app.run_test(size=SIZE) as pilot:
@@ -86,7 +90,9 @@ async def test_other_writers_appear_without_moving_the_cursor(session: Session) 
         assert current(app) == IDS[2]
 
 
-async def test_unreadable_entries_are_reported(data_dir: Path, notifications) -> None:
+async def test_unreadable_entries_are_reported(
+    data_dir: Path, notifications: Callable[[FoleyApp], list[str]]
+) -> None:
     service, session_id = seed_session(data_dir)
     bad = data_dir / "sessions" / session_id / "candidates" / encode_key("broken:1")
     bad.write_text('{"sound": {"id": "broken:1", "capt')
@@ -103,7 +109,7 @@ async def test_unreadable_entries_are_reported(data_dir: Path, notifications) ->
 
 
 async def test_unplayable_candidates_are_marked_and_explained(
-    data_dir: Path, notifications
+    data_dir: Path, notifications: Callable[[FoleyApp], list[str]]
 ) -> None:
     service, session_id = seed_session(data_dir, audio_count=6)
     player = FakePlayer()

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
+from foley_tui.app import FoleyApp
 from foley_tui.audio.base import AudioFormat, PlayerState, Source
 from foley_tui.cli_app import DeferredPlayer, make_app_player
 from tests.fakes import FakePlayer
@@ -54,7 +56,7 @@ def test_a_failing_device_falls_back_to_silence() -> None:
 
 
 async def test_app_starts_it_after_mount_and_shows_the_no_audio_notice(
-    session: Session, notifications
+    session: Session, notifications: Callable[[FoleyApp], list[str]]
 ) -> None:
     from foley_tui.app import FoleyApp
     from foley_tui.config import Config

@@ -121,7 +121,8 @@ async def test_delete_asks_first_and_spares_the_open_session(service: SessionSer
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
         screen = _screen(app)
-        assert screen.selected() is not None and screen.selected().session_id == rainy
+        selected = screen.selected()
+        assert selected is not None and selected.session_id == rainy
         assert screen.check_action("delete_session", ()) is False
         await pilot.press("d")  # the open session: nothing happens
         await pilot.pause()

@@ -220,9 +220,9 @@ def fake_sounddevice(
         raise ValueError(f"No output device matching {device!r}")
 
     module.query_devices = query_devices  # type: ignore[attr-defined]
-    module.query_hostapis = lambda index=None: (
+    module.query_hostapis = lambda index=None: (  # type: ignore[attr-defined]
         {"name": "ALSA"} if index is not None else [{"name": "ALSA"}]
-    )  # type: ignore[attr-defined]
+    )
     module.OutputStream = FakeStream  # type: ignore[attr-defined]
     module.PortAudioError = FakePortAudioError  # type: ignore[attr-defined]
     module.default = types.SimpleNamespace(device=[-1, 0])  # type: ignore[attr-defined]
@@ -542,7 +542,7 @@ def test_prefetch_is_a_hint_that_never_raises(
     missing = Source(tmp_path / "gone.wav", AudioFormat.WAV, "path", "gone")
     player.prefetch(missing)
     null = NullPlayer("no output device")
-    assert null.prefetch(missing) is None  # nothing to warm without a device
+    null.prefetch(missing)  # nothing to warm without a device; must not raise
     null.close()
     player.close()
     player.prefetch(missing)  # after close: still quiet

@@ -45,10 +45,12 @@ def test_foley_and_foley_tui_verbs_in_the_readme_exist() -> None:
     usage = subprocess.run(
         [str(foley), "--help"], capture_output=True, text=True, timeout=60, check=True
     ).stdout
-    foley_verbs = set(re.search(r"\{([\w,-]+)\}", usage).group(1).split(","))  # type: ignore[union-attr]
+    match = re.search(r"\{([\w,-]+)\}", usage)
+    assert match is not None, usage
+    foley_verbs = set(match.group(1).split(","))
     used = set(re.findall(r"^\s*foley ([a-z][\w-]*)", CODE, flags=re.M))
     assert {"plan", "weave"} <= used
     assert used <= foley_verbs, used - foley_verbs
-    ours = set(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    ours = set(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr,arg-type]
     used_ours = set(re.findall(r"^\s*foley-tui ([a-z][\w-]*)", CODE, flags=re.M))
     assert used_ours <= ours, used_ours - ours

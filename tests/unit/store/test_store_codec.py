@@ -16,7 +16,7 @@ from foley_tui.store.codec import DecodeError, loads_object, validate_session_id
 from .helpers import ODD_IDS
 
 # Text foley can encode: any non-empty string without lone surrogates.
-ids = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=60)
+ids = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=60)
 
 
 @settings(max_examples=500, deadline=None)

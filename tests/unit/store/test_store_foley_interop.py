@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from foley_tui.model import Pick, Reject
 from foley_tui.store import SessionService
@@ -62,10 +63,10 @@ def _foley_write(data_dir: Path, session: str, picks: list, rejects: list) -> di
 
 
 def test_foley_writes_we_read(data_dir: Path) -> None:
-    picks = [
+    picks: list[Any] = [
         [i, layer, onset] for i, layer, onset in zip(ODD_IDS[:6], LAYERS, ONSETS, strict=False)
     ]
-    rejects = [[ODD_IDS[7], "too bright"], [ODD_IDS[8], None]]
+    rejects: list[Any] = [[ODD_IDS[7], "too bright"], [ODD_IDS[8], None]]
     out = _foley_write(data_dir, "default", picks, rejects)
     assert out["picks"] == sorted(ODD_IDS[:6])
     service = SessionService(data_dir)
@@ -130,8 +131,10 @@ def test_we_write_foley_reads_and_plans(data_dir: Path) -> None:
 
 
 def test_files_are_byte_identical_to_foleys(data_dir: Path) -> None:
-    picks = [[i, layer, onset] for i, layer, onset in zip(ODD_IDS, LAYERS, ONSETS, strict=True)][:7]
-    rejects = [[ODD_IDS[7], "hiss"], [ODD_IDS[8], None]]
+    picks: list[Any] = [
+        [i, layer, onset] for i, layer, onset in zip(ODD_IDS, LAYERS, ONSETS, strict=True)
+    ][:7]
+    rejects: list[Any] = [[ODD_IDS[7], "hiss"], [ODD_IDS[8], None]]
     _foley_write(data_dir, "theirs", picks, rejects)
     service = SessionService(data_dir)
     sid = service.create()

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from foley_tui.model import Row
 from foley_tui.store import SessionService
 from foley_tui.store.index import MAGIC, CandidateIndex, scan_digest, scan_stats
 from foley_tui.store.session import count_entries
@@ -245,7 +246,7 @@ def test_first_change_token_of_a_big_session_does_not_stat_every_candidate(
     store = SessionService(data_dir).get(sid)  # a fresh process's view
     assert getattr(store, first)() is not None
 
-    stat_scans: list[Path] = []
+    stat_scans: list[str] = []
     original = FileNamespace.scan
 
     def counting_scan(self: FileNamespace, **kwargs: object) -> object:
@@ -268,20 +269,20 @@ def test_rows_hands_over_parsed_batches_while_parsing(data_dir: Path) -> None:
     for i, path in enumerate(sorted(folder.iterdir())):
         os.utime(path, ns=(1_700_000_000_000_000_000 + i, 1_700_000_000_000_000_000 + i))
     store = SessionService(data_dir).get(sid)
-    batches: list[list[object]] = []
+    batches: list[list[Row]] = []
     final = store.rows(partial=batches.append)
     assert len(batches) >= 2  # handed over while parsing, not only at the end
     by_id = {r.sound_id: r for r in final}
     seen = [row for batch in batches for row in batch]
-    assert len({r.sound_id for r in seen}) == len(seen) >= 2_000  # type: ignore[attr-defined]
+    assert len({r.sound_id for r in seen}) == len(seen) >= 2_000
     for row in seen:
-        exact = by_id[row.sound_id]  # type: ignore[attr-defined]
-        assert (row.caption, row.duration_s, row.tags) == (  # type: ignore[attr-defined]
+        exact = by_id[row.sound_id]
+        assert (row.caption, row.duration_s, row.tags) == (
             exact.caption,
             exact.duration_s,
             exact.tags,
         )
     # With a valid index nothing is parsed, so nothing is handed over.
-    again: list[list[object]] = []
+    again: list[list[Row]] = []
     assert SessionService(data_dir).get(sid).rows(partial=again.append) == final
     assert again == []

@@ -104,12 +104,16 @@ def test_undo_redo(store: SessionStore) -> None:
     store.add_pick("a", layer="voice")
     store.set_onset("a", 2.0)
     store.add_reject("b", reason="no")
-    assert store.undo().sound_id == "b"
+    undone = store.undo()
+    assert undone is not None and undone.sound_id == "b"
     assert store.status("b") is Status.UNDECIDED
-    assert store.undo().after == {"status": "picked", "layer": "voice", "onset": 2.0}
+    undone = store.undo()
+    assert undone is not None
+    assert undone.after == {"status": "picked", "layer": "voice", "onset": 2.0}
     assert store.picks() == {"a": Pick("a", "voice", None)}
     assert store.can_redo()
-    assert store.redo().sound_id == "a"
+    redone = store.redo()
+    assert redone is not None and redone.sound_id == "a"
     assert store.picks() == {"a": Pick("a", "voice", 2.0)}
     # a new decision clears the redo stack
     store.clear("a")
