@@ -15,6 +15,8 @@ import json
 import os
 import secrets
 import shutil
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +41,8 @@ from foley_tui.store.errors import (
     SessionServiceError,
 )
 from foley_tui.store.files import FileNamespace, atomic_write, fsync_dir
+from foley_tui.store.ledger_service import LedgerServiceMixin
+from foley_tui.store.messages import MESSAGES_FILE, check_records, conversation_of, encode_lines
 from foley_tui.store.records import new_ulid
 from foley_tui.store.session import (
     SCHEMA_VERSION,
@@ -48,6 +52,7 @@ from foley_tui.store.session import (
     iso,
     now_utc,
 )
+from foley_tui.store.usage import USAGE_FILE, Usage, ledger_of
 
 NAMESPACES = ("candidates", "picks", "rejects")
 EXPORT_FORMAT = "foley-tui-session"
@@ -64,8 +69,17 @@ EXPORT_KEYS = frozenset(
         "journal",
         "problems",
         "checksum",
+        # schema version 2 (G): the conversation and the usage counters
+        "messages",
+        "usage",
     }
 )
+#: The export schema this version writes, and every one it still imports.
+EXPORT_SCHEMA_VERSION = 2
+IMPORTABLE_SCHEMA_VERSIONS = (1, 2)
+#: Sessions an in-memory service holds (least recently used evicted beyond), and the
+#: open stores a file service keeps cached (the same bound; dropping one loses nothing).
+MAX_SESSIONS = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,21 +113,69 @@ def checksum_of(doc: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(canonical_bytes(doc)).hexdigest()
 
 
-class SessionService:
-    """Sessions under ``data_dir/sessions/`` (foley's layout), or in memory."""
+class SessionService(LedgerServiceMixin):
+    """Sessions under ``data_dir/sessions/`` (foley's layout), or in memory.
 
-    def __init__(self, data_dir: Path | str | None = None) -> None:
-        self._memory: dict[str, SessionStore] | None = None
+    Safe to share between threads. The sessions it holds open are kept in a
+    least-recently-used cache of ``max_sessions``: on files, a dropped store is simply
+    opened again; in memory, a dropped session is gone (see :meth:`in_memory`).
+    :meth:`pin` keeps a session (the one on screen) from ever being dropped.
+    """
+
+    def __init__(
+        self, data_dir: Path | str | None = None, *, max_sessions: int = MAX_SESSIONS
+    ) -> None:
+        if max_sessions < 1:
+            raise ValueError("max_sessions must be at least 1")
+        self._memory: OrderedDict[str, SessionStore] | None = None
         self.data_dir: Path | None = paths.data_dir(data_dir) if data_dir else paths.data_dir()
-        self._stores: dict[str, SessionStore] = {}
+        self._stores: OrderedDict[str, SessionStore] = OrderedDict()
+        self._max_sessions = max_sessions
+        self._window: int | None = None
+        self._pinned: set[str] = set()
+        self._lock = threading.RLock()
 
     @classmethod
-    def in_memory(cls) -> SessionService:
+    def in_memory(cls, max_sessions: int = MAX_SESSIONS, window: int = 20) -> SessionService:
+        """A service holding at most ``max_sessions`` sessions in memory: beyond that the
+        least recently used one is evicted (a later ``get`` of it raises
+        SessionNotFoundError). Each session keeps its last ``window`` messages."""
+        if max_sessions < 1 or window < 1:
+            raise ValueError("max_sessions and window must be at least 1")
         service = cls.__new__(cls)
-        service._memory = {}
+        service._memory = OrderedDict()
         service.data_dir = None
-        service._stores = {}
+        service._stores = OrderedDict()
+        service._max_sessions = max_sessions
+        service._window = window
+        service._pinned = set()
+        service._lock = threading.RLock()
         return service
+
+    @property
+    def max_sessions(self) -> int:
+        return self._max_sessions
+
+    def pin(self, session_id: str | None) -> None:
+        """Keep ``session_id`` from eviction (None: pin nothing); one pinned at a time."""
+        with self._lock:
+            self._pinned = {session_id} if session_id else set()
+
+    def _admit(
+        self, cache: OrderedDict[str, SessionStore], session_id: str, store: SessionStore
+    ) -> None:
+        """Put ``store`` in ``cache`` as the most recently used; evict beyond the cap."""
+        with self._lock:
+            cache[session_id] = store
+            cache.move_to_end(session_id)
+            excess = len(cache) - self._max_sessions
+            for old in [k for k in cache if k not in self._pinned and k != session_id]:
+                if excess <= 0:
+                    break
+                del cache[old]
+                if cache is self._memory:
+                    self._stores.pop(old, None)
+                excess -= 1
 
     @property
     def sessions_dir(self) -> Path:
@@ -127,14 +189,26 @@ class SessionService:
 
     def _exists(self, session_id: str) -> bool:
         if self._memory is not None:
-            return session_id in self._memory
+            with self._lock:
+                return session_id in self._memory
         return self._path(session_id).is_dir()
 
     def _open(self, session_id: str) -> SessionStore:
-        if self._memory is not None:
-            return self._memory[session_id]
+        with self._lock:
+            if self._memory is not None:
+                try:
+                    store = self._memory[session_id]
+                except KeyError:
+                    raise SessionNotFoundError(f"no session {session_id!r}") from None
+                self._memory.move_to_end(session_id)
+                return store
+            return self._open_file(session_id)
+
+    def _open_file(self, session_id: str) -> SessionStore:
         store = self._stores.get(session_id)
-        if store is None:
+        if store is not None:
+            self._stores.move_to_end(session_id)
+        else:
             folder = self._path(session_id)
             store = SessionStore(
                 session_id,
@@ -145,12 +219,13 @@ class SessionService:
                 data_dir=self.data_dir,
                 session_path=folder,
             )
-            self._stores[session_id] = store
+            self._admit(self._stores, session_id, store)
         return store
 
     def _ids(self) -> list[str]:
         if self._memory is not None:
-            return list(self._memory)
+            with self._lock:
+                return list(self._memory)
         try:
             entries = list(os.scandir(self.sessions_dir))
         except FileNotFoundError:
@@ -171,7 +246,7 @@ class SessionService:
         session_id = new_ulid()
         if self._memory is not None:
             store = SessionStore.in_memory(session_id)
-            self._memory[session_id] = store
+            self._admit(self._memory, session_id, store)
         else:
             folder = self._path(session_id)
             try:
@@ -200,10 +275,11 @@ class SessionService:
         default) it is recorded as opened, which :meth:`most_recent` goes by; read-only
         callers (``session show``, ``picks``) pass ``touch=False``."""
         validate_session_id(session_id)
-        if not self._exists(session_id):
-            self._stores.pop(session_id, None)
-            raise SessionNotFoundError(f"no session {session_id!r}")
-        store = self._open(session_id)
+        with self._lock:
+            if not self._exists(session_id):
+                self._stores.pop(session_id, None)
+                raise SessionNotFoundError(f"no session {session_id!r}")
+            store = self._open(session_id)
         if touch:
             with contextlib.suppress(OSError):
                 store.mark_opened()
@@ -278,10 +354,11 @@ class SessionService:
         validate_session_id(session_id)
         if not self._exists(session_id):
             raise SessionNotFoundError(f"no session {session_id!r}")
-        self._stores.pop(session_id, None)
-        if self._memory is not None:
-            del self._memory[session_id]
-            return
+        with self._lock:
+            self._stores.pop(session_id, None)
+            if self._memory is not None:
+                self._memory.pop(session_id, None)
+                return
         folder = self._path(session_id)
         try:
             if folder.is_symlink():
@@ -311,7 +388,7 @@ class SessionService:
         rejects = dict(store._read_all(store.rejects_ns, "rejects"))
         doc: dict[str, Any] = {
             "format": EXPORT_FORMAT,
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": EXPORT_SCHEMA_VERSION,
             "exported_at": iso(now_utc()),
             "session_id": session_id,
             "meta": {
@@ -331,6 +408,8 @@ class SessionService:
                 for p in store.problems()
             ],
         }
+        doc["messages"] = [m.to_record() for m in self.messages(session_id)]
+        doc["usage"] = self.usage(session_id).to_record()
         try:
             doc["checksum"] = checksum_of(doc)
         except ValueError as exc:
@@ -371,7 +450,7 @@ class SessionService:
             raise SessionImportError(
                 f"session {session_id!r} already exists (import with overwrite to replace it)"
             )
-        meta, candidates, picks, rejects, journal = parts
+        meta, candidates, picks, rejects, journal, messages, usage = parts
         if self._memory is not None:
             store = SessionStore.in_memory(session_id)
             store.candidates.update(candidates)
@@ -381,11 +460,17 @@ class SessionService:
                 store.state.journal_append(record)
             store._meta_dict().update(meta)
             store._write_meta()
-            self._memory[session_id] = store
-            self._stores.pop(session_id, None)
+            conversation_of(store, window=self._window).load(messages)
+            ledger_of(store).replace(usage)
+            with self._lock:
+                self._memory.pop(session_id, None)
+                self._admit(self._memory, session_id, store)
+                self._stores.pop(session_id, None)
             return session_id
         try:
-            self._import_files(session_id, meta, candidates, picks, rejects, journal, overwrite)
+            self._import_files(
+                session_id, meta, candidates, picks, rejects, journal, overwrite, messages, usage
+            )
         except OSError as exc:
             raise SessionImportError(
                 f"could not import {session_id!r}: {exc.strerror or exc}"
@@ -402,6 +487,8 @@ class SessionService:
         rejects: dict[str, Any],
         journal: builtins.list[dict[str, Any]],
         overwrite: bool,
+        messages: builtins.list[dict[str, Any]],
+        usage: Usage,
     ) -> None:
         # Build the whole session in a hidden staging folder, then rename it into place:
         # a failed import leaves nothing half-made, and foley never sees the staging folder.
@@ -428,6 +515,10 @@ class SessionService:
                 for r in journal
             )
             atomic_write(str(state / JOURNAL_FILE), lines, durable=True)
+            if messages:
+                atomic_write(str(state / MESSAGES_FILE), encode_lines(messages), durable=True)
+            if usage != Usage():
+                atomic_write(str(state / USAGE_FILE), dumps(usage.to_record()), durable=True)
             target = self._path(session_id)
             trash: Path | None = None
             if target.exists() or target.is_symlink():
@@ -452,10 +543,10 @@ def _validate_export(doc: object) -> tuple[str, tuple[Any, ...]]:
     if doc.get("format") != EXPORT_FORMAT:
         raise SessionImportError(f"not a foley-tui session export (format {doc.get('format')!r})")
     version = doc.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if isinstance(version, bool) or version not in IMPORTABLE_SCHEMA_VERSIONS:
         raise SessionImportError(
-            f"unsupported schema version {version!r} "
-            f"(this foley-tui reads version {SCHEMA_VERSION})"
+            f"unsupported schema version {version!r} (this foley-tui reads versions "
+            f"{', '.join(map(str, IMPORTABLE_SCHEMA_VERSIONS))})"
         )
     unknown = sorted(set(doc) - EXPORT_KEYS)
     if unknown:
@@ -526,7 +617,20 @@ def _validate_export(doc: object) -> tuple[str, tuple[Any, ...]]:
         not isinstance(r, dict) or JournalEntry.from_record(r) is None for r in journal
     ):
         raise SessionImportError("'journal' must be a list of journal records")
-    return session_id, (meta, *namespaces, journal)
+    messages, usage = _validate_ledger(doc)
+    return session_id, (meta, *namespaces, journal, messages, usage)
+
+
+def _validate_ledger(doc: dict[str, Any]) -> tuple[builtins.list[dict[str, Any]], Usage]:
+    """The conversation and usage counters of an export (schema 2; absent in 1)."""
+    if doc.get("schema_version") == 1 and ("messages" in doc or "usage" in doc):
+        raise SessionImportError("'messages' and 'usage' need schema version 2")
+    try:
+        messages = check_records(doc.get("messages", []))
+        usage = Usage.from_record(doc.get("usage", {}))
+    except ValueError as exc:
+        raise SessionImportError(str(exc)) from None
+    return messages, usage
 
 
 __all__ = ["MemoryNamespace", "MemoryState", "SessionInfo", "SessionService"]

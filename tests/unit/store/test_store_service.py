@@ -129,7 +129,7 @@ def _filled(service: SessionService) -> str:
 def test_export_import_round_trip(service: SessionService, data_dir: Path) -> None:
     sid = _filled(service)
     doc = service.export_session(sid)
-    assert doc["schema_version"] == 1 and doc["checksum"] == checksum_of(doc)
+    assert doc["schema_version"] == 2 and doc["checksum"] == checksum_of(doc)
     target = SessionService(data_dir / "other")
     assert target.import_session(json.loads(json.dumps(doc))) == sid
     store = target.get(sid)
@@ -168,7 +168,7 @@ def _tampered(doc: dict, change: str) -> dict:
     if change == "pick":
         next(iter(doc["picks"].values()))["onset"] = 99.0
     elif change == "version":
-        doc["schema_version"] = 2
+        doc["schema_version"] = 3
         doc["checksum"] = checksum_of(doc)
     elif change == "unknown":
         doc["surprise"] = 1
@@ -190,7 +190,7 @@ def _tampered(doc: dict, change: str) -> dict:
     ("change", "message"),
     [
         ("pick", "checksum mismatch"),
-        ("version", "unsupported schema version 2"),
+        ("version", "unsupported schema version 3"),
         ("unknown", "unknown keys in the export: surprise"),
         ("nochecksum", "no checksum"),
         ("badlayer", "layer must be one of"),

@@ -1,0 +1,155 @@
+"""The history window: a session's last messages and decisions, interleaved by time.
+
+Messages and journal entries both carry ULIDs, whose first 10 characters are their
+millisecond timestamp; items are ordered by that, then by their exact recorded time, then
+by their own sequence number, so two items of one source never swap.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from foley_tui.model import format_onset
+from foley_tui.store.messages import Message
+from foley_tui.store.records import JournalEntry, iso
+
+#: The history window's default size (messages and decisions together).
+DEFAULT_WINDOW = 20
+#: Who makes the decisions in our journal: the designer, through foley-tui (app or CLI).
+DECISION_AUTHOR = "user"
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
+
+
+def escape_controls(text: str) -> str:
+    """Text safe on one terminal line: control characters (C0, DEL, C1) and backslashes
+    escaped (``\\n``, ``\\x1b``), so a message can neither break a listing nor drive the
+    terminal."""
+    out = []
+    for ch in text:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 32 or 127 <= ord(ch) < 160 or ch in "\u2028\u2029":
+            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryItem:
+    """One line of the history window: a message or a decision."""
+
+    source: str  # "message" or "decision"
+    id: str
+    seq: int
+    at: datetime
+    author: str
+    kind: str  # a message's role, or a decision's kind (pick, reject, clear, undo, redo)
+    text: str
+    sound_id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "id": self.id,
+            "seq": self.seq,
+            "at": iso(self.at),
+            "author": self.author,
+            "kind": self.kind,
+            "text": self.text,
+            "sound_id": self.sound_id,
+        }
+
+    def line(self) -> str:
+        """One escaped line: ``#seq time author kind: text``."""
+        when = self.at.strftime("%Y-%m-%d %H:%M:%S")
+        tag = "msg" if self.source == "message" else "dec"
+        return (
+            f"{tag} #{self.seq:<4} {when}  {escape_controls(self.author)} "
+            f"[{self.kind}] {escape_controls(self.text)}"
+        )
+
+    def _order(self) -> tuple[str, datetime, int, int]:
+        return (self.id[:10], self.at, 0 if self.source == "decision" else 1, self.seq)
+
+
+def _onset_text(onset: object) -> str:
+    if isinstance(onset, str):
+        return repr(onset)
+    if isinstance(onset, int | float) and not isinstance(onset, bool):
+        return format_onset(float(onset))
+    return "-"
+
+
+def describe_state(state: dict[str, Any]) -> str:
+    status = state.get("status")
+    if status == "picked":
+        return (
+            f"picked (layer {state.get('layer') or '-'}, onset {_onset_text(state.get('onset'))})"
+        )
+    if status == "rejected":
+        reason = state.get("reason")
+        return f"rejected ({reason})" if reason else "rejected"
+    return "undecided"
+
+
+def decision_kind(entry: JournalEntry) -> str:
+    if entry.kind in ("undo", "redo"):
+        return entry.kind
+    status = entry.after.get("status")
+    return {"picked": "pick", "rejected": "reject"}.get(str(status), "clear")
+
+
+def from_message(message: Message) -> HistoryItem:
+    return HistoryItem(
+        "message",
+        message.id,
+        message.seq,
+        message.at,
+        message.author,
+        message.role,
+        message.content,
+        message.sound_id,
+    )
+
+
+def from_decision(entry: JournalEntry) -> HistoryItem:
+    kind = decision_kind(entry)
+    if kind in ("undo", "redo"):
+        state = entry.after
+        text = f"{kind} #{entry.target}: {entry.sound_id} -> {describe_state(state)}"
+    else:
+        text = f"{entry.sound_id}: {describe_state(entry.before)} -> {describe_state(entry.after)}"
+    return HistoryItem(
+        "decision", entry.entry_id, entry.seq, entry.at, DECISION_AUTHOR, kind, text, entry.sound_id
+    )
+
+
+def window(
+    messages: Iterable[Message], decisions: Iterable[JournalEntry], n: int = DEFAULT_WINDOW
+) -> list[HistoryItem]:
+    """The last ``n`` items of both, oldest first (newest last)."""
+    if n <= 0:
+        return []
+    items = [from_message(m) for m in list(messages)[-n:]]
+    items += [from_decision(e) for e in list(decisions)[-n:]]
+    items.sort(key=HistoryItem._order)
+    return items[-n:]
+
+
+__all__ = [
+    "DEFAULT_WINDOW",
+    "HistoryItem",
+    "decision_kind",
+    "describe_state",
+    "escape_controls",
+    "from_decision",
+    "from_message",
+    "window",
+]

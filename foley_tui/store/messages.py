@@ -1,0 +1,340 @@
+"""The session's conversation: messages between the designer and the agent.
+
+Messages live in our own state, ``sessions/<id>/.foley-tui/messages.jsonl`` (never inside
+foley's ``candidates/``, ``picks/`` or ``rejects/``): one JSON object a line, appended
+under the session's lock and fsync'd before the call returns, like a decision. So the
+per-session ``seq`` (1, 2, 3...) has no gaps even with several processes telling at once:
+each one reads what the others appended (under the lock) before numbering its own.
+
+Reading is linear: a :class:`Conversation` remembers the byte offset it has read up to and
+parses only what was appended since. A line that is not a message (a torn write from a
+crash, garbage) is reported as a problem and skipped, never fatal, never rewritten.
+
+The in-memory variant (tests, :meth:`SessionService.in_memory`) keeps only the last
+``window`` messages of a session, numbered the same way.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import threading
+import weakref
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from foley_tui.model import ValidationError
+from foley_tui.store.backend import FileState, StateBackend
+from foley_tui.store.errors import StoreProblem
+from foley_tui.store.files import fsync_dir
+from foley_tui.store.records import iso, new_ulid, now_utc, parse_iso
+
+MESSAGES_FILE = "messages.jsonl"
+#: Who can write a message: the designer, the search agent, the system (the app itself).
+ROLES = ("user", "agent", "system")
+#: Longest message we accept (characters): a note, not a file.
+MAX_CONTENT = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message of a session's conversation."""
+
+    id: str
+    seq: int
+    role: str
+    content: str
+    at: datetime
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def sound_id(self) -> str | None:
+        """The candidate this message is attached to (``metadata.sound_id``), if any."""
+        sid = self.metadata.get("sound_id")
+        return sid if isinstance(sid, str) and sid else None
+
+    @property
+    def author(self) -> str:
+        """Who wrote it: ``metadata.author`` when given, else the role."""
+        author = self.metadata.get("author")
+        return author if isinstance(author, str) and author else self.role
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "seq": self.seq,
+            "at": iso(self.at),
+            "role": self.role,
+            "content": self.content,
+            "metadata": self.metadata,
+        }
+
+    @classmethod
+    def from_record(cls, record: object) -> Message | None:
+        """A message from a stored record, or None when the record is not one."""
+        if not isinstance(record, Mapping):
+            return None
+        seq = record.get("seq")
+        ident = record.get("id")
+        at = parse_iso(record.get("at"))
+        role = record.get("role")
+        content = record.get("content")
+        metadata = record.get("metadata", {})
+        if (
+            not isinstance(seq, int)
+            or isinstance(seq, bool)
+            or seq < 1
+            or not isinstance(ident, str)
+            or not ident
+            or at is None
+            or role not in ROLES
+            or not isinstance(content, str)
+            or not isinstance(metadata, dict)
+        ):
+            return None
+        return cls(ident, seq, str(role), content, at, metadata)
+
+
+def check_message(
+    role: object, content: object, metadata: object = None
+) -> tuple[str, str, dict[str, Any]]:
+    """Validate what :meth:`Conversation.append` takes; raises ValidationError."""
+    if role not in ROLES:
+        raise ValidationError(f"role must be one of {', '.join(ROLES)} (got {role!r})")
+    if not isinstance(content, str):
+        raise ValidationError(f"a message's content must be text (got {type(content).__name__})")
+    if not content.strip():
+        raise ValidationError("a message must not be empty")
+    if len(content) > MAX_CONTENT:
+        raise ValidationError(f"a message is limited to {MAX_CONTENT} characters")
+    if metadata is None:
+        metadata = {}
+    if not isinstance(metadata, dict):
+        raise ValidationError(f"metadata must be a JSON object (got {type(metadata).__name__})")
+    try:
+        # A copy that is surely JSON (no NaN, no objects): the stored line must parse back.
+        meta: dict[str, Any] = json.loads(json.dumps(metadata, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"metadata is not plain JSON: {exc}") from None
+    sound_id = meta.get("sound_id")
+    if sound_id is not None and (not isinstance(sound_id, str) or not sound_id):
+        raise ValidationError(f"metadata.sound_id must be a sound id (got {sound_id!r})")
+    return str(role), content, meta
+
+
+class Conversation:
+    """The messages of one session, read incrementally and appended under its lock.
+
+    ``window``: keep only the last ``window`` messages in memory (None: all). On the file
+    backend the file keeps everything; the window bounds only what is held in memory.
+    """
+
+    def __init__(self, state: StateBackend, *, window: int | None = None) -> None:
+        if window is not None and window < 1:
+            raise ValueError("window must be at least 1")
+        self.state = state
+        self.window = window
+        self._path = (
+            os.path.join(state.path, MESSAGES_FILE) if isinstance(state, FileState) else None
+        )
+        self._messages: collections.deque[Message] = collections.deque(maxlen=window)
+        self._last_seq = 0
+        self._offset = 0
+        self._problems: list[StoreProblem] = []
+        self._lock = threading.RLock()
+
+    # ------------------------------------------------------------------ reading
+    def refresh(self) -> list[Message]:
+        """Read what was appended since the last read (by any process); return it."""
+        if self._path is None:
+            return []
+        with self._lock:
+            try:
+                with open(self._path, "rb") as fh:
+                    fh.seek(self._offset)
+                    data = fh.read()
+            except FileNotFoundError:
+                return []
+            end = data.rfind(b"\n")
+            if end < 0:  # nothing complete yet (a writer mid-line, or a torn tail)
+                return []
+            new: list[Message] = []
+            position = self._offset
+            for line in data[: end + 1].split(b"\n")[:-1]:
+                start, position = position, position + len(line) + 1
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    record = None
+                message = Message.from_record(record)
+                if message is None:
+                    self._problem(f"not a message at byte {start} (skipped, kept in the file)")
+                    continue
+                new.append(message)
+                self._messages.append(message)
+                self._last_seq = max(self._last_seq, message.seq)
+            self._offset += end + 1
+            return new
+
+    def messages(self) -> list[Message]:
+        """Every message held (all of them, or the last ``window``), oldest first."""
+        with self._lock:
+            self.refresh()
+            return list(self._messages)
+
+    def last(self, n: int) -> list[Message]:
+        """The last ``n`` messages, oldest first."""
+        if n <= 0:
+            return []
+        with self._lock:
+            self.refresh()
+            items = list(self._messages)
+        return items[-n:]
+
+    def for_sound(self, sound_id: str) -> list[Message]:
+        """Messages attached to one candidate, oldest first."""
+        return [m for m in self.messages() if m.sound_id == sound_id]
+
+    @property
+    def last_seq(self) -> int:
+        with self._lock:
+            self.refresh()
+            return self._last_seq
+
+    def token(self) -> Hashable:
+        """Differs after any append (by any process): cheap to poll for live updates."""
+        if self._path is None:
+            return self._last_seq
+        try:
+            st = os.stat(self._path)
+        except FileNotFoundError:
+            return None
+        return (st.st_size, st.st_mtime_ns)
+
+    @property
+    def problems(self) -> list[StoreProblem]:
+        return list(self._problems)
+
+    def _problem(self, reason: str) -> None:
+        problem = StoreProblem("foley-tui", MESSAGES_FILE, self._path or MESSAGES_FILE, reason)
+        if problem not in self._problems:
+            self._problems.append(problem)
+
+    # ------------------------------------------------------------------ writing
+    def append(self, role: str, content: str, metadata: dict[str, Any] | None = None) -> Message:
+        """Append one message durably; it gets the session's next ``seq``."""
+        role, content, meta = check_message(role, content, metadata)
+        with self._lock, self.state.lock():
+            self.refresh()  # what other processes appended: our seq follows theirs
+            message = Message(new_ulid(), self._last_seq + 1, role, content, now_utc(), meta)
+            if self._path is None or self._append_line(message):
+                self._messages.append(message)
+                self._last_seq = message.seq
+            else:
+                self.refresh()  # a torn line came before ours: read both (reporting it)
+            return message
+
+    def _append_line(self, message: Message) -> bool:
+        """Write the message's line; True when it can be taken as read (nothing unread
+        came before it), so no re-read is needed."""
+        assert self._path is not None
+        line = json.dumps(message.to_record(), separators=(",", ":"), ensure_ascii=False)
+        data = line.encode("utf-8") + b"\n"
+        folder = os.path.dirname(self._path)
+        if not os.path.isdir(folder):
+            os.makedirs(folder, exist_ok=True)
+            fsync_dir(os.path.dirname(folder))
+        created = not os.path.exists(self._path)
+        fd = os.open(self._path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                # A crash tore the last line: ours starts on a fresh line.
+                data = b"\n" + data
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fdatasync(fd)
+        finally:
+            os.close(fd)
+        if created:
+            fsync_dir(folder)
+        if size == self._offset and data[:1] != b"\n":  # nothing unread before ours
+            self._offset = size + len(data)
+            return True
+        return False
+
+    # ------------------------------------------------------------------ import
+    def load(self, records: list[dict[str, Any]]) -> None:
+        """Fill an empty in-memory conversation from exported records (import)."""
+        with self._lock:
+            for record in records:
+                message = Message.from_record(record)
+                if message is not None:
+                    self._messages.append(message)
+                    self._last_seq = max(self._last_seq, message.seq)
+
+
+def encode_lines(records: list[dict[str, Any]]) -> bytes:
+    """The bytes of ``messages.jsonl`` holding ``records`` (import writes them at once)."""
+    return b"".join(
+        json.dumps(r, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
+        for r in records
+    )
+
+
+def check_records(records: object) -> list[dict[str, Any]]:
+    """Validate exported message records: ValueError with the reason if one is wrong."""
+    if not isinstance(records, list):
+        raise ValueError("'messages' must be a list of messages")
+    last = 0
+    ids: set[str] = set()
+    for i, record in enumerate(records):
+        message = Message.from_record(record)
+        if message is None:
+            raise ValueError(f"messages[{i}] is not a message (id, seq, at, role, content)")
+        if message.seq <= last:
+            raise ValueError(f"messages[{i}]: seq {message.seq} does not follow {last}")
+        if message.id in ids:
+            raise ValueError(f"messages[{i}]: duplicate id {message.id}")
+        try:
+            check_message(message.role, message.content, message.metadata)
+        except ValidationError as exc:
+            raise ValueError(f"messages[{i}]: {exc}") from None
+        last = message.seq
+        ids.add(message.id)
+    return [Message.from_record(r).to_record() for r in records]  # type: ignore[union-attr]
+
+
+# One Conversation per store object: the service and the app share it (one read offset).
+_conversations: weakref.WeakKeyDictionary[Any, Conversation] = weakref.WeakKeyDictionary()
+_registry_lock = threading.Lock()
+
+
+def conversation_of(store: Any, *, window: int | None = None) -> Conversation:
+    """The :class:`Conversation` of a :class:`SessionStore` (made on first use)."""
+    with _registry_lock:
+        conversation = _conversations.get(store)
+        if conversation is None:
+            conversation = Conversation(store.state, window=window)
+            _conversations[store] = conversation
+        return conversation
+
+
+__all__ = [
+    "MESSAGES_FILE",
+    "ROLES",
+    "Conversation",
+    "Message",
+    "check_message",
+    "check_records",
+    "conversation_of",
+    "encode_lines",
+]
