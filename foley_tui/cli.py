@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "foley_tui.cli_store",
     "foley_tui.cli_app",
     "foley_tui.cli_demo",
+    "foley_tui.cli_messages",  # after cli_store: joins its ``session`` group
 )
 
 # The verb run when none is given (``foley-tui`` alone), or None to print help.

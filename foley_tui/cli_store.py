@@ -26,6 +26,8 @@ from foley_tui.store import (
 from foley_tui.store.local import AddProblem, collect
 
 Handler = Callable[[argparse.Namespace], int]
+#: What other verb modules add to ``session show``: (service, id) -> (JSON keys, lines).
+SHOW_EXTRAS: list[Callable[[SessionService, str], tuple[dict[str, Any], list[str]]]] = []
 
 
 def _guard(func: Handler) -> Handler:
@@ -113,6 +115,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     store = service.get(session_id, touch=False)  # looking is not opening
     meta = store.meta()
     problems = store.problems()
+    extras = [extra(service, session_id) for extra in SHOW_EXTRAS]
     if args.json:
         _print_json(
             {
@@ -130,6 +133,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "problems": [
                     {"namespace": p.namespace, "key": p.key, "reason": p.reason} for p in problems
                 ],
+                **{k: v for keys, _ in extras for k, v in keys.items()},
             }
         )
         return 0
@@ -141,6 +145,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"sounds:    {info.total} ({info.picked} picked, {info.rejected} rejected)")
     if service.data_dir:
         print(f"folder:    {service.sessions_dir / session_id}")
+    for line in (line for _, lines in extras for line in lines):
+        print(line)
     for problem in problems:
         print(f"problem:   {problem}")
     return 0
