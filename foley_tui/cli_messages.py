@@ -57,7 +57,7 @@ def cmd_tell(args: argparse.Namespace) -> int:
 
 
 def _message_line(message: Message) -> str:
-    when = message.at.strftime("%Y-%m-%d %H:%M:%S")
+    when = message.at.strftime("%Y-%m-%d %H:%M:%SZ")
     about = f" (on {escape_controls(message.sound_id)})" if message.sound_id else ""
     return (
         f"#{message.seq:<4} {when}  {escape_controls(message.author)} [{message.role}]{about} "

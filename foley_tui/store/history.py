@@ -68,7 +68,7 @@ class HistoryItem:
 
     def line(self) -> str:
         """One escaped line: ``#seq time author kind: text``."""
-        when = self.at.strftime("%Y-%m-%d %H:%M:%S")
+        when = self.at.strftime("%Y-%m-%d %H:%M:%SZ")
         tag = "msg" if self.source == "message" else "dec"
         return (
             f"{tag} #{self.seq:<4} {when}  {escape_controls(self.author)} "
