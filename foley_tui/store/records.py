@@ -71,9 +71,11 @@ class JournalEntry:
     after: dict[str, Any]
     kind: str = "do"
     target: int | None = None
+    author: str | None = None
+    """Who decided (the shared Redis store records it; None in a file journal)."""
 
     def to_record(self) -> dict[str, Any]:
-        return {
+        record = {
             "seq": self.seq,
             "id": self.entry_id,
             "at": iso(self.at),
@@ -83,6 +85,9 @@ class JournalEntry:
             "before": self.before,
             "after": self.after,
         }
+        if self.author is not None:
+            record["author"] = self.author
+        return record
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> JournalEntry | None:
@@ -96,6 +101,7 @@ class JournalEntry:
                 after=normalize_state(record.get("after")),
                 kind=str(record.get("kind") or "do"),
                 target=record.get("target") if isinstance(record.get("target"), int) else None,
+                author=record["author"] if isinstance(record.get("author"), str) else None,
             )
         except (KeyError, TypeError, ValueError):
             return None

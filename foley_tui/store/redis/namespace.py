@@ -1,0 +1,291 @@
+"""foley's three session namespaces as dol stores over Redis hashes.
+
+Each namespace (candidates, picks, rejects) is one Redis HASH per session: field = sound
+id, value = foley's exact JSON bytes (``json.dumps(value, indent=4)``, as the file store
+writes them). :class:`RedisHash` is the raw ``MutableMapping[str, bytes]``; dol's
+``wrap_kvs`` adds the JSON codec, as foley's own stores are built. Every write, whoever
+makes it (foley's ``SessionStore`` included, since it goes through these mappings), is one
+server-side script that also bumps the session's version counter and appends a change
+event, and for candidates keeps the rows index (list columns) and first-seen order.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import json
+import os
+from collections.abc import Iterable, Iterator, MutableMapping
+from typing import Any
+
+import redis
+from dol import wrap_kvs
+from redis.exceptions import RedisError
+
+from foley_tui.store.codec import (
+    DecodeError,
+    dumps,
+    encode_key,
+    loads_object,
+    validate_session_id,
+)
+from foley_tui.store.redis.conn import RedisStoreError, Target, connect, unavailable
+from foley_tui.store.redis.keys import CHANGES_MAXLEN, Keys
+from foley_tui.store.rows import _row_values
+
+NAMESPACES = ("candidates", "picks", "rejects")
+USER_ENV = "FOLEY_TUI_USER"
+
+# KEYS: hash, version, changes, rows, order, sessions
+# ARGV: op (set|del), field, value, row ('' none, '1' drop on delete), unused, namespace,
+#       author, maxlen, session id
+NS_WRITE = """
+if ARGV[1] == 'del' then
+  if redis.call('HDEL', KEYS[1], ARGV[2]) == 0 then return 0 end
+  if ARGV[4] ~= '' then
+    redis.call('HDEL', KEYS[4], ARGV[2])
+    redis.call('ZREM', KEYS[5], ARGV[2])
+  end
+end
+local v = redis.call('INCR', KEYS[2])
+if ARGV[1] ~= 'del' then
+  redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+  if ARGV[4] ~= '' then
+    redis.call('HSET', KEYS[4], ARGV[2], ARGV[4])
+    -- first seen keeps its place in the list: the version is unique and only grows
+    redis.call('ZADD', KEYS[5], 'NX', v, ARGV[2])
+  end
+end
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*',
+  'ns', ARGV[6], 'key', ARGV[2], 'op', ARGV[1], 'by', ARGV[7], 'v', v)
+redis.call('SADD', KEYS[6], ARGV[9])
+return v
+"""
+
+
+def default_user() -> str:
+    """The author of our writes: ``$FOLEY_TUI_USER``, else the OS user."""
+    name = os.environ.get(USER_ENV, "").strip()
+    if name:
+        return name
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry (a container with a bare uid)
+        return f"uid{os.getuid()}"
+
+
+class RedisBackend:
+    """One client, its target and key names, the author of writes and the scripts."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        target: Target,
+        *,
+        user: str | None = None,
+    ) -> None:
+        # redis-py's reply types are unions of bytes|str|Awaitable: typed loosely here.
+        self.client: Any = client
+        self.target = target
+        self.keys = Keys(target.prefix)
+        self.user = user or default_user()
+        self.ns_write = client.register_script(NS_WRITE)
+
+    @classmethod
+    def from_url(
+        cls, url: str, *, user: str | None = None, prefix: str | None = None
+    ) -> RedisBackend:
+        client, target = connect(url, prefix=prefix)
+        return cls(client, target, user=user)
+
+    @contextlib.contextmanager
+    def errors(self, doing: str) -> Iterator[None]:
+        """Turn a Redis failure into a :class:`RedisStoreError` saying what failed."""
+        try:
+            yield
+        except RedisStoreError:
+            raise
+        except RedisError as exc:
+            raise unavailable(self.target, exc, doing) from None
+
+    def close(self) -> None:
+        with contextlib.suppress(RedisError):
+            self.client.close()
+
+
+class RedisHash(MutableMapping[str, bytes]):
+    """``Mapping[sound id -> JSON bytes]`` over one namespace HASH of one session.
+
+    Keys are checked as the file store checks them (a key foley cannot store as a file
+    name is refused), so a session can always be pulled back to files.
+    """
+
+    def __init__(self, backend: RedisBackend, session_id: str, namespace: str) -> None:
+        if namespace not in NAMESPACES:
+            raise ValueError(f"unknown namespace {namespace!r}")
+        self.backend = backend
+        self.session_id = validate_session_id(session_id)
+        self.namespace = namespace
+        keys = backend.keys
+        self.key = keys.ns(session_id, namespace)
+        self._script_keys = [
+            self.key,
+            keys.version(session_id),
+            keys.changes(session_id),
+            keys.rows(session_id),
+            keys.order(session_id),
+            keys.sessions,
+        ]
+        self._is_candidates = namespace == "candidates"
+
+    def __repr__(self) -> str:
+        return f"RedisHash({self.backend.target.url!r}, {self.key!r})"
+
+    def __getitem__(self, key: str) -> bytes:
+        if not isinstance(key, str):
+            raise KeyError(key)
+        with self.backend.errors(f"could not read {self.namespace}/{key}"):
+            value = self.backend.client.hget(self.key, key)
+        if value is None:
+            raise KeyError(key)
+        return bytes(value)
+
+    def _argv(self, op: str, key: str, value: bytes) -> list[Any]:
+        row: bytes | str = ""
+        if self._is_candidates:
+            row = row_json(value) if op == "set" else "1"
+        return [
+            op,
+            key,
+            value,
+            row,
+            0,
+            self.namespace,
+            self.backend.user,
+            CHANGES_MAXLEN,
+            self.session_id,
+        ]
+
+    def __setitem__(self, key: str, value: bytes) -> None:
+        encode_key(key)
+        with self.backend.errors(f"could not write {self.namespace}/{key}"):
+            self.backend.ns_write(keys=self._script_keys, args=self._argv("set", key, value))
+
+    def __delitem__(self, key: str) -> None:
+        if not isinstance(key, str):
+            raise KeyError(key)
+        with self.backend.errors(f"could not delete {self.namespace}/{key}"):
+            removed = self.backend.ns_write(
+                keys=self._script_keys, args=self._argv("del", key, b"")
+            )
+        if not removed:
+            raise KeyError(key)
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        with self.backend.errors(f"could not read {self.namespace}"):
+            return bool(self.backend.client.hexists(self.key, key))
+
+    def __iter__(self) -> Iterator[str]:
+        with self.backend.errors(f"could not list {self.namespace}"):
+            names = self.backend.client.hkeys(self.key)
+        return iter([n.decode("utf-8", "surrogateescape") for n in names])
+
+    def __len__(self) -> int:
+        with self.backend.errors(f"could not count {self.namespace}"):
+            return int(self.backend.client.hlen(self.key))
+
+    # -- bulk, for imports and push/pull ------------------------------------------
+    def set_many(self, items: Iterable[tuple[str, bytes]], *, chunk: int = 1000) -> int:
+        """Write many entries, ``chunk`` scripts per round trip; returns the count."""
+        count = 0
+        with self.backend.errors(f"could not write {self.namespace}"):
+            pipe = self.backend.client.pipeline(transaction=False)
+            pending = 0
+            for key, value in items:
+                encode_key(key)
+                self.backend.ns_write(
+                    keys=self._script_keys, args=self._argv("set", key, value), client=pipe
+                )
+                pending += 1
+                count += 1
+                if pending >= chunk:
+                    pipe.execute()
+                    pending = 0
+            if pending:
+                pipe.execute()
+        return count
+
+    def raw_items(self, *, count: int = 1000) -> Iterator[tuple[str, bytes]]:
+        """Every (key, bytes), read with HSCAN (never one huge reply)."""
+        with self.backend.errors(f"could not read {self.namespace}"):
+            for name, value in self.backend.client.hscan_iter(self.key, count=count):
+                yield name.decode("utf-8", "surrogateescape"), bytes(value)
+
+    def get_many(self, keys: list[str]) -> list[bytes | None]:
+        if not keys:
+            return []
+        with self.backend.errors(f"could not read {self.namespace}"):
+            values = self.backend.client.hmget(self.key, keys)
+        return [None if v is None else bytes(v) for v in values]
+
+
+def row_json(value: bytes) -> bytes:
+    """The rows-index entry of a candidate's bytes (an unreadable one says why)."""
+    try:
+        data = loads_object(value)
+    except DecodeError as exc:
+        return json.dumps({"unreadable": str(exc)}).encode()
+    return json.dumps(_row_values(data), separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def json_namespace(raw: RedisHash) -> MutableMapping[str, dict[str, Any]]:
+    """The dict-valued namespace: dol's key/value wrapper over the raw hash, with foley's
+    exact codec (``dumps`` refuses NaN before anything is sent; ``loads_object`` insists
+    on a JSON object, as the file store does)."""
+    store: MutableMapping[str, dict[str, Any]] = wrap_kvs(
+        raw, obj_of_data=loads_object, data_of_obj=dumps
+    )
+    return store
+
+
+def raw_of(ns: object) -> RedisHash | None:
+    """The :class:`RedisHash` under a namespace made by :func:`namespaces`, else None."""
+    store = getattr(ns, "store", None)
+    return store if isinstance(store, RedisHash) else None
+
+
+def namespaces(
+    url: str | RedisBackend,
+    session_id: str,
+    *,
+    user: str | None = None,
+    prefix: str | None = None,
+) -> dict[str, MutableMapping[str, dict[str, Any]]]:
+    """``{"candidates", "picks", "rejects"}`` over Redis, for foley's own ``SessionStore``::
+
+    from foley.agent.session import SessionStore
+    SessionStore("my-session", **namespaces("redis://host:6379/0", "my-session"))
+    """
+    backend = (
+        url
+        if isinstance(url, RedisBackend)
+        else RedisBackend.from_url(url, user=user, prefix=prefix)
+    )
+    return {name: json_namespace(RedisHash(backend, session_id, name)) for name in NAMESPACES}
+
+
+__all__ = [
+    "NAMESPACES",
+    "RedisBackend",
+    "RedisHash",
+    "RedisStoreError",
+    "default_user",
+    "json_namespace",
+    "namespaces",
+    "raw_of",
+    "row_json",
+]

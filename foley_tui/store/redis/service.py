@@ -1,0 +1,198 @@
+"""The session service over Redis: the same contract as the file service.
+
+Sessions are listed from ``<prefix>sessions`` (a SET: no key scan), created with a ULID
+id, deleted key by key (every key of a session is known by name), and imported in ONE
+``MULTI``/``EXEC`` transaction: a failed import leaves nothing half made. Export is the
+file service's own code (the same checksummed document).
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+from pathlib import Path
+from typing import Any
+
+from foley_tui import paths
+from foley_tui.store.codec import dumps, validate_session_id
+from foley_tui.store.errors import SessionNotFoundError, SessionServiceError
+from foley_tui.store.records import new_ulid
+from foley_tui.store.redis.namespace import RedisBackend, row_json
+from foley_tui.store.redis.session import RedisSessionStore
+from foley_tui.store.service import NAMESPACES, SessionService
+from foley_tui.store.session import SessionStore, iso, now_utc
+
+
+class RedisSessionService(SessionService):
+    """Sessions on one Redis server (a key prefix of it)."""
+
+    def __init__(
+        self,
+        url: str | RedisBackend,
+        *,
+        user: str | None = None,
+        prefix: str | None = None,
+        data_dir: Path | str | None = None,
+    ) -> None:
+        self.backend = (
+            url
+            if isinstance(url, RedisBackend)
+            else RedisBackend.from_url(url, user=user, prefix=prefix)
+        )
+        self._memory = None
+        # Local audio (blobs, by-reference files) is still found under the data dir.
+        self.data_dir = paths.data_dir(data_dir) if data_dir else paths.data_dir()
+        self._stores: dict[str, SessionStore] = {}
+
+    def __repr__(self) -> str:
+        return f"RedisSessionService({self.backend.target.url!r})"
+
+    @property
+    def url(self) -> str:
+        return self.backend.target.url
+
+    @property
+    def user(self) -> str:
+        return self.backend.user
+
+    # ------------------------------------------------------------------ helpers
+    def _exists(self, session_id: str) -> bool:
+        with self.backend.errors("could not reach the session list"):
+            return bool(self.backend.client.sismember(self.backend.keys.sessions, session_id))
+
+    def _open(self, session_id: str) -> SessionStore:
+        store = self._stores.get(session_id)
+        if store is None:
+            store = RedisSessionStore(self.backend, session_id)
+            self._stores[session_id] = store
+        return store
+
+    def _ids(self) -> builtins.list[str]:
+        with self.backend.errors("could not reach the session list"):
+            members = self.backend.client.smembers(self.backend.keys.sessions)
+        ids = []
+        for raw in members:
+            try:
+                ids.append(validate_session_id(raw.decode("utf-8")))
+            except (UnicodeDecodeError, SessionServiceError):
+                continue
+        return sorted(ids)
+
+    # ------------------------------------------------------------------ contract
+    def create(self, title: str | None = None) -> str:
+        session_id = new_ulid()
+        with self.backend.errors("could not create a session"):
+            self.backend.client.sadd(self.backend.keys.sessions, session_id)
+        store = self._open(session_id)
+        meta = store._meta_dict()
+        created = iso(now_utc())
+        meta.update(created=created, updated=created, origin="foley-tui")
+        meta["title"] = (title or "").strip() or None
+        store._write_meta()
+        return session_id
+
+    def _session_keys(self, session_id: str) -> builtins.list[str]:
+        keys = self.backend.keys
+        with self.backend.errors("could not reach the session"):
+            users = self.backend.client.smembers(keys.users(session_id))
+        per_user = [keys.user(session_id, u.decode("utf-8", "replace")) for u in users]
+        return [*keys.fixed(session_id), *per_user]
+
+    def delete(self, session_id: str) -> None:
+        """Delete every key of that one session (and nothing else), atomically."""
+        validate_session_id(session_id)
+        if not self._exists(session_id):
+            raise SessionNotFoundError(f"no session {session_id!r}")
+        self._stores.pop(session_id, None)
+        doomed = self._session_keys(session_id)
+        with self.backend.errors(f"could not delete {session_id!r}"):
+            pipe = self.backend.client.pipeline(transaction=True)
+            pipe.delete(*doomed)
+            pipe.srem(self.backend.keys.sessions, session_id)
+            pipe.execute()
+
+    def _import_files(
+        self,
+        session_id: str,
+        meta: dict[str, Any],
+        candidates: dict[str, Any],
+        picks: dict[str, Any],
+        rejects: dict[str, Any],
+        journal: builtins.list[dict[str, Any]],
+        overwrite: bool,
+    ) -> None:
+        """Write the whole session in one transaction (replacing it when it exists)."""
+        raw = {
+            "candidates": {k: dumps(v) for k, v in candidates.items()},
+            "picks": {k: dumps(v) for k, v in picks.items()},
+            "rejects": {k: dumps(v) for k, v in rejects.items()},
+        }
+        self.write_raw(session_id, raw, meta, journal)
+
+    def write_raw(
+        self,
+        session_id: str,
+        values: dict[str, dict[str, bytes]],
+        meta: dict[str, Any],
+        journal: builtins.list[dict[str, Any]],
+    ) -> None:
+        """Replace a session by these exact bytes, meta and journal: one MULTI/EXEC.
+
+        Used by import and ``session push`` (which passes the files' bytes unchanged)."""
+        keys = self.backend.keys
+        old = self._session_keys(session_id)
+        with self.backend.errors(f"could not write session {session_id!r}"):
+            # The version only grows, even across a replace: a watcher never sees an old one.
+            base = int(self.backend.client.get(keys.version(session_id)) or 0)
+        pipe = self.backend.client.pipeline(transaction=True)
+        pipe.delete(*old)
+        for name in NAMESPACES:
+            items = values.get(name, {})
+            if items:
+                pipe.hset(keys.ns(session_id, name), mapping=items)
+        cands = values.get("candidates", {})
+        if cands:
+            pipe.hset(keys.rows(session_id), mapping={k: row_json(v) for k, v in cands.items()})
+            # Keep the file order (first seen) as the list order: rank by position.
+            pipe.zadd(keys.order(session_id), {k: base + i + 1 for i, k in enumerate(cands)})
+        top = 0
+        for record in journal:
+            seq = int(record["seq"])
+            top = max(top, seq)
+            body = {k: v for k, v in record.items() if k not in ("seq", "author")}
+            fields = {"seq": seq, "rec": json.dumps(body, separators=(",", ":"))}
+            if isinstance(record.get("author"), str):
+                fields["by"] = record["author"]
+            pipe.xadd(keys.journal(session_id), fields)
+        if top:
+            pipe.set(keys.seq(session_id), top)
+        shared = {
+            k: json.dumps(meta.get(k), separators=(",", ":"))
+            for k in ("schema_version", "title", "created", "updated", "origin")
+            if k in meta
+        }
+        if shared:
+            pipe.hset(keys.meta(session_id), mapping=shared)
+        mine = {
+            k: json.dumps(meta.get(k), separators=(",", ":"))
+            for k in ("cursor", "view")
+            if meta.get(k) is not None
+        }
+        if mine:
+            pipe.hset(keys.user(session_id, self.backend.user), mapping=mine)
+            pipe.sadd(keys.users(session_id), self.backend.user)
+        # Past every order score above, so later candidates sort after these.
+        pipe.set(keys.version(session_id), base + len(cands) + 1)
+        pipe.xadd(
+            keys.changes(session_id),
+            {"ns": "session", "key": "", "op": "replace", "by": self.backend.user},
+        )
+        pipe.sadd(keys.sessions, session_id)
+        with self.backend.errors(f"could not write session {session_id!r}"):
+            pipe.execute()
+        self._stores.pop(session_id, None)
+
+
+__all__ = ["RedisSessionService"]
