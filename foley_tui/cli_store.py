@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from foley_tui.cli import CliError
-from foley_tui.model import LAYERS, Candidate, ValidationError, format_onset, parse_onset
+from foley_tui.model import LAYERS, Candidate, Pick, ValidationError, format_onset, parse_onset
 from foley_tui.store import (
     SessionService,
     SessionServiceError,
@@ -240,13 +240,16 @@ def _check_known(store: SessionStore, sound_id: str, force: bool) -> None:
 def cmd_pick(args: argparse.Namespace) -> int:
     store = _open(_service(args), args.session)
     _check_known(store, args.sound_id, args.force)
-    current = store.state_of(args.sound_id)
-    layer = args.layer if args.layer is not None else current.get("layer")
-    if args.layer == "none":
-        layer = None
-    onset = parse_onset(args.onset) if args.onset is not None else current.get("onset")
-    store.add_pick(args.sound_id, layer=layer, onset=onset)
-    print(f"picked {args.sound_id} (layer {layer or '-'}, onset {format_onset(onset)})")
+    # Only the fields given change (read-modify-write under the session lock): an
+    # onset foley wrote, symbolic or numeric, and any other key of the pick are kept.
+    changes: dict[str, Any] = {}
+    if args.layer is not None:
+        changes["layer"] = None if args.layer == "none" else args.layer
+    if args.onset is not None:
+        changes["onset"] = parse_onset(args.onset)
+    store.update_pick(args.sound_id, **changes)
+    pick = Pick.from_dict(store.verdicts(args.sound_id).pick or {}, args.sound_id)
+    print(f"picked {args.sound_id} (layer {pick.layer or '-'}, onset {format_onset(pick.onset)})")
     return 0
 
 

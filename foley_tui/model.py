@@ -31,46 +31,89 @@ def validate_layer(value: object) -> Layer | None:
     raise ValidationError(f"layer must be one of {', '.join(LAYERS)} (got {value!r})")
 
 
-def validate_onset(value: object) -> float | None:
-    """Return ``value`` as a finite, non-negative number of seconds, or ``None``."""
+#: A pick's onset as foley stores it: null (no cue), a finite number of seconds (negative
+#: is valid: ``plan`` accepts it, ``weave`` clamps it) or a symbolic anchor string such as
+#: ``on 'slammed'``, kept verbatim (foley's ``weave`` resolves it against the narration).
+Onset = float | int | str | None
+
+#: Longest anchor text we accept from a user (foley's anchors are a few words).
+MAX_ANCHOR_CHARS = 1000
+
+
+def validate_onset(value: object) -> Onset:
+    """Return ``value`` unchanged when it is a valid onset; raise :class:`ValidationError`.
+
+    Valid: ``None``, a finite int or float (any sign; ``3`` stays ``3`` so files stay
+    byte-identical to foley's), or a non-blank anchor string (kept verbatim).
+    """
     if value is None:
         return None
+    if isinstance(value, str):
+        if not value.strip():
+            raise ValidationError("an onset anchor must not be blank (use null for no cue)")
+        if len(value) > MAX_ANCHOR_CHARS:
+            raise ValidationError(f"an onset anchor is limited to {MAX_ANCHOR_CHARS} characters")
+        return value
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValidationError(f"onset must be a number of seconds or null (got {value!r})")
-    onset = float(value)
-    if not math.isfinite(onset) or onset < 0:
-        raise ValidationError(f"onset must be finite and >= 0 (got {value!r})")
-    return onset
-
-
-_CLOCK = re.compile(r"^\s*(?:(\d+):)?(\d+):(\d+(?:\.\d*)?)\s*$")
-
-
-def parse_onset(text: str) -> float | None:
-    """Parse an onset typed by a user: ``""`` (none), seconds (``12.5``) or ``[h:]m:ss.s``."""
-    text = text.strip()
-    if not text or text.lower() in {"none", "null", "-"}:
-        return None
-    match = _CLOCK.match(text)
-    if match:
-        hours, minutes, seconds = match.groups()
-        if float(seconds) >= 60:
-            raise ValidationError(f"seconds must be below 60 in {text!r}")
-        total = int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)
-        return validate_onset(total)
+        raise ValidationError(
+            f"onset must be seconds, an anchor such as on 'slammed', or null (got {value!r})"
+        )
     try:
-        number = float(text)
-    except ValueError:
-        raise ValidationError(f"not an onset: {text!r} (use seconds or m:ss.s)") from None
-    return validate_onset(number)
+        finite = math.isfinite(value)
+    except OverflowError:  # an int too large for a float
+        finite = False
+    if not finite:
+        raise ValidationError(f"onset must be a finite number of seconds (got {value!r})")
+    return value
 
 
-def format_onset(onset: float | None) -> str:
-    """Format an onset for display: ``-`` when unset, else ``m:ss.s``."""
+_CLOCK = re.compile(r"^\s*(-)?(?:(\d+):)?(\d+):(\d+(?:\.\d*)?)\s*$")
+_NUMBER = re.compile(r"^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$")
+
+
+def parse_onset(text: str) -> Onset:
+    """Parse an onset typed by a user.
+
+    ``""``/``none``/``null``/``-`` -> ``None``; seconds (``12.5``, ``-0.25``) or
+    ``[h:]m:ss.sss`` -> a number; any other text -> an anchor string, kept verbatim (only
+    surrounding blanks go), which foley's ``weave`` resolves against the narration.
+    """
+    stripped = text.strip()
+    if not stripped or stripped.lower() in {"none", "null", "-"}:
+        return None
+    match = _CLOCK.match(stripped)
+    if match:
+        sign, hours, minutes, seconds = match.groups()
+        if float(seconds) >= 60:
+            raise ValidationError(f"seconds must be below 60 in {stripped!r}")
+        try:
+            total = int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)
+        except (OverflowError, ValueError):
+            raise ValidationError(f"onset out of range: {stripped[:40]!r}") from None
+        return validate_onset(-total if sign else total)
+    if _NUMBER.match(stripped):
+        try:
+            number = float(stripped)
+        except (OverflowError, ValueError):
+            raise ValidationError(f"onset out of range: {stripped[:40]!r}") from None
+        return validate_onset(number)
+    if stripped.lower() in {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity"}:
+        raise ValidationError(f"onset must be a finite number of seconds (got {stripped!r})")
+    return validate_onset(stripped)
+
+
+def format_onset(onset: Onset) -> str:
+    """Format an onset for display: ``-`` when unset, an anchor as written, else ``m:ss.s``
+    (negative onsets keep their sign: ``-0:01.5``)."""
     if onset is None:
         return "-"
-    minutes, seconds = divmod(onset, 60)
-    return f"{int(minutes)}:{seconds:04.1f}"
+    if isinstance(onset, str):
+        return onset
+    if isinstance(onset, bool) or not isinstance(onset, int | float):
+        return "?"
+    sign = "-" if onset < 0 else ""
+    minutes, seconds = divmod(abs(onset), 60)
+    return f"{sign}{int(minutes)}:{seconds:04.1f}"
 
 
 class Status(Enum):
@@ -79,6 +122,9 @@ class Status(Enum):
     UNDECIDED = "undecided"
     PICKED = "picked"
     REJECTED = "rejected"
+    #: Picked and rejected at once: foley's ``add_pick`` keeps an existing reject and its
+    #: ``add_reject`` an existing pick, so a session foley wrote can hold both.
+    CONFLICT = "conflict"
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +133,7 @@ class Pick:
 
     sound_id: str
     layer: Layer | None = None
-    onset: float | None = None
+    onset: Onset = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"sound_id": self.sound_id, "layer": self.layer, "onset": self.onset}

@@ -215,7 +215,11 @@ class DecisionActions(PreviewActions):
         if sound_id is None:
             return
         pick = self.listing.decisions.picks.get(sound_id)
-        onset = max(0.0, round(((pick.onset if pick and pick.onset else 0.0) + delta), 3))
+        if pick is not None and isinstance(pick.onset, str):
+            self.notify("the onset is an anchor; set a number with o first", severity="warning")
+            return
+        now = pick.onset if pick and isinstance(pick.onset, int | float) else 0.0
+        onset = max(0.0, round(now + delta, 3))
         self._write(
             sound_id, lambda: self.store.set_onset(sound_id, onset), self.listing.decisions.set_pick
         )

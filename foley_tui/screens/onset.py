@@ -11,14 +11,14 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
-from foley_tui.model import ValidationError, format_onset, parse_onset
+from foley_tui.model import Onset, ValidationError, format_onset, parse_onset
 
 
 @dataclass(frozen=True, slots=True)
 class OnsetChoice:
     """The onset the user confirmed (None clears it). Cancel dismisses with None instead."""
 
-    onset: float | None
+    onset: Onset
 
 
 class OnsetScreen(ModalScreen[OnsetChoice | None]):
@@ -28,7 +28,7 @@ class OnsetScreen(ModalScreen[OnsetChoice | None]):
         Binding("escape", "cancel", "Cancel", id="modal-cancel", tooltip="Close without change"),
     ]
 
-    def __init__(self, caption: str, onset: float | None) -> None:
+    def __init__(self, caption: str, onset: Onset) -> None:
         super().__init__()
         self.caption = caption
         self.onset = onset

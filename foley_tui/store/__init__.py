@@ -17,8 +17,9 @@ from foley_tui.store.errors import (
     StoreProblem,
     StoreWriteError,
 )
+from foley_tui.store.records import SCHEMA_VERSION, JournalEntry, SessionMeta
 from foley_tui.store.service import SessionInfo, SessionService
-from foley_tui.store.session import SCHEMA_VERSION, JournalEntry, SessionMeta, SessionStore
+from foley_tui.store.session import SessionStore
 
 __all__ = [
     "SCHEMA_VERSION",

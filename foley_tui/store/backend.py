@@ -13,13 +13,15 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import threading
 import time
-from collections.abc import Hashable, Iterator, MutableMapping
+from collections.abc import Callable, Hashable, Iterator, MutableMapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from foley_tui.store.codec import DecodeError, dumps, encode_key, loads_object
-from foley_tui.store.errors import StoreProblem
+from foley_tui.store.errors import SessionDeletedError, StoreProblem
 from foley_tui.store.files import atomic_write, fsync_dir, read_object
 
 #: Name of our hidden folder inside a session folder.
@@ -62,8 +64,45 @@ class MemoryNamespace(MutableMapping[str, dict[str, Any]]):
         return key in self._data
 
 
+#: Bytes read per step when looking for the journal's last record from its end.
+_TAIL_CHUNK = 1 << 16
+#: Our own records start this way (``to_record`` puts ``seq`` first, compact separators):
+#: the tail search tries ``json.loads`` only on such lines.
+_RECORD_START = re.compile(rb'(?m)^\{"seq":(\d+),')
+
+
+def _record_of(line: bytes) -> dict[str, Any] | None:
+    """One journal line as a record, or None when it is garbage (torn, foreign, not ours)."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    seq = record.get("seq")
+    if isinstance(seq, bool) or not isinstance(seq, int):
+        return None
+    return record
+
+
+@dataclass(slots=True)
+class JournalAppend:
+    """What :meth:`StateBackend.journal_append` did: the records other processes had
+    appended since the caller's offset (read from ``read_from``), and where ours went."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    read_from: int = 0
+    start: int = 0
+    end: int = 0
+
+
 class StateBackend:
-    """Our own per-session state: metadata, an append-only journal, the candidate index."""
+    """Our own per-session state: metadata, an append-only journal, the candidate index.
+
+    Journal offsets are opaque positions (bytes in a file, lines in memory) that only ever
+    grow; every read and append costs what is new since the caller's offset, never the
+    whole journal.
+    """
 
     def read_meta(self) -> dict[str, Any] | None:
         raise NotImplementedError
@@ -71,15 +110,23 @@ class StateBackend:
     def write_meta(self, meta: dict[str, Any], *, durable: bool = True) -> None:
         raise NotImplementedError
 
-    def journal_read(self, offset: int) -> tuple[list[dict[str, Any]], int]:
-        """Records appended since ``offset`` and the new offset (complete records only)."""
+    def journal_read(self, offset: int, end: int | None = None) -> tuple[list[dict[str, Any]], int]:
+        """Complete records between ``offset`` and ``end`` (default: the end of the
+        journal) and the offset after the last one read."""
         raise NotImplementedError
 
-    def journal_append(self, record: dict[str, Any]) -> tuple[int, int]:
-        """Append one record durably (on disk when this returns).
+    def journal_tail(self) -> tuple[int | None, int]:
+        """(seq of the last readable record or None, offset of the end of the last
+        complete record): what a process needs to append without reading the journal."""
+        raise NotImplementedError
 
-        Returns (start, end): the journal offsets our record was written between (a
-        caller that had read up to ``start`` can take the record as read)."""
+    def journal_append(
+        self, offset: int, build: Callable[[list[dict[str, Any]]], dict[str, Any]]
+    ) -> JournalAppend:
+        """Append one record durably (on disk when this returns). Call under :meth:`lock`.
+
+        Records appended since ``offset`` (by other processes) are read first and given
+        to ``build``, which returns ours (its seq follows theirs)."""
         raise NotImplementedError
 
     def journal_token(self) -> Hashable:
@@ -87,7 +134,7 @@ class StateBackend:
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
-        """Serialise decisions of all our processes on this session."""
+        """Serialise decisions of all our threads and processes on this session."""
         yield
 
     def read_index(self) -> Any:
@@ -113,12 +160,26 @@ class MemoryState(StateBackend):
     def write_meta(self, meta: dict[str, Any], *, durable: bool = True) -> None:
         self._meta = dumps(meta)
 
-    def journal_read(self, offset: int) -> tuple[list[dict[str, Any]], int]:
-        return [json.loads(b) for b in self._journal[offset:]], len(self._journal)
+    def journal_read(self, offset: int, end: int | None = None) -> tuple[list[dict[str, Any]], int]:
+        lines = self._journal[offset:end]
+        return [r for r in map(_record_of, lines) if r is not None], offset + len(lines)
 
-    def journal_append(self, record: dict[str, Any]) -> tuple[int, int]:
-        self._journal.append(json.dumps(record, allow_nan=False).encode())
-        return len(self._journal) - 1, len(self._journal)
+    def journal_tail(self) -> tuple[int | None, int]:
+        for line in reversed(self._journal):
+            record = _record_of(line)
+            if record is not None:
+                return record["seq"], len(self._journal)
+        return None, len(self._journal)
+
+    def journal_append(
+        self, offset: int, build: Callable[[list[dict[str, Any]]], dict[str, Any]]
+    ) -> JournalAppend:
+        with self._lock:
+            read_from = offset if offset <= len(self._journal) else 0
+            records, start = self.journal_read(read_from)
+            record = build(records)
+            self._journal.append(json.dumps(record, allow_nan=False).encode())
+            return JournalAppend(records, read_from, start, start + 1)
 
     def journal_token(self) -> Hashable:
         return len(self._journal)
@@ -130,12 +191,15 @@ class MemoryState(StateBackend):
 
 
 class FileState(StateBackend):
-    """Our state in ``<session>/.foley-tui/``: meta.json, journal.jsonl, index.bin, lock."""
+    """Our state in ``<session>/.foley-tui/``: meta.json, journal.jsonl, index, lock."""
 
     def __init__(self, session_path: str | os.PathLike[str]) -> None:
         self.session_path = os.fspath(session_path)
         self.path = os.path.join(self.session_path, STATE_DIR)
-        self._problems: list[StoreProblem] = []
+        self._problems: dict[tuple[str, str], StoreProblem] = {}
+        # Byte offsets of garbage journal lines seen: each is one problem, counted once
+        # however often the journal is read.
+        self._bad_journal_lines: set[int] = set()
         self._thread_lock = threading.RLock()
         self._lock_depth = 0
 
@@ -143,18 +207,38 @@ class FileState(StateBackend):
         return os.path.join(self.path, name)
 
     def ensure(self) -> None:
-        if not os.path.isdir(self.path):
-            os.makedirs(self.path, exist_ok=True)
-            fsync_dir(self.session_path)
+        """Make our folder inside the session folder, never the session folder itself: a
+        session deleted while it is open stays deleted (:class:`SessionDeletedError`)."""
+        if os.path.isdir(self.path):
+            return
+        if not os.path.isdir(self.session_path):
+            raise SessionDeletedError(
+                f"the session folder {self.session_path} is gone (deleted elsewhere): "
+                "nothing was saved"
+            )
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(self.path)
+        fsync_dir(self.session_path)
 
     @property
     def problems(self) -> list[StoreProblem]:
-        return list(self._problems)
+        found = list(self._problems.values())
+        if self._bad_journal_lines:
+            count = len(self._bad_journal_lines)
+            first = min(self._bad_journal_lines)
+            found.append(
+                StoreProblem(
+                    "foley-tui",
+                    JOURNAL_FILE,
+                    self._file(JOURNAL_FILE),
+                    f"{count} unreadable journal record{'s' if count != 1 else ''} "
+                    f"(skipped, kept in the file; the first at byte {first})",
+                )
+            )
+        return found
 
     def _problem(self, name: str, reason: str) -> None:
-        problem = StoreProblem("foley-tui", name, self._file(name), reason)
-        if problem not in self._problems:
-            self._problems.append(problem)
+        self._problems[(name, reason)] = StoreProblem("foley-tui", name, self._file(name), reason)
 
     # -- meta --------------------------------------------------------------------
     def read_meta(self) -> dict[str, Any] | None:
@@ -173,54 +257,114 @@ class FileState(StateBackend):
         atomic_write(self._file(META_FILE), dumps(meta), durable=durable)
 
     # -- journal -------------------------------------------------------------------
-    def journal_read(self, offset: int) -> tuple[list[dict[str, Any]], int]:
-        try:
-            with open(self._file(JOURNAL_FILE), "rb") as fh:
-                fh.seek(offset)
-                data = fh.read()
-        except FileNotFoundError:
-            return [], 0
+    def _parse(self, data: bytes, offset: int) -> tuple[list[dict[str, Any]], int]:
+        """Complete lines of ``data`` (read at ``offset``) as records; garbage lines are
+        noted once by their offset. Returns the records and the offset after the last
+        complete line."""
         end = data.rfind(b"\n")
-        if end < 0:  # nothing complete yet (or a torn first record)
+        if end < 0:
             return [], offset
         records: list[dict[str, Any]] = []
-        for lineno, line in enumerate(data[:end].split(b"\n")):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                record = None
-            if not isinstance(record, dict) or not isinstance(record.get("seq"), int):
-                # A torn record from a crash mid-append: skipped, kept in the file.
-                self._problem(
-                    JOURNAL_FILE, f"unreadable journal record near byte {offset}+{lineno}"
-                )
-                continue
-            records.append(record)
+        pos = 0
+        for line in data[:end].split(b"\n"):
+            if line.strip():
+                record = _record_of(line)
+                if record is None:
+                    # A torn record from a crash mid-append, or a foreign line: skipped,
+                    # kept in the file, reported once.
+                    self._bad_journal_lines.add(offset + pos)
+                else:
+                    records.append(record)
+            pos += len(line) + 1
         return records, offset + end + 1
 
-    def journal_append(self, record: dict[str, Any]) -> tuple[int, int]:
+    def journal_read(self, offset: int, end: int | None = None) -> tuple[list[dict[str, Any]], int]:
+        try:
+            fd = os.open(self._file(JOURNAL_FILE), os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return [], 0
+        try:
+            size = os.fstat(fd).st_size
+            stop = size if end is None else min(end, size)
+            if stop <= offset:
+                return [], offset
+            data = os.pread(fd, stop - offset, offset)
+        finally:
+            os.close(fd)
+        return self._parse(data, offset)
+
+    def journal_tail(self) -> tuple[int | None, int]:
+        try:
+            fd = os.open(self._file(JOURNAL_FILE), os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return None, 0
+        try:
+            size = os.fstat(fd).st_size
+            pos = size
+            boundary: int | None = None
+            carry = b""
+            while pos > 0:
+                step = min(_TAIL_CHUNK, pos)
+                pos -= step
+                chunk = os.pread(fd, step, pos) + carry
+                if boundary is None:
+                    cut = chunk.rfind(b"\n")
+                    if cut < 0:
+                        carry = chunk
+                        continue
+                    boundary = pos + cut + 1
+                    chunk = chunk[: cut + 1]
+                # Lines wholly inside ``chunk`` (its first may be cut: carried to the
+                # next step unless we are at the start of the file).
+                if pos > 0 and b"\n" not in chunk:  # one long line: read further back
+                    carry = chunk
+                    continue
+                first = chunk.find(b"\n") + 1 if pos > 0 else 0
+                body = chunk[first:]
+                for match in reversed(list(_RECORD_START.finditer(body))):
+                    line_end = body.find(b"\n", match.start())
+                    record = _record_of(body[match.start() : line_end])
+                    if record is not None:
+                        return record["seq"], boundary
+                carry = chunk[:first]
+            return None, boundary or 0
+        finally:
+            os.close(fd)
+
+    def journal_append(
+        self, offset: int, build: Callable[[list[dict[str, Any]]], dict[str, Any]]
+    ) -> JournalAppend:
         self.ensure()
-        line = json.dumps(record, separators=(",", ":"), allow_nan=False).encode() + b"\n"
         path = self._file(JOURNAL_FILE)
-        created = not os.path.exists(path)
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
         try:
             size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                # A crash tore the last record: start ours on a fresh line.
+            read_from = offset if offset <= size else 0  # shrank: replaced, read it anew
+            records: list[dict[str, Any]] = []
+            complete = read_from
+            if size > read_from:
+                # Other processes appended since we last looked: read only that part.
+                records, complete = self._parse(
+                    os.pread(fd, size - read_from, read_from), read_from
+                )
+            record = build(records)
+            line = json.dumps(record, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+            start = size
+            if complete < size:
+                # A crash tore the last record (we hold the lock: nobody is writing):
+                # it is garbage, and ours starts on a fresh line.
+                self._bad_journal_lines.add(complete)
                 line = b"\n" + line
+                start = size + 1
             view = memoryview(line)
             while view:
                 view = view[os.write(fd, view) :]
             os.fdatasync(fd)
         finally:
             os.close(fd)
-        if created:
-            fsync_dir(self.path)
-        # A torn tail got a newline first: the record itself starts after it.
-        return (size + 1 if line[:1] == b"\n" else size), size + len(line)
+        if size == 0:
+            fsync_dir(self.path)  # a new journal: make its name durable too
+        return JournalAppend(records, read_from, start, size + len(line))
 
     def journal_token(self) -> Hashable:
         try:

@@ -1,7 +1,19 @@
 """Decisions of a session store: foley's API, pick/reject/layer/onset, journal, undo.
 
-Decisions are applied to the namespace files first, then journaled, both fsync'd before
-the call returns, all under the session lock (mutual exclusion with other processes).
+A decision is a read-modify-write of one sound's two files (its pick and its reject),
+done under the session lock (threads of this process and other foley-tui processes), so
+concurrent edits of different fields of one pick never lose either. The files are
+written first, then one journal record is appended, both fsync'd before the call
+returns. Only the files that change are touched: a plain pick costs one atomic write and
+one journal append, and no journal read (the store appends after the offset it knows;
+records other processes appended meanwhile are read as part of the append).
+
+Every write keeps the fields the user did not change, byte for byte, including keys
+foley-tui does not know; a sound can be picked and rejected at once (foley allows it:
+:attr:`Status.CONFLICT`); the journal records the raw records on both sides, and undo/redo
+are compare-and-swap: an entry applies only while the sound is still as the entry left
+it (:class:`UndoConflictError` otherwise; ``force`` applies anyway, ``skip`` steps past).
+
 Headless: never imports textual.
 """
 
@@ -9,11 +21,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Mapping, MutableMapping
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from dataclasses import dataclass
+from typing import Any, Final
 
 from foley_tui.model import (
     Layer,
+    Onset,
     Pick,
     Reject,
     Status,
@@ -21,27 +35,87 @@ from foley_tui.model import (
     validate_layer,
     validate_onset,
 )
+from foley_tui.store.backend import JournalAppend
 from foley_tui.store.codec import InvalidKeyError, encode_key
-from foley_tui.store.errors import StoreProblem, StoreWriteError
+from foley_tui.store.errors import StoreProblem, StoreWriteError, UndoConflictError
 from foley_tui.store.files import FileNamespace
 from foley_tui.store.reads import StoreReads
 from foley_tui.store.records import (
-    UNDECIDED,
     JournalEntry,
+    Verdicts,
     _discard,
-    _picked,
+    _same_types,
     _to_dict,
     _write_error,
     candidate_key,
     count_entries,
     new_ulid,
-    normalize_state,
     now_utc,
 )
 
 
+class _Keep:
+    """The type of :data:`KEEP`."""
+
+    def __repr__(self) -> str:
+        return "KEEP"
+
+
+#: "Leave this field as it is" for :meth:`DecisionsMixin.update_pick`.
+KEEP: Final = _Keep()
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionCounts:
+    """Every count of a session's decisions, from one listing of each folder.
+
+    ``picks``/``rejects`` count files (what foley's ``add_pick`` returns); ``conflicts``
+    are sounds in both; ``ghosts`` are picks with no cached candidate (foley's ``plan``
+    drops them); ``candidates`` counts cached candidates.
+    """
+
+    picks: int
+    rejects: int
+    conflicts: int
+    ghosts: int
+    candidates: int
+
+    @property
+    def picked_only(self) -> int:
+        return self.picks - self.conflicts
+
+    @property
+    def rejected_only(self) -> int:
+        return self.rejects - self.conflicts
+
+
+def _same(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    return a == b and _same_types(a, b)
+
+
+def _pick_record(
+    sound_id: str, base: dict[str, Any] | None, layer: object, onset: object
+) -> dict[str, Any]:
+    """``base`` (a pick record, kept key for key) with the fields given set."""
+    record: dict[str, Any] = (
+        dict(base) if base is not None else {"sound_id": sound_id, "layer": None, "onset": None}
+    )
+    if record.get("sound_id") != sound_id:
+        record["sound_id"] = sound_id
+    if not isinstance(layer, _Keep):
+        record["layer"] = validate_layer(layer)
+    if not isinstance(onset, _Keep):
+        record["onset"] = validate_onset(onset)
+    return record
+
+
 class DecisionsMixin(StoreReads):
     """foley's SessionStore API and our decisions, journaled and undoable."""
+
+    #: Called with (namespace, sound id) after each pick/reject file we write or remove,
+    #: under the session lock: a change detector records our own writes here so its
+    #: next poll does not mistake them for foley's.
+    on_write: Callable[[str, str], None] | None = None
 
     # ------------------------------------------------------------------ foley API
     def cache_candidates(self, candidates: Iterable[object]) -> int:
@@ -100,17 +174,15 @@ class DecisionsMixin(StoreReads):
             return count_entries(names)
         return len(ns)
 
-    def add_pick(
-        self, sound_id: str, *, layer: str | None = None, onset: float | None = None
-    ) -> int:
-        """Pick (and un-reject) a sound durably; return the pick count (as foley does)."""
-        self._decide(sound_id, _picked(layer, onset))
+    def add_pick(self, sound_id: str, *, layer: str | None = None, onset: Onset = None) -> int:
+        """Pick (and un-reject) a sound durably with this layer and onset; return the pick
+        count (as foley does). Other keys of an existing pick are kept."""
+        self._decide(sound_id, lambda now: Verdicts(_pick_record(sound_id, now.pick, layer, onset)))
         return self._count(self.picks_ns)
 
     def drop_pick(self, sound_id: str) -> int:
-        """Remove a pick (idempotent); return the remaining pick count."""
-        if self.status(sound_id) is Status.PICKED:
-            self._decide(sound_id, dict(UNDECIDED))
+        """Remove a pick (idempotent; a reject stays, as in foley); return the pick count."""
+        self._decide(sound_id, lambda now: Verdicts(None, now.reject))
         return self._count(self.picks_ns)
 
     def list_picks(self) -> list[dict[str, Any]]:
@@ -122,9 +194,7 @@ class DecisionsMixin(StoreReads):
 
     def add_reject(self, sound_id: str, *, reason: str | None = None) -> int:
         """Reject (and un-pick) a sound durably; return the reject count."""
-        if reason is not None and not isinstance(reason, str):
-            raise ValidationError(f"reason must be text or null (got {reason!r})")
-        self._decide(sound_id, {"status": "rejected", "reason": reason})
+        self.set_reject(sound_id, reason)
         return self._count(self.rejects_ns)
 
     def list_rejects(self) -> list[dict[str, Any]]:
@@ -134,6 +204,42 @@ class DecisionsMixin(StoreReads):
         return self._names(self.rejects_ns, "rejects")
 
     # ------------------------------------------------------------------ ours: decisions
+    def update_pick(
+        self, sound_id: str, *, layer: Layer | _Keep | None = KEEP, onset: Onset | _Keep = KEEP
+    ) -> JournalEntry | None:
+        """Pick a sound, setting only the fields given (read-modify-write under the lock,
+        so concurrent edits of other fields are kept). A reject goes (a conflict resolves
+        to picked). Returns the journal entry, or None when nothing changed. No counts,
+        no listing: the cheapest decision."""
+        if not isinstance(layer, _Keep):
+            validate_layer(layer)
+        if not isinstance(onset, _Keep):
+            validate_onset(onset)
+        return self._decide(
+            sound_id, lambda now: Verdicts(_pick_record(sound_id, now.pick, layer, onset))
+        )
+
+    def set_reject(self, sound_id: str, reason: str | None = None) -> JournalEntry | None:
+        """Reject a sound with ``reason`` (other keys of an existing reject are kept); a pick
+        goes (a conflict resolves to rejected). None when nothing changed."""
+        if reason is not None and not isinstance(reason, str):
+            raise ValidationError(f"reason must be text or null (got {reason!r})")
+
+        def change(now: Verdicts) -> Verdicts:
+            record: dict[str, Any] = (
+                dict(now.reject) if now.reject is not None else {"sound_id": sound_id}
+            )
+            if record.get("sound_id") != sound_id:
+                record["sound_id"] = sound_id
+            record["reason"] = reason
+            return Verdicts(None, record)
+
+        return self._decide(sound_id, change)
+
+    def drop_reject(self, sound_id: str) -> JournalEntry | None:
+        """Remove a reject only (a pick stays)."""
+        return self._decide(sound_id, lambda now: Verdicts(now.pick, None))
+
     def picks(self) -> dict[str, Pick]:
         """Every readable pick. A layer or onset foley's ``plan`` would choke on (written
         by someone else) reads as unset and is reported in :meth:`problems`."""
@@ -158,213 +264,332 @@ class DecisionsMixin(StoreReads):
             for key, value in self._read_all(self.rejects_ns, "rejects")
         }
 
+    def conflicts(self) -> list[str]:
+        """Sounds both picked and rejected (foley can leave both), sorted."""
+        return sorted(set(self.picked_ids()) & set(self.rejected_ids()))
+
+    def ghost_picks(self) -> list[str]:
+        """Picks with no cached candidate (foley's ``plan`` drops them), sorted."""
+        return [sid for sid in self.picked_ids() if sid not in self.candidates]
+
+    def counts(self) -> DecisionCounts:
+        """Every decision count from one listing per folder (the CLI, the sessions list
+        and the app all count this way, so they agree)."""
+        picked = set(self.picked_ids())
+        rejected = set(self.rejected_ids())
+        ghosts = sum(1 for sid in picked if sid not in self.candidates)
+        return DecisionCounts(
+            picks=len(picked),
+            rejects=len(rejected),
+            conflicts=len(picked & rejected),
+            ghosts=ghosts,
+            candidates=self._count(self.candidates),
+        )
+
     def status(self, sound_id: str) -> Status:
-        if sound_id in self.picks_ns:
-            return Status.PICKED
-        if sound_id in self.rejects_ns:
-            return Status.REJECTED
-        return Status.UNDECIDED
+        picked = sound_id in self.picks_ns
+        rejected = sound_id in self.rejects_ns
+        if picked:
+            return Status.CONFLICT if rejected else Status.PICKED
+        return Status.REJECTED if rejected else Status.UNDECIDED
+
+    def verdicts(self, sound_id: str) -> Verdicts:
+        """The raw pick and reject records of a sound, as the files hold them now."""
+        self._valid_key(sound_id)
+        return self._verdicts(sound_id)
 
     def state_of(self, sound_id: str) -> dict[str, Any]:
         """The decision state dict of a sound, as the journal records it."""
-        return self._state(sound_id)[0]
+        return self._verdicts(sound_id).to_state()
 
-    def _state(self, sound_id: str) -> tuple[dict[str, Any], bool]:
-        """(state, clean): clean is False when a file exists but could not be read."""
-        if sound_id in self.picks_ns:
-            value = self._read(self.picks_ns, "picks", sound_id)
-            if value is not None:
-                return normalize_state({**value, "status": "picked"}), True
-            if sound_id in self.picks_ns:
-                return {"status": "picked", "layer": None, "onset": None}, False
-        if sound_id in self.rejects_ns:
-            value = self._read(self.rejects_ns, "rejects", sound_id)
-            if value is not None:
-                return normalize_state({**value, "status": "rejected"}), True
-            if sound_id in self.rejects_ns:
-                return {"status": "rejected", "reason": None}, False
-        return dict(UNDECIDED), True
+    def _verdicts(self, sound_id: str) -> Verdicts:
+        pick, pick_ok = self._record(self.picks_ns, "picks", sound_id)
+        reject, reject_ok = self._record(self.rejects_ns, "rejects", sound_id)
+        return Verdicts(pick, reject, pick_ok and reject_ok)
+
+    def _record(
+        self, ns: MutableMapping[str, dict[str, Any]], name: str, sound_id: str
+    ) -> tuple[dict[str, Any] | None, bool]:
+        """(record or None, readable). An unreadable file reads as a bare record."""
+        if sound_id not in ns:
+            return None, True
+        value = self._read(ns, name, sound_id)
+        if value is not None:
+            return value, True
+        if sound_id not in ns:  # gone meanwhile
+            return None, True
+        if name == "picks":
+            return {"sound_id": sound_id, "layer": None, "onset": None}, False
+        return {"sound_id": sound_id, "reason": None}, False
 
     def set_layer(self, sound_id: str, layer: Layer | None) -> Pick:
-        """Set the mix layer, picking the sound if needed (one journal entry)."""
-        layer = validate_layer(layer)
-        state = self._state(sound_id)[0] if self._valid_key(sound_id) else UNDECIDED
-        onset = state.get("onset") if state["status"] == "picked" else None
-        self._decide(sound_id, _picked(layer, onset))
-        return Pick(sound_id, layer, onset)
+        """Set the mix layer, picking the sound if needed (one journal entry); the onset
+        and any other key of the pick are kept."""
+        self.update_pick(sound_id, layer=layer)
+        return self._pick_now(sound_id)
 
-    def set_onset(self, sound_id: str, onset: float | None) -> Pick:
-        """Set the onset in seconds, picking the sound if needed (one journal entry)."""
-        onset = validate_onset(onset)
-        state = self._state(sound_id)[0] if self._valid_key(sound_id) else UNDECIDED
-        layer = state.get("layer") if state["status"] == "picked" else None
-        self._decide(sound_id, _picked(layer, onset))
-        return Pick(sound_id, layer, onset)
+    def set_onset(self, sound_id: str, onset: Onset) -> Pick:
+        """Set the onset (seconds or an anchor string), picking the sound if needed."""
+        self.update_pick(sound_id, onset=onset)
+        return self._pick_now(sound_id)
+
+    def _pick_now(self, sound_id: str) -> Pick:
+        record = self._verdicts(sound_id).pick
+        return Pick.from_dict(record or {}, sound_id)
 
     def clear(self, sound_id: str) -> None:
-        """Remove a pick or a reject (no-op when undecided)."""
-        self._decide(sound_id, dict(UNDECIDED))
+        """Remove a pick and a reject (no-op when undecided)."""
+        self._decide(sound_id, lambda now: Verdicts())
 
     @staticmethod
     def _valid_key(sound_id: str) -> bool:
         encode_key(sound_id)  # raises InvalidKeyError (a ValidationError)
         return True
 
-    def _apply(self, sound_id: str, state: Mapping[str, Any]) -> None:
-        status = state["status"]
-        if status == "picked":
-            record = {
-                "sound_id": sound_id,
-                "layer": state.get("layer"),
-                "onset": state.get("onset"),
-            }
-            self.picks_ns[sound_id] = record
-            _discard(self.rejects_ns, sound_id)
-        elif status == "rejected":
-            self.rejects_ns[sound_id] = {"sound_id": sound_id, "reason": state.get("reason")}
-            _discard(self.picks_ns, sound_id)
-        else:
-            _discard(self.picks_ns, sound_id)
-            _discard(self.rejects_ns, sound_id)
+    def _wrote(self, namespace: str, sound_id: str) -> None:
+        hook = self.on_write
+        if hook is not None:
+            hook(namespace, sound_id)
+
+    def _write(self, sound_id: str, before: Verdicts, after: Verdicts) -> None:
+        """Make the files say ``after`` touching only what differs from ``before``.
+        Writes come before removals: a crash in between leaves both verdicts (readable,
+        foley's own state), never neither."""
+        for ns, name, old, new in (
+            (self.picks_ns, "picks", before.pick, after.pick),
+            (self.rejects_ns, "rejects", before.reject, after.reject),
+        ):
+            if new is not None and (not before.clean or not _same(old, new)):
+                ns[sound_id] = new
+                self._wrote(name, sound_id)
+        for ns, name, old, new in (
+            (self.picks_ns, "picks", before.pick, after.pick),
+            (self.rejects_ns, "rejects", before.reject, after.reject),
+        ):
+            if new is None and old is not None:
+                _discard(ns, sound_id)
+                self._wrote(name, sound_id)
 
     def _decide(
         self,
         sound_id: str,
-        after: dict[str, Any],
+        change: Callable[[Verdicts], Verdicts | None],
         *,
         kind: str = "do",
         target: int | None = None,
     ) -> JournalEntry | None:
-        """Apply ``after`` durably and journal it; None when nothing had to change."""
+        """Read the sound's records, compute ``change(now)`` and apply it durably, then
+        journal it, all under the session lock. None when nothing had to change."""
         self._valid_key(sound_id)
-        after = normalize_state(after)
-        try:
-            with self.state.lock():
-                before, clean = self._state(sound_id)
-                if before == after and clean and kind == "do":
-                    return None
-                try:
-                    self._apply(sound_id, after)
-                except OSError as exc:
-                    self._rollback(sound_id, before, clean)
-                    raise _write_error(exc, f"could not save the decision on {sound_id!r}") from exc
-                self._refresh_journal()
-                entry = JournalEntry(
-                    seq=(self._journal[-1].seq + 1) if self._journal else 1,
-                    entry_id=new_ulid(),
-                    at=now_utc(),
-                    sound_id=sound_id,
-                    before=before,
-                    after=after,
-                    kind=kind,
-                    target=target,
-                )
-                record = entry.to_record()
-                try:
-                    start, end = self.state.journal_append(record)
-                except OSError as exc:
-                    self._rollback(sound_id, before, clean)
-                    raise _write_error(
-                        exc, f"could not journal the decision on {sound_id!r}"
-                    ) from exc
-                self._journal_appended(record, start, end)
-                return entry
-        except StoreWriteError:
-            raise
-        except OSError as exc:  # the lock or our folder could not be made
-            raise _write_error(exc, f"could not save the decision on {sound_id!r}") from exc
+        with self._locked():
+            before = self._verdicts(sound_id)
+            after = change(before)
+            if after is None:
+                return None
+            if (
+                kind == "do"
+                and before.clean
+                and _same(before.pick, after.pick)
+                and _same(before.reject, after.reject)
+            ):
+                return None
+            try:
+                if kind != "skip":  # a skip writes nothing but its journal record
+                    self._write(sound_id, before, after)
+            except OSError as exc:
+                self._rollback(sound_id, before, after)
+                raise _write_error(exc, f"could not save the decision on {sound_id!r}") from exc
+            try:
+                return self._append(sound_id, before, after, kind, target)
+            except OSError as exc:
+                self._rollback(sound_id, before, after)
+                raise _write_error(exc, f"could not journal the decision on {sound_id!r}") from exc
 
-    def _rollback(self, sound_id: str, before: dict[str, Any], clean: bool) -> None:
-        if not clean:
+    def _rollback(self, sound_id: str, before: Verdicts, after: Verdicts) -> None:
+        if not before.clean:
             return  # never overwrite an unreadable file we could not parse
         with contextlib.suppress(OSError, ValueError):
-            self._apply(sound_id, before)
+            self._write(sound_id, after, before)
 
-    # ------------------------------------------------------------------ journal / undo
+    # ------------------------------------------------------------------ journal
+    # In memory: the entries read so far cover the byte range [_journal_start,
+    # _journal_offset) of the journal. A process that only decides never reads the
+    # journal: it learns the last seq from the journal's tail. Undo/redo need the whole
+    # history; it is read once, then only what is new.
+    def _journal_init_tail(self) -> None:
+        if self._journal_known:
+            return
+        last, end = self.state.journal_tail()
+        self._journal_start = self._journal_offset = end
+        self._last_seq = last or 0
+        self._journal_known = True
+
+    def _feed(self, records: Iterable[dict[str, Any]]) -> None:
+        for record in records:
+            entry = JournalEntry.from_record(record)
+            if entry is None:
+                continue
+            self._journal.append(entry)
+            self._last_seq = max(self._last_seq, entry.seq)
+            if self._journal_start == 0:
+                self._stack(entry)
+
+    def _stack(self, entry: JournalEntry) -> None:
+        """Update the undo/redo stacks with one entry (O(1))."""
+        done, undone = self._done, self._undone
+        if entry.kind == "do":
+            done[entry.seq] = entry
+            undone.clear()
+        elif entry.target is None:
+            return
+        elif entry.kind == "undo" and entry.target in done:
+            undone[entry.target] = done.pop(entry.target)
+        elif entry.kind == "redo" and entry.target in undone:
+            done[entry.target] = undone.pop(entry.target)
+        elif entry.kind == "skip":
+            done.pop(entry.target, None)
+            undone.pop(entry.target, None)
+
     def _refresh_journal(self) -> None:
-        # The UI may read metadata from a worker thread while deciding on the main one.
-        with self._journal_lock:
-            records, offset = self.state.journal_read(self._journal_offset)
-            self._journal_offset = offset
-            for record in records:
-                entry = JournalEntry.from_record(record)
-                if entry is not None:
+        """Read what is new in the journal (the whole of it the first time)."""
+        with self._lock:
+            if not self._journal_known or self._journal_start > 0:
+                end = self._journal_start if self._journal_known else None
+                records, offset = self.state.journal_read(0, end)
+                tail = self._journal
+                self._journal = []
+                self._done, self._undone = {}, {}
+                self._journal_start = 0
+                if not self._journal_known:
+                    self._journal_offset = offset
+                    self._last_seq = 0
+                    self._journal_known = True
+                self._feed(records)
+                for entry in tail:
                     self._journal.append(entry)
+                    self._stack(entry)
+            records, self._journal_offset = self.state.journal_read(self._journal_offset)
+            self._feed(records)
 
-    def _journal_appended(self, record: dict[str, Any], start: int, end: int) -> None:
-        """Take our own record as read when we had read the journal up to where it was
-        written (we hold the session lock, so nothing else came in between); otherwise
-        (a torn tail before it) read the journal again, reporting what is torn."""
-        with self._journal_lock:
-            if start == self._journal_offset:
-                entry = JournalEntry.from_record(record)
-                if entry is not None:
-                    self._journal.append(entry)
-                    self._journal_offset = end
-                    return
-        self._refresh_journal()
+    def _append(
+        self, sound_id: str, before: Verdicts, after: Verdicts, kind: str, target: int | None
+    ) -> JournalEntry:
+        made: list[JournalEntry] = []
+
+        def build(theirs: list[dict[str, Any]]) -> dict[str, Any]:
+            # Records other processes appended since our offset come first.
+            self._feed(theirs)
+            entry = JournalEntry(
+                seq=self._last_seq + 1,
+                entry_id=new_ulid(),
+                at=now_utc(),
+                sound_id=sound_id,
+                before=before.to_state(),
+                after=after.to_state(),
+                kind=kind,
+                target=target,
+            )
+            made.append(entry)
+            return entry.to_record()
+
+        with self._lock:
+            self._journal_init_tail()
+            appended: JournalAppend = self.state.journal_append(self._journal_offset, build)
+            if appended.read_from != self._journal_offset:
+                # The journal was replaced under us (an import): read it anew.
+                self._journal_known = False
+                self._journal = []
+                self._refresh_journal()
+            else:
+                self._journal.append(made[0])
+                self._last_seq = made[0].seq
+                if self._journal_start == 0:
+                    self._stack(made[0])
+                self._journal_offset = appended.end
+            return made[0]
 
     def journal(self) -> list[JournalEntry]:
         """Every journal entry so far (also those written by other processes)."""
         self._refresh_journal()
-        return list(self._journal)
+        with self._lock:
+            return list(self._journal)
 
-    def _stacks(self) -> tuple[list[JournalEntry], list[JournalEntry]]:
-        """(done, undone): entries undo would revert (last first), and redo would re-apply."""
-        by_seq: dict[int, JournalEntry] = {}
-        done: list[int] = []
-        undone: list[int] = []
-        for entry in self._journal:
-            if entry.kind == "do":
-                by_seq[entry.seq] = entry
-                done.append(entry.seq)
-                undone.clear()
-            elif entry.kind == "undo" and entry.target is not None:
-                if entry.target in done:
-                    done.remove(entry.target)
-                    undone.append(entry.target)
-            elif entry.kind == "redo" and entry.target is not None and entry.target in undone:
-                undone.remove(entry.target)
-                done.append(entry.target)
-        return [by_seq[s] for s in done], [by_seq[s] for s in undone]
+    def _last(self, stack: dict[int, JournalEntry]) -> JournalEntry | None:
+        return stack[next(reversed(stack))] if stack else None
+
+    def undo_target(self) -> JournalEntry | None:
+        """The entry :meth:`undo` would revert, or None."""
+        self._refresh_journal()
+        with self._lock:
+            return self._last(self._done)
+
+    def redo_target(self) -> JournalEntry | None:
+        """The entry :meth:`redo` would re-apply, or None."""
+        self._refresh_journal()
+        with self._lock:
+            return self._last(self._undone)
 
     def can_undo(self) -> bool:
-        self._refresh_journal()
-        return bool(self._stacks()[0])
+        return self.undo_target() is not None
 
     def can_redo(self) -> bool:
-        self._refresh_journal()
-        return bool(self._stacks()[1])
+        return self.redo_target() is not None
 
-    def undo(self) -> JournalEntry | None:
-        """Restore the ``before`` state of the latest decision not yet undone.
+    # ------------------------------------------------------------------ undo / redo
+    def undo(self, *, force: bool = False) -> JournalEntry | None:
+        """Restore the ``before`` state of the latest decision not yet undone, only while
+        the sound is still in that decision's ``after`` state (compare-and-swap).
 
-        After an external write (foley's agent) to that sound, undo still restores the
-        entry's ``before`` state: the user undoes *their* decision, as they saw it.
-        Returns the entry undone, or None when there is nothing to undo.
+        Raises :class:`UndoConflictError` (nothing written) when the sound changed since,
+        unless ``force``. Returns the entry undone, or None when there is nothing to undo.
         """
-        with self._locked():
-            self._refresh_journal()
-            done, _ = self._stacks()
-            if not done:
-                return None
-            target = done[-1]
-            self._decide(target.sound_id, target.before, kind="undo", target=target.seq)
-            return target
+        return self._step("undo", force=force)
 
-    def redo(self) -> JournalEntry | None:
-        """Re-apply the ``after`` state of the latest undone decision."""
+    def redo(self, *, force: bool = False) -> JournalEntry | None:
+        """Re-apply the ``after`` state of the latest undone decision, only while the
+        sound is still in its ``before`` state (compare-and-swap, as :meth:`undo`)."""
+        return self._step("redo", force=force)
+
+    def skip_undo(self) -> JournalEntry | None:
+        """Step past the entry undo would revert, writing nothing but a ``skip`` record
+        (so redo, the app and other processes agree). Returns the entry skipped."""
+        return self._step("undo", skip=True)
+
+    def skip_redo(self) -> JournalEntry | None:
+        """Step past the entry redo would re-apply (see :meth:`skip_undo`)."""
+        return self._step("redo", skip=True)
+
+    def _step(self, kind: str, *, force: bool = False, skip: bool = False) -> JournalEntry | None:
         with self._locked():
             self._refresh_journal()
-            _, undone = self._stacks()
-            if not undone:
+            with self._lock:
+                target = self._last(self._done if kind == "undo" else self._undone)
+            if target is None:
                 return None
-            target = undone[-1]
-            self._decide(target.sound_id, target.after, kind="redo", target=target.seq)
+            sid = target.sound_id
+            expected, wanted = (
+                (target.after, target.before) if kind == "undo" else (target.before, target.after)
+            )
+
+            def change(now: Verdicts) -> Verdicts:
+                if skip:
+                    return now
+                if not force and not now.matches(expected, sid):
+                    was = Verdicts.from_state(sid, expected).describe()
+                    raise UndoConflictError(
+                        f"cannot {kind} {sid!r}: changed outside foley-tui: now "
+                        f"{now.describe()} (it was {was}); nothing was changed "
+                        f"(--force applies it anyway, --skip steps past it)",
+                        entry=target,
+                        now=now,
+                    )
+                return Verdicts.from_state(sid, wanted)
+
+            self._decide(sid, change, kind="skip" if skip else kind, target=target.seq)
             return target
 
     @contextlib.contextmanager
-    def _locked(self) -> Any:
+    def _locked(self) -> Iterator[None]:
         try:
             with self.state.lock():
                 yield

@@ -50,3 +50,22 @@ class SessionImportError(SessionServiceError):
 
 class InvalidSessionIdError(SessionServiceError, ValueError):
     """A session id that could escape ``sessions/`` or collide with our own folders."""
+
+
+class SessionDeletedError(StoreWriteError):
+    """The session folder was deleted (another window, process or foley) while it was
+    open: nothing is written, so the session is never resurrected by a late save."""
+
+
+class UndoConflictError(StoreWriteError):
+    """Undo or redo refused: the sound changed since the journal entry (another process or
+    foley's agent wrote it). Nothing was written; ``force`` applies anyway, ``skip`` steps
+    past the entry. ``entry`` is the journal entry, ``now`` what the files hold."""
+
+    def __init__(self, message: str, entry: object = None, now: object = None) -> None:
+        super().__init__(message)
+        self.entry = entry
+        self.now = now
+
+    def __str__(self) -> str:
+        return str(self.args[0])

@@ -15,6 +15,7 @@ from typing import Any
 
 from foley_tui.model import ValidationError
 from foley_tui.store.backend import FileState
+from foley_tui.store.errors import StoreWriteError
 from foley_tui.store.reads import StoreReads
 from foley_tui.store.records import (
     SCHEMA_VERSION,
@@ -43,6 +44,10 @@ class MetaMixin(StoreReads):
         return now_utc()
 
     def _meta_dict(self) -> dict[str, Any]:
+        with self._lock:
+            return self._load_meta()
+
+    def _load_meta(self) -> dict[str, Any]:
         if self._meta is None:
             stored = self.state.read_meta() or {}
             created = parse_iso(stored.get("created")) or self._fs_created()
@@ -105,28 +110,39 @@ class MetaMixin(StoreReads):
         )
 
     def _write_meta(self, *, durable: bool = True) -> None:
-        meta = self._meta_dict()
-        try:
-            self.state.write_meta(meta, durable=durable)
-        except OSError as exc:
-            raise _write_error(exc, "could not save the session metadata") from exc
-        self._meta_dirty = False
-        self._meta_written = time.monotonic()
+        # One writer at a time, each writing a snapshot taken under the cache lock: the
+        # file never goes back to an older snapshot and no write holds the cache lock.
+        with self._meta_write_lock:
+            with self._lock:
+                meta = self._load_meta()
+                snapshot = {**meta, "view": dict(meta["view"])}
+                self._meta_dirty = False
+            try:
+                self.state.write_meta(snapshot, durable=durable)
+            except OSError as exc:
+                with self._lock:
+                    self._meta_dirty = True
+                if isinstance(exc, StoreWriteError):
+                    raise
+                raise _write_error(exc, "could not save the session metadata") from exc
+            self._meta_written = time.monotonic()
 
     def set_title(self, title: str | None) -> None:
         if title is not None and not isinstance(title, str):
             raise ValidationError(f"title must be text (got {title!r})")
-        meta = self._meta_dict()
-        meta["title"] = (title or "").strip() or None
-        meta["updated"] = iso(now_utc())
+        with self._lock:
+            meta = self._load_meta()
+            meta["title"] = (title or "").strip() or None
+            meta["updated"] = iso(now_utc())
         self._write_meta()
 
     def set_cursor(self, sound_id: str | None) -> None:
         """Remember the cursor; written at most once a second (and by :meth:`flush`)."""
-        meta = self._meta_dict()
-        if meta["cursor"] == sound_id:
-            return
-        meta["cursor"] = sound_id
+        with self._lock:
+            meta = self._load_meta()
+            if meta["cursor"] == sound_id:
+                return
+            meta["cursor"] = sound_id
         self._touch_coalesced()
 
     def set_view(self, view: dict[str, Any]) -> None:
@@ -135,21 +151,25 @@ class MetaMixin(StoreReads):
         from foley_tui.store.codec import dumps
 
         dumps(view)  # refuse what cannot be stored before keeping it
-        meta = self._meta_dict()
-        meta["view"] = dict(view)
+        with self._lock:
+            meta = self._load_meta()
+            meta["view"] = dict(view)
         self._touch_coalesced()
 
     def mark_opened(self) -> None:
-        meta = self._meta_dict()
-        meta["opened"] = iso(now_utc())
-        self._meta_dirty = True
+        with self._lock:
+            meta = self._load_meta()
+            meta["opened"] = iso(now_utc())
+            self._meta_dirty = True
         self._write_meta(durable=False)
 
     def _touch_coalesced(self) -> None:
-        self._meta_dirty = True
+        with self._lock:
+            self._meta_dirty = True
         if time.monotonic() - self._meta_written >= META_COALESCE_S:
             self._write_meta(durable=False)
-            self._meta_dirty = True  # still owe a durable write at flush()
+            with self._lock:
+                self._meta_dirty = True  # still owe a durable write at flush()
 
     def flush(self) -> None:
         """Write pending cursor/view changes durably (call when the app quits)."""

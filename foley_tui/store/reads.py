@@ -41,9 +41,15 @@ class StoreReads:
     session_path: Path | None
     _problems: dict[tuple[str, str], StoreProblem]
     _scan_problems: dict[str, list[StoreProblem]]
+    _lock: threading.RLock
     _journal: list[JournalEntry]
+    _journal_known: bool
+    _journal_start: int
     _journal_offset: int
-    _journal_lock: threading.Lock
+    _last_seq: int
+    _done: dict[int, JournalEntry]
+    _undone: dict[int, JournalEntry]
+    _meta_write_lock: threading.Lock
     _meta: dict[str, Any] | None
     _meta_dirty: bool
     _meta_written: float
@@ -54,17 +60,20 @@ class StoreReads:
 
     # ------------------------------------------------------------------ problems
     def _note(self, problem: StoreProblem) -> None:
-        self._problems[(problem.namespace, problem.key)] = problem
+        with self._lock:
+            self._problems[(problem.namespace, problem.key)] = problem
 
     def _clear_problem(self, namespace: str, key: str) -> None:
-        self._problems.pop((namespace, key), None)
+        with self._lock:
+            self._problems.pop((namespace, key), None)
 
     def problems(self) -> list[StoreProblem]:
         """Unreadable and foreign entries found by the last reads (never deleted)."""
-        found = list(self._problems.values())
-        for items in self._scan_problems.values():
-            found.extend(items)
-        found.extend(self.state.problems)
+        with self._lock:
+            found = list(self._problems.values())
+            for items in list(self._scan_problems.values()):
+                found.extend(items)
+            found.extend(self.state.problems)
         return sorted(set(found), key=lambda p: (p.namespace, p.key, p.path))
 
     # ------------------------------------------------------------------ reading
@@ -72,7 +81,8 @@ class StoreReads:
         """Keys of a namespace, sorted; foreign names are reported, never fatal."""
         if isinstance(ns, FileNamespace):
             entries, problems = ns.scan(stat=False)
-            self._scan_problems[name] = problems
+            with self._lock:
+                self._scan_problems[name] = problems
             return sorted(e.key for e in entries)
         return sorted(ns)
 
@@ -107,7 +117,8 @@ class StoreReads:
                 if value is not None:
                     out.append((key, value))
             return out
-        cache = self._decision_cache[name]
+        with self._lock:
+            cache = self._decision_cache[name]
         started = time.time_ns()
         fresh: dict[str, tuple[tuple[int, int, int], dict[str, Any] | None, str]] = {}
         failed: list[tuple[str, str, tuple[int, int, int]]] = []
@@ -116,8 +127,9 @@ class StoreReads:
         try:
             iterator = os.scandir(ns.path)
         except FileNotFoundError:
-            self._scan_problems[name] = []
-            self._decision_cache[name] = {}
+            with self._lock:
+                self._scan_problems[name] = []
+                self._decision_cache[name] = {}
             return []
         dir_fd = os.open(ns.path, os.O_RDONLY | os.O_DIRECTORY)
         try:
@@ -185,6 +197,7 @@ class StoreReads:
             failed = still
             if failed and delay is not None:
                 time.sleep(delay)
-        self._decision_cache[name] = fresh
-        self._scan_problems[name] = problems
+        with self._lock:
+            self._decision_cache[name] = fresh
+            self._scan_problems[name] = problems
         return sorted(out_map.items())

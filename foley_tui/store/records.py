@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from foley_tui.model import ValidationError, validate_layer, validate_onset
+from foley_tui.model import Status, ValidationError, validate_layer, validate_onset
 from foley_tui.store.errors import StoreWriteError
 from foley_tui.store.files import FileNamespace
 
@@ -56,12 +56,24 @@ def fs_time(ns: int) -> datetime:
     return datetime.fromtimestamp(ns / 1e9, UTC)
 
 
+#: Kinds of journal entries. ``do`` is a decision; ``undo``/``redo`` apply the
+#: ``before``/``after`` of the entry whose seq is ``target``; ``skip`` steps past an entry
+#: that could not be undone or redone (the sound changed since) without writing anything.
+JOURNAL_KINDS = ("do", "undo", "redo", "skip")
+
+
 @dataclass(frozen=True, slots=True)
 class JournalEntry:
-    """One decision in the journal. ``before``/``after`` are state dicts:
-    ``{"status": "undecided"}``, ``{"status": "picked", "layer", "onset"}`` or
-    ``{"status": "rejected", "reason"}``. ``kind`` is ``do``, ``undo`` or ``redo``;
-    for undo/redo ``target`` is the seq of the entry undone/redone."""
+    """One decision in the journal.
+
+    ``before``/``after`` are state dicts (see :func:`normalize_state`). Entries written
+    since foley-tui learned both verdicts carry the raw records:
+    ``{"status": "picked|rejected|conflict|undecided", "pick": {...}, "reject": {...}}``
+    (a key only when that file exists), so undo restores both files byte for byte.
+    Older entries hold ``{"status": "picked", "layer", "onset"}``,
+    ``{"status": "rejected", "reason"}`` or ``{"status": "undecided"}``.
+    ``kind`` is one of :data:`JOURNAL_KINDS`; for undo/redo/skip ``target`` is the seq of
+    the entry undone/redone/skipped."""
 
     seq: int
     entry_id: str
@@ -92,43 +104,173 @@ class JournalEntry:
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> JournalEntry | None:
         try:
+            seq = record["seq"]
+            if isinstance(seq, bool) or not isinstance(seq, int):
+                return None
+            target = record.get("target")
             return cls(
-                seq=int(record["seq"]),
+                seq=seq,
                 entry_id=str(record.get("id") or ""),
                 at=parse_iso(record.get("at")) or datetime.fromtimestamp(0, UTC),
                 sound_id=str(record["sound_id"]),
                 before=normalize_state(record.get("before")),
                 after=normalize_state(record.get("after")),
                 kind=str(record.get("kind") or "do"),
-                target=record.get("target") if isinstance(record.get("target"), int) else None,
+                target=target if isinstance(target, int) and not isinstance(target, bool) else None,
                 author=record["author"] if isinstance(record.get("author"), str) else None,
             )
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, OverflowError):
             return None
 
 
+def _valid_onset_or_none(raw: object) -> Any:
+    try:
+        return validate_onset(raw)
+    except ValidationError:
+        return None
+
+
+def _valid_layer_or_none(raw: object) -> Any:
+    try:
+        return validate_layer(raw)
+    except ValidationError:
+        return None
+
+
 def normalize_state(state: object) -> dict[str, Any]:
-    """A state dict in canonical form; anything malformed reads as undecided."""
+    """A state dict in canonical form; anything malformed reads as undecided.
+
+    The raw form (``pick``/``reject`` records) is kept as it is, with the status
+    recomputed from which records are there; the older form is reduced to its fields.
+    """
     if not isinstance(state, Mapping):
         return dict(UNDECIDED)
+    if "pick" in state or "reject" in state:
+        pick = state.get("pick")
+        reject = state.get("reject")
+        return Verdicts(
+            pick if isinstance(pick, dict) else None,
+            reject if isinstance(reject, dict) else None,
+        ).to_state()
     status = state.get("status")
     if status == "picked":
-        try:
-            layer = validate_layer(state.get("layer"))
-        except ValidationError:
-            layer = None
-        raw = state.get("onset")
-        try:
-            onset = validate_onset(raw)
-        except ValidationError:
-            onset = None
-        if onset is not None and isinstance(raw, int) and not isinstance(raw, bool):
-            onset = raw  # keep 3 as 3: foley writes it that way (byte-identical files)
-        return {"status": "picked", "layer": layer, "onset": onset}
+        return {
+            "status": "picked",
+            "layer": _valid_layer_or_none(state.get("layer")),
+            "onset": _valid_onset_or_none(state.get("onset")),
+        }
     if status == "rejected":
         reason = state.get("reason")
         return {"status": "rejected", "reason": reason if isinstance(reason, str) else None}
     return dict(UNDECIDED)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdicts:
+    """What the files of one sound hold: its raw pick and reject records (None: no file).
+
+    ``clean`` is False when a file exists but could not be read: such a state is never
+    written back (we cannot keep what we could not parse) and never matches a journal
+    state, so undo refuses rather than overwrite it.
+    """
+
+    pick: dict[str, Any] | None = None
+    reject: dict[str, Any] | None = None
+    clean: bool = True
+
+    @property
+    def status(self) -> Status:
+        if self.pick is not None:
+            return Status.CONFLICT if self.reject is not None else Status.PICKED
+        return Status.REJECTED if self.reject is not None else Status.UNDECIDED
+
+    def to_state(self) -> dict[str, Any]:
+        """The journal's raw state form (a key only for a record that exists)."""
+        state: dict[str, Any] = {"status": self.status.value}
+        if self.pick is not None:
+            state["pick"] = self.pick
+        if self.reject is not None:
+            state["reject"] = self.reject
+        return state
+
+    @classmethod
+    def from_state(cls, sound_id: str, state: Mapping[str, Any]) -> Verdicts:
+        """The records a journal state stands for (older states get foley's record shape)."""
+        if "pick" in state or "reject" in state:
+            pick = state.get("pick")
+            reject = state.get("reject")
+            return cls(
+                dict(pick) if isinstance(pick, dict) else None,
+                dict(reject) if isinstance(reject, dict) else None,
+            )
+        status = state.get("status")
+        if status == "picked":
+            return cls(
+                {"sound_id": sound_id, "layer": state.get("layer"), "onset": state.get("onset")}
+            )
+        if status == "rejected":
+            return cls(None, {"sound_id": sound_id, "reason": state.get("reason")})
+        return cls()
+
+    def comparable(self) -> tuple[Any, ...]:
+        """The normalised form old journal states are compared in: which verdicts exist,
+        the pick's layer and onset and the reject's reason."""
+        pick = self.pick
+        reject = self.reject
+        return (
+            None
+            if pick is None
+            else (_valid_layer_or_none(pick.get("layer")), _valid_onset_or_none(pick.get("onset"))),
+            None
+            if reject is None
+            else (reject.get("reason") if isinstance(reject.get("reason"), str) else None,),
+        )
+
+    def matches(self, state: Mapping[str, Any], sound_id: str) -> bool:
+        """Whether the files are still in the journal ``state``: raw records compared
+        exactly (as parsed JSON), older states in normalised form."""
+        if not self.clean:
+            return False
+        other = Verdicts.from_state(sound_id, state)
+        if "pick" in state or "reject" in state:
+            return (self.pick, self.reject) == (other.pick, other.reject) and all(
+                _same_types(a, b) for a, b in ((self.pick, other.pick), (self.reject, other.reject))
+            )
+        return self.comparable() == other.comparable()
+
+    def describe(self) -> str:
+        """A short phrase for messages: ``picked, stinger at 12.0``, ``rejected (too crunchy)``."""
+        if not self.clean:
+            return "unreadable"
+        parts: list[str] = []
+        if self.pick is not None:
+            layer = self.pick.get("layer")
+            onset = self.pick.get("onset")
+            text = f"picked, {layer if isinstance(layer, str) else 'no layer'}"
+            if isinstance(onset, str):
+                text += f" {onset}"
+            elif isinstance(onset, int | float) and not isinstance(onset, bool):
+                text += f" at {onset}"
+            parts.append(text)
+        if self.reject is not None:
+            reason = self.reject.get("reason")
+            parts.append(
+                f"rejected ({reason})" if isinstance(reason, str) and reason else "rejected"
+            )
+        return " and ".join(parts) if parts else "undecided"
+
+
+def _same_types(a: object, b: object) -> bool:
+    """JSON equality that tells ``3`` from ``3.0`` and ``1`` from ``true`` (different bytes)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        assert isinstance(b, dict)
+        return list(a) == list(b) and all(_same_types(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        assert isinstance(b, list)
+        return len(a) == len(b) and all(_same_types(x, y) for x, y in zip(a, b, strict=True))
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,11 +330,6 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError):
         return exc.strerror or str(exc)
     return str(exc)
-
-
-def _picked(layer: object, onset: object) -> dict[str, Any]:
-    validate_onset(onset)
-    return {"status": "picked", "layer": validate_layer(layer), "onset": onset}
 
 
 def _discard(ns: MutableMapping[str, dict[str, Any]], key: str) -> None:

@@ -17,6 +17,7 @@ import secrets
 import shutil
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -43,15 +44,15 @@ from foley_tui.store.errors import (
 from foley_tui.store.files import FileNamespace, atomic_write, fsync_dir
 from foley_tui.store.ledger_service import LedgerServiceMixin
 from foley_tui.store.messages import MESSAGES_FILE, check_records, conversation_of, encode_lines
-from foley_tui.store.records import new_ulid
-from foley_tui.store.session import (
+from foley_tui.store.records import (
     SCHEMA_VERSION,
     JournalEntry,
-    SessionStore,
     candidate_key,
     iso,
+    new_ulid,
     now_utc,
 )
+from foley_tui.store.session import SessionStore
 from foley_tui.store.usage import USAGE_FILE, Usage, ledger_of
 
 NAMESPACES = ("candidates", "picks", "rejects")
@@ -456,8 +457,9 @@ class SessionService(LedgerServiceMixin):
             store.candidates.update(candidates)
             store.picks_ns.update(picks)
             store.rejects_ns.update(rejects)
+            offset = 0
             for record in journal:
-                store.state.journal_append(record)
+                offset = store.state.journal_append(offset, _constant(record)).end
             store._meta_dict().update(meta)
             store._write_meta()
             conversation_of(store, window=self._window).load(messages)
@@ -534,6 +536,10 @@ class SessionService(LedgerServiceMixin):
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
+
+
+def _constant(record: dict[str, Any]) -> Callable[[builtins.list[dict[str, Any]]], dict[str, Any]]:
+    return lambda _new: record
 
 
 def _validate_export(doc: object) -> tuple[str, tuple[Any, ...]]:

@@ -199,10 +199,15 @@ class Listing:
             return layer_key
         if sort == "onset":
 
-            def onset_key(r: Row) -> tuple[float, int, str]:
+            def onset_key(r: Row) -> tuple[int, float, int, str]:
                 pick = picks.get(r.sound_id)
                 onset = pick.onset if pick else None
-                return (_INF if onset is None else onset, r.rank, r.sound_id)
+                # Numbers first, then anchors (text), then unset onsets.
+                if isinstance(onset, str):
+                    return (1, 0.0, r.rank, r.sound_id)
+                if onset is None:
+                    return (2, 0.0, r.rank, r.sound_id)
+                return (0, float(onset), r.rank, r.sound_id)
 
             return onset_key
         return lambda r: (r.rank, r.sound_id)

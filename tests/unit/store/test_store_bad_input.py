@@ -78,8 +78,8 @@ def test_decisions_still_work_next_to_bad_files(messy: tuple[SessionService, str
     store = SessionService(data_dir).get(sid)
     store.add_pick("other", layer="music", onset=2.0)
     assert store.status("other") is Status.PICKED
-    # an unreadable pick counts as picked; undoing our decision never deletes it
-    assert store.status("corrupt") is Status.PICKED
+    # an unreadable pick (and reject) counts as such; undoing our decision never deletes it
+    assert store.status("corrupt") is Status.CONFLICT
     store.add_reject("corrupt", reason="replaced")
     assert store.status("corrupt") is Status.REJECTED
     store.undo()
@@ -117,7 +117,7 @@ def test_corrupt_meta_and_journal_do_not_stop_opening(data_dir: Path) -> None:
 def test_half_written_file_is_retried(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file caught empty or torn (foley writes in place) is re-read before it is
     reported: here the first two reads see a half-written file, the third the whole."""
-    from foley_tui.store import files, session
+    from foley_tui.store import files
     from foley_tui.store.codec import loads_object
 
     service = SessionService(data_dir)
@@ -144,9 +144,12 @@ def test_half_written_file_is_retried(data_dir: Path, monkeypatch: pytest.Monkey
     assert fresh.problems() == []
     # the single-entry path retries too
     seen["x.json"] = 0
-    assert fresh.state_of("x") == {"status": "picked", "layer": "voice", "onset": None}
+    assert fresh.state_of("x") == {
+        "status": "picked",
+        "pick": {"sound_id": "x", "layer": "voice", "onset": None},
+    }
     assert loads_object(real_read_bytes(str(data_dir / "sessions" / sid / "picks" / "x.json")))
-    assert session.RETRY_DELAYS  # the window exists and is finite
+    assert files.RETRY_DELAYS  # the window exists and is finite
 
 
 def test_unknown_keys_and_invalid_values_in_foley_records(data_dir: Path) -> None:
@@ -156,7 +159,7 @@ def test_unknown_keys_and_invalid_values_in_foley_records(data_dir: Path) -> Non
     (root / "picks").mkdir(exist_ok=True)
     extra = {"sound_id": "x", "layer": "voice", "onset": 1, "added_by": "someone", "v": [1]}
     (root / "picks" / "x.json").write_text(json.dumps(extra))
-    (root / "picks" / "y.json").write_text('{"sound_id": "y", "layer": "drums", "onset": -2}')
+    (root / "picks" / "y.json").write_text('{"sound_id": "y", "layer": "drums", "onset": true}')
     (root / "candidates" / "c.json").write_text('{"sound": {"id": "c", "weird": 1}, "new": 2}')
     before = tree(data_dir)
     store = service.get(sid)
@@ -164,7 +167,8 @@ def test_unknown_keys_and_invalid_values_in_foley_records(data_dir: Path) -> Non
     assert (picks["x"].layer, picks["x"].onset) == ("voice", 1.0)  # extra keys are fine
     assert (picks["y"].layer, picks["y"].onset) == (None, None)
     [problem] = [p for p in store.problems() if p.key == "y"]
-    assert "layer 'drums' is invalid" in problem.reason and "onset -2 is invalid" in problem.reason
+    assert "layer 'drums' is invalid" in problem.reason
+    assert "onset True is invalid" in problem.reason
     assert store.candidate("c") == {"sound": {"id": "c", "weird": 1}, "new": 2}
     assert [r.sound_id for r in store.rows()] == ["c"]
     assert tree(data_dir) == before

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from foley_tui.model import Row
 from foley_tui.store import SessionService
 from foley_tui.store.index import MAGIC, CandidateIndex, scan_digest, scan_stats
-from foley_tui.store.session import count_entries
+from foley_tui.store.records import count_entries
 
 from .helpers import candidate
 

@@ -11,7 +11,8 @@ import pytest
 
 from foley_tui.model import Candidate, Pick, Reject, Status, ValidationError
 from foley_tui.store import SessionService, SessionStore, StoreWriteError
-from foley_tui.store.session import _row_values
+from foley_tui.store.errors import UndoConflictError
+from foley_tui.store.rows import _row_values
 
 from .helpers import ODD_IDS, candidate
 
@@ -80,10 +81,11 @@ def test_set_layer_and_onset_pick_and_keep_the_other(store: SessionStore) -> Non
     ("call", "args"),
     [
         ("set_layer", ("x", "drums")),
-        ("set_onset", ("x", -1.0)),
+        ("set_onset", ("x", True)),
         ("set_onset", ("x", float("nan"))),
         ("set_onset", ("x", float("inf"))),
-        ("set_onset", ("x", "3")),
+        ("set_onset", ("x", "   ")),
+        ("set_onset", ("x", [3])),
         ("add_pick", ("x",)),
         ("set_layer", ("", "voice")),
         ("clear", ("",)),
@@ -109,7 +111,10 @@ def test_undo_redo(store: SessionStore) -> None:
     assert store.status("b") is Status.UNDECIDED
     undone = store.undo()
     assert undone is not None
-    assert undone.after == {"status": "picked", "layer": "voice", "onset": 2.0}
+    assert undone.after == {
+        "status": "picked",
+        "pick": {"sound_id": "a", "layer": "voice", "onset": 2.0},
+    }
     assert store.picks() == {"a": Pick("a", "voice", None)}
     assert store.can_redo()
     redone = store.redo()
@@ -142,17 +147,24 @@ def test_undo_survives_restart(data_dir: Path) -> None:
     assert len({e.entry_id for e in third.journal()}) == len(seqs)
 
 
-def test_undo_after_external_write_restores_before(store: SessionStore) -> None:
+def test_undo_after_external_write_refuses_then_force_applies(store: SessionStore) -> None:
     store.add_pick("a", layer="voice", onset=1.0)
     store.add_pick("a", layer="music", onset=2.0)
     # foley's agent rewrites the pick behind our back
     store.picks_ns["a"] = {"sound_id": "a", "layer": "stinger", "onset": 9.0}
-    entry = store.undo()
+    with pytest.raises(UndoConflictError, match=r"now picked, stinger at 9\.0"):
+        store.undo()
+    assert store.picks() == {"a": Pick("a", "stinger", 9.0)}  # nothing written
+    assert [e.kind for e in store.journal()] == ["do", "do"]
+    entry = store.undo(force=True)
     assert entry is not None
     assert store.picks() == {"a": Pick("a", "voice", 1.0)}
     last = store.journal()[-1]
     assert last.kind == "undo" and last.target == entry.seq
-    assert last.before == {"status": "picked", "layer": "stinger", "onset": 9.0}
+    assert last.before == {
+        "status": "picked",
+        "pick": {"sound_id": "a", "layer": "stinger", "onset": 9.0},
+    }
 
 
 def test_meta_title_cursor_view_flush(service: SessionService) -> None:
