@@ -273,10 +273,19 @@ def cmd_clear(args: argparse.Namespace) -> int:
 @_guard
 def cmd_undo(args: argparse.Namespace) -> int:
     store = _open(_service(args), args.session)
-    entry = store.undo() if args.command == "undo" else store.redo()
+    undo = args.command == "undo"
+    if getattr(args, "skip", False):
+        entry = store.skip_undo() if undo else store.skip_redo()
+        if entry is None:
+            raise CliError(f"nothing to {args.command}", status=1)
+        print(f"skipped: {entry.sound_id} (no file changed)")
+        return 0
+    force = getattr(args, "force", False)
+    # Compare-and-swap: UndoConflictError (a StoreWriteError) exits non-zero, no change.
+    entry = store.undo(force=force) if undo else store.redo(force=force)
     if entry is None:
         raise CliError(f"nothing to {args.command}", status=1)
-    state = entry.before if args.command == "undo" else entry.after
+    state = entry.before if undo else entry.after
     print(f"{args.command}: {entry.sound_id} -> {state['status']}")
     return 0
 
@@ -372,4 +381,15 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     for verb in ("undo", "redo"):
         p = subparsers.add_parser(verb, parents=[common], help=f"{verb} the last decision")
         p.add_argument("session", metavar="SESSION")
+        how = p.add_mutually_exclusive_group()
+        how.add_argument(
+            "--force",
+            action="store_true",
+            help=f"{verb} even if the sound changed outside foley-tui since",
+        )
+        how.add_argument(
+            "--skip",
+            action="store_true",
+            help=f"step past the decision {verb} would apply, changing no file",
+        )
         p.set_defaults(func=cmd_undo)

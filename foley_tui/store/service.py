@@ -96,6 +96,10 @@ class SessionInfo:
     total: int
     made_by_foley: bool
     opened: datetime | None = None
+    #: Sounds both picked and rejected (counted in ``picked`` and ``rejected`` too).
+    conflicts: int = 0
+    #: Picks with no cached candidate (counted in ``picked``; foley's plan drops them).
+    ghosts: int = 0
 
     @property
     def display_title(self) -> str:
@@ -292,16 +296,19 @@ class SessionService(LedgerServiceMixin):
             raise SessionNotFoundError(f"no session {session_id!r}")
         store = self._open(session_id)
         meta = store.meta()
+        counts = store.counts()  # the one way every view counts decisions
         return SessionInfo(
             session_id=session_id,
             title=meta.title,
             created=meta.created,
             updated=meta.updated,
-            picked=store._count(store.picks_ns),
-            rejected=store._count(store.rejects_ns),
-            total=store._count(store.candidates),
+            picked=counts.picks,
+            rejected=counts.rejects,
+            total=counts.candidates,
             made_by_foley=meta.origin == "foley",
             opened=meta.opened,
+            conflicts=counts.conflicts,
+            ghosts=counts.ghosts,
         )
 
     def list(self) -> builtins.list[SessionInfo]:
