@@ -63,6 +63,8 @@ class _Keep:
 
 #: "Leave this field as it is" for :meth:`DecisionsMixin.update_pick`.
 KEEP: Final = _Keep()
+#: Undo/redo look at the stack again this many times when it moves under them.
+_STEP_ATTEMPTS = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -436,6 +438,8 @@ class DecisionsMixin(StoreReads):
 
     def _stack(self, entry: JournalEntry) -> None:
         """Update the undo/redo stacks with one entry (O(1))."""
+        if not self._mine(entry):
+            return
         done, undone = self._done, self._undone
         if entry.kind == "do":
             done[entry.seq] = entry
@@ -508,6 +512,18 @@ class DecisionsMixin(StoreReads):
                 self._journal_offset = appended.end
             return made[0]
 
+    def _mine(self, entry: JournalEntry) -> bool:
+        """Whether undo/redo may revert this entry: all of them here; a shared store
+        keeps each user's own stack."""
+        return True
+
+    def _stacks(self) -> tuple[list[JournalEntry], list[JournalEntry]]:
+        """(done, undone): the entries undo would revert (oldest first) and the ones
+        redo would re-apply."""
+        self._refresh_journal()
+        with self._lock:
+            return list(self._done.values()), list(self._undone.values())
+
     def journal(self) -> list[JournalEntry]:
         """Every journal entry so far (also those written by other processes)."""
         self._refresh_journal()
@@ -561,32 +577,57 @@ class DecisionsMixin(StoreReads):
 
     def _step(self, kind: str, *, force: bool = False, skip: bool = False) -> JournalEntry | None:
         with self._locked():
-            self._refresh_journal()
-            with self._lock:
-                target = self._last(self._done if kind == "undo" else self._undone)
-            if target is None:
-                return None
-            sid = target.sound_id
-            expected, wanted = (
-                (target.after, target.before) if kind == "undo" else (target.before, target.after)
-            )
-
-            def change(now: Verdicts) -> Verdicts:
-                if skip:
-                    return now
-                if not force and not now.matches(expected, sid):
-                    was = Verdicts.from_state(sid, expected).describe()
-                    raise UndoConflictError(
-                        f"cannot {kind} {sid!r}: changed outside foley-tui: now "
-                        f"{now.describe()} (it was {was}); nothing was changed "
-                        f"(--force applies it anyway, --skip steps past it)",
-                        entry=target,
-                        now=now,
+            for _attempt in range(_STEP_ATTEMPTS):
+                target = self._top(kind)
+                if target is None:
+                    return None
+                try:
+                    self._decide(
+                        target.sound_id,
+                        self._swap(kind, target, force=force, skip=skip),
+                        kind="skip" if skip else kind,
+                        target=target.seq,
                     )
-                return Verdicts.from_state(sid, wanted)
+                except UndoConflictError:
+                    # On a store without a cross-process lock (Redis), another process
+                    # of ours may have moved the stack meanwhile: look again.
+                    if self._top(kind) is target:
+                        raise
+                    continue
+                return target
+            return None
 
-            self._decide(sid, change, kind="skip" if skip else kind, target=target.seq)
-            return target
+    def _top(self, kind: str) -> JournalEntry | None:
+        self._refresh_journal()
+        with self._lock:
+            return self._last(self._done if kind == "undo" else self._undone)
+
+    @staticmethod
+    def _swap(
+        kind: str, target: JournalEntry, *, force: bool, skip: bool
+    ) -> Callable[[Verdicts], Verdicts]:
+        """The compare-and-swap of undo/redo: the files must still be as ``target`` left
+        them (undo) or found them (redo); a skip changes nothing."""
+        sid = target.sound_id
+        expected, wanted = (
+            (target.after, target.before) if kind == "undo" else (target.before, target.after)
+        )
+
+        def change(now: Verdicts) -> Verdicts:
+            if skip:
+                return now
+            if not force and not now.matches(expected, sid):
+                was = Verdicts.from_state(sid, expected).describe()
+                raise UndoConflictError(
+                    f"cannot {kind} {sid!r}: changed outside foley-tui: now "
+                    f"{now.describe()} (it was {was}); nothing was changed "
+                    f"(--force applies it anyway, --skip steps past it)",
+                    entry=target,
+                    now=now,
+                )
+            return Verdicts.from_state(sid, wanted)
+
+        return change
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:

@@ -88,22 +88,31 @@ def _onset_text(onset: object) -> str:
 
 
 def describe_state(state: dict[str, Any]) -> str:
-    status = state.get("status")
-    if status == "picked":
-        return (
-            f"picked (layer {state.get('layer') or '-'}, onset {_onset_text(state.get('onset'))})"
+    """``picked (layer L, onset O)``, ``rejected (reason)``, both (a conflict), or
+    ``undecided``: from either journal state form (raw records, or the older fields)."""
+    if "pick" in state or "reject" in state:
+        pick = state.get("pick") if isinstance(state.get("pick"), dict) else None
+        reject = state.get("reject") if isinstance(state.get("reject"), dict) else None
+    else:
+        status = state.get("status")
+        pick = state if status == "picked" else None
+        reject = state if status == "rejected" else None
+    parts = []
+    if pick is not None:
+        parts.append(
+            f"picked (layer {pick.get('layer') or '-'}, onset {_onset_text(pick.get('onset'))})"
         )
-    if status == "rejected":
-        reason = state.get("reason")
-        return f"rejected ({reason})" if reason else "rejected"
-    return "undecided"
+    if reject is not None:
+        reason = reject.get("reason")
+        parts.append(f"rejected ({reason})" if reason else "rejected")
+    return " and ".join(parts) if parts else "undecided"
 
 
 def decision_kind(entry: JournalEntry) -> str:
-    if entry.kind in ("undo", "redo"):
+    if entry.kind in ("undo", "redo", "skip"):
         return entry.kind
     status = entry.after.get("status")
-    return {"picked": "pick", "rejected": "reject"}.get(str(status), "clear")
+    return {"picked": "pick", "rejected": "reject", "conflict": "pick"}.get(str(status), "clear")
 
 
 def from_message(message: Message) -> HistoryItem:
@@ -121,7 +130,7 @@ def from_message(message: Message) -> HistoryItem:
 
 def from_decision(entry: JournalEntry) -> HistoryItem:
     kind = decision_kind(entry)
-    if kind in ("undo", "redo"):
+    if kind in ("undo", "redo", "skip"):
         state = entry.after
         text = f"{kind} #{entry.target}: {entry.sound_id} -> {describe_state(state)}"
     else:

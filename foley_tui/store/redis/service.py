@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import builtins
 import json
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 from foley_tui import paths
 from foley_tui.store.codec import dumps, validate_session_id
 from foley_tui.store.errors import SessionNotFoundError, SessionServiceError
-from foley_tui.store.records import new_ulid
+from foley_tui.store.records import iso, new_ulid, now_utc
 from foley_tui.store.redis.namespace import RedisBackend, row_json
 from foley_tui.store.redis.session import RedisSessionStore
-from foley_tui.store.service import NAMESPACES, SessionService
-from foley_tui.store.session import SessionStore, iso, now_utc
+from foley_tui.store.service import MAX_SESSIONS, NAMESPACES, SessionService
+from foley_tui.store.session import SessionStore
 
 
 class RedisSessionService(SessionService):
@@ -44,7 +46,12 @@ class RedisSessionService(SessionService):
         self._memory = None
         # Local audio (blobs, by-reference files) is still found under the data dir.
         self.data_dir = paths.data_dir(data_dir) if data_dir else paths.data_dir()
-        self._stores: dict[str, SessionStore] = {}
+        # The file service's bookkeeping (its thread lock and cache of open stores).
+        self._stores: OrderedDict[str, SessionStore] = OrderedDict()
+        self._max_sessions = MAX_SESSIONS
+        self._window: int | None = None
+        self._pinned: set[str] = set()
+        self._lock = threading.RLock()
 
     def __repr__(self) -> str:
         return f"RedisSessionService({self.backend.target.url!r})"
@@ -122,8 +129,13 @@ class RedisSessionService(SessionService):
         rejects: dict[str, Any],
         journal: builtins.list[dict[str, Any]],
         overwrite: bool,
+        messages: builtins.list[dict[str, Any]] | None = None,
+        usage: Any = None,
     ) -> None:
-        """Write the whole session in one transaction (replacing it when it exists)."""
+        """Write the whole session in one transaction (replacing it when it exists).
+
+        ``messages`` and ``usage`` (export schema 2) are not held by the Redis store yet:
+        they are accepted and not written (merge of issue 12 and 13, for the lead)."""
         raw = {
             "candidates": {k: dumps(v) for k, v in candidates.items()},
             "picks": {k: dumps(v) for k, v in picks.items()},

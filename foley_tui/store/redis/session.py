@@ -33,16 +33,15 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from foley_tui.model import Row, ValidationError
-from foley_tui.store.backend import StateBackend
+from foley_tui.store.backend import JournalAppend, StateBackend
 from foley_tui.store.codec import DecodeError, dumps, loads_object
-from foley_tui.store.errors import StoreProblem, StoreWriteError
+from foley_tui.store.errors import StoreProblem, StoreWriteError, UndoConflictError
 from foley_tui.store.records import (
-    UNDECIDED,
     JournalEntry,
+    Verdicts,
     _to_dict,
     candidate_key,
     new_ulid,
-    normalize_state,
     now_utc,
 )
 from foley_tui.store.redis.keys import CHANGES_MAXLEN
@@ -81,15 +80,6 @@ SHARED_META = ("schema_version", "title", "created", "updated", "origin")
 USER_META = ("cursor", "view", "opened")
 #: A decision whose sound keeps changing under it is retried this many times.
 CAS_ATTEMPTS = 50
-
-
-class UndoConflictError(StoreWriteError):
-    """Undo/redo refused: the sound changed since that entry (nothing was written)."""
-
-    def __init__(self, message: str, entry: JournalEntry, now: dict[str, Any]) -> None:
-        super().__init__(message)
-        self.entry = entry
-        self.now = now
 
 
 def describe_state(state: Mapping[str, Any]) -> str:
@@ -187,8 +177,17 @@ class RedisState(StateBackend):
         except (KeyError, ValueError):
             return None
 
-    def journal_read(self, offset: int) -> tuple[list[dict[str, Any]], int]:
-        """Records with seq > ``offset`` (an offset is the last seq read)."""
+    def journal_read(self, offset: int, end: int | None = None) -> tuple[list[dict[str, Any]], int]:
+        """Records with seq > ``offset`` (an offset is the last seq read), up to ``end``."""
+        if end is not None:  # a bounded read (the history before a known point)
+            with self.backend.errors("could not read the journal"):
+                entries = self.backend.client.xrange(self.k_journal, min="-")
+            bounded = [
+                record
+                for record in (self.record_of(fields) for _, fields in entries)
+                if record is not None and offset < record["seq"] <= end
+            ]
+            return bounded, end
         last_seq, last_id = self._cursor
         start = f"({last_id}" if offset == last_seq and last_id != "-" else "-"
         with self.backend.errors("could not read the journal"):
@@ -217,8 +216,19 @@ class RedisState(StateBackend):
         """Our own entry was taken as read (the journal had no entry between)."""
         self._cursor = (seq, stream_id)
 
-    def journal_append(self, record: dict[str, Any]) -> tuple[int, int]:
-        """Append a record as it is (import): its seq is kept and the counter follows."""
+    def journal_tail(self) -> tuple[int | None, int]:
+        """The last seq handed out (offsets are seqs on Redis)."""
+        with self.backend.errors("could not read the journal"):
+            value = self.backend.client.get(self.k_seq)
+        seq = int(value or 0)
+        return (seq or None), seq
+
+    def journal_append(
+        self, offset: int, build: Callable[[list[dict[str, Any]]], dict[str, Any]]
+    ) -> JournalAppend:
+        """Append a record as it is (import): its seq is kept and the counter follows.
+        (Decisions append in their own atomic script, not here.)"""
+        record = build([])
         seq = int(record["seq"])
         body = {k: v for k, v in record.items() if k not in ("seq", "author")}
         fields = {"seq": seq, "rec": json.dumps(body, separators=(",", ":"), allow_nan=False)}
@@ -235,7 +245,7 @@ class RedisState(StateBackend):
                 seq,
             )
             pipe.execute()
-        return seq - 1, seq
+        return JournalAppend([], offset, seq - 1, seq)
 
     def journal_token(self) -> Hashable:
         with self.backend.errors("could not read the journal"):
@@ -402,97 +412,66 @@ class RedisSessionStore(SessionStore):
         return datetime.fromtimestamp(ms / 1000, UTC)
 
     # ------------------------------------------------------------------ decisions
-    def _current(self, sound_id: str) -> tuple[str, str, dict[str, Any], bool, list[Any]]:
-        """(expected pick, expected reject, state, clean, [pick dict, reject dict])."""
+    def _current(self, sound_id: str) -> tuple[str, str, Verdicts]:
+        """(expected pick, expected reject, the records now): the expectations are the
+        stored bytes, compared by the script (compare-and-swap)."""
         pick_raw, reject_raw = (
             self.raw["picks"].get_many([sound_id])[0],
             self.raw["rejects"].get_many([sound_id])[0],
         )
-        parsed: list[Any] = [None, None]
-        for i, raw in enumerate((pick_raw, reject_raw)):
-            if raw is not None:
-                with contextlib.suppress(DecodeError):
-                    parsed[i] = loads_object(raw)
+        parsed: list[dict[str, Any] | None] = [None, None]
         clean = True
-        if pick_raw is not None:
-            if parsed[0] is not None:
-                state = normalize_state({**parsed[0], "status": "picked"})
-            else:
-                state, clean = {"status": "picked", "layer": None, "onset": None}, False
-        elif reject_raw is not None:
-            if parsed[1] is not None:
-                state = normalize_state({**parsed[1], "status": "rejected"})
-            else:
-                state, clean = {"status": "rejected", "reason": None}, False
-        else:
-            state = dict(UNDECIDED)
+        for i, raw in enumerate((pick_raw, reject_raw)):
+            if raw is None:
+                continue
+            with contextlib.suppress(DecodeError):
+                parsed[i] = loads_object(raw)
+            if parsed[i] is None:  # unreadable: a bare record, never written back
+                clean = False
+                parsed[i] = (
+                    {"sound_id": sound_id, "layer": None, "onset": None}
+                    if i == 0
+                    else {"sound_id": sound_id, "reason": None}
+                )
 
         def expect(raw: bytes | None) -> str:
             return "" if raw is None else "v" + raw.decode("utf-8", "surrogateescape")
 
-        return expect(pick_raw), expect(reject_raw), state, clean, parsed
-
-    @staticmethod
-    def _new_values(sound_id: str, after: Mapping[str, Any], parsed: list[Any]) -> tuple[str, str]:
-        """The new pick and reject values (``''`` deletes); fields we do not own are kept."""
-        status = after["status"]
-        if status == "picked":
-            record = dict(parsed[0]) if isinstance(parsed[0], dict) else {}
-            record.update(sound_id=sound_id, layer=after.get("layer"), onset=after.get("onset"))
-            if not isinstance(parsed[0], dict):
-                record = {
-                    "sound_id": sound_id,
-                    "layer": after.get("layer"),
-                    "onset": after.get("onset"),
-                }
-            return "v" + dumps(record).decode(), ""
-        if status == "rejected":
-            record = dict(parsed[1]) if isinstance(parsed[1], dict) else {}
-            record.update(sound_id=sound_id, reason=after.get("reason"))
-            return "", "v" + dumps(record).decode()
-        return "", ""
+        return expect(pick_raw), expect(reject_raw), Verdicts(parsed[0], parsed[1], clean)
 
     def _decide(
         self,
         sound_id: str,
-        after: dict[str, Any],
+        change: Callable[[Verdicts], Verdicts | None],
         *,
         kind: str = "do",
         target: int | None = None,
-        expect: dict[str, Any] | None = None,
     ) -> JournalEntry | None:
-        """Apply ``after`` and journal it in ONE atomic script; None when nothing changes.
-
-        ``expect``: the state the sound must be in (undo/redo's compare-and-swap); a
-        different state raises :class:`UndoConflictError` with nothing written.
-        """
+        """Read the sound, compute ``change(now)`` and apply it with its journal entry in
+        ONE atomic script that first checks the stored bytes are still what we read
+        (re-read and retried when another writer got in between). ``change`` raises
+        :class:`UndoConflictError` for undo/redo's compare-and-swap. None: no change."""
         self._valid_key(sound_id)
-        after = normalize_state(after)
         for _attempt in range(CAS_ATTEMPTS):
-            want_pick, want_reject, before, clean, parsed = self._current(sound_id)
-            if kind == "do" and before == after and clean:
+            want_pick, want_reject, before = self._current(sound_id)
+            after = change(before)
+            if after is None:
                 return None
-            if expect is not None and before != expect:
-                entry = next((e for e in self._journal if e.seq == target), None)
-                assert entry is not None
-                raise UndoConflictError(
-                    f"cannot {kind} the decision on {sound_id!r}: changed since, now "
-                    f"{describe_state(before)} (use force to {kind} anyway, or skip it)",
-                    entry,
-                    before,
-                )
-            if kind == "skip":
-                after = before
-            new_pick, new_reject = self._new_values(sound_id, after, parsed)
+            unchanged = before.clean and (before.pick, before.reject) == (after.pick, after.reject)
+            if kind == "do" and unchanged:
+                return None
             if kind == "skip":
                 new_pick, new_reject = want_pick, want_reject
+            else:
+                new_pick = "" if after.pick is None else "v" + dumps(after.pick).decode()
+                new_reject = "" if after.reject is None else "v" + dumps(after.reject).decode()
             entry = JournalEntry(
                 seq=0,
                 entry_id=new_ulid(),
                 at=now_utc(),
                 sound_id=sound_id,
-                before=before,
-                after=after,
+                before=before.to_state(),
+                after=after.to_state(),
                 kind=kind,
                 target=target,
                 author=self.user,
@@ -515,18 +494,18 @@ class RedisSessionStore(SessionStore):
                 )
             if int(result[0]) != 1:
                 continue  # the sound changed between our read and the script: re-read
-            seq = int(result[1])
-            stream_id = result[2].decode()
-            entry = replace(entry, seq=seq)
-            self._took(entry, stream_id)
+            entry = replace(entry, seq=int(result[1]))
+            self._took(entry, result[2].decode())
             return entry
         raise StoreWriteError(f"the decision on {sound_id!r} kept being overtaken; try again")
 
     def _took(self, entry: JournalEntry, stream_id: str) -> None:
-        with self._journal_lock:
-            if entry.seq == self._journal_offset + 1:
+        with self._lock:
+            if self._journal_known and entry.seq == self._journal_offset + 1:
                 self._journal.append(entry)
-                self._journal_offset = entry.seq
+                self._journal_offset = self._last_seq = entry.seq
+                if self._journal_start == 0:
+                    self._stack(entry)
                 self.redis_state.took(entry.seq, stream_id)
                 return
         self._refresh_journal()
@@ -536,74 +515,10 @@ class RedisSessionStore(SessionStore):
         # Entries without an author predate sharing (a pushed file journal): anyone's.
         return entry.author is None or entry.author == self.user
 
-    def _stacks(self) -> tuple[list[JournalEntry], list[JournalEntry]]:
-        """(done, undone) of THIS user's decisions: undo never reverts someone else's."""
-        by_seq: dict[int, JournalEntry] = {}
-        done: list[int] = []
-        undone: list[int] = []
-        for entry in self._journal:
-            if not self._mine(entry):
-                continue
-            if entry.kind == "do":
-                by_seq[entry.seq] = entry
-                done.append(entry.seq)
-                undone.clear()
-            elif entry.target is None:
-                continue
-            elif entry.kind == "undo" and entry.target in done:
-                done.remove(entry.target)
-                undone.append(entry.target)
-            elif entry.kind == "redo" and entry.target in undone:
-                undone.remove(entry.target)
-                done.append(entry.target)
-            elif entry.kind == "skip":
-                if entry.target in done:
-                    done.remove(entry.target)
-                elif entry.target in undone:
-                    undone.remove(entry.target)
-        return [by_seq[s] for s in done], [by_seq[s] for s in undone]
-
-    def _step(self, which: int, kind: str, force: bool) -> JournalEntry | None:
-        with self._locked():
-            for _attempt in range(CAS_ATTEMPTS):
-                self._refresh_journal()
-                stack = self._stacks()[which]
-                if not stack:
-                    return None
-                target = stack[-1]
-                state = target.before if kind == "undo" else target.after
-                expect = None if force else (target.after if kind == "undo" else target.before)
-                try:
-                    self._decide(
-                        target.sound_id, state, kind=kind, target=target.seq, expect=expect
-                    )
-                except UndoConflictError:
-                    self._refresh_journal()
-                    if self._stacks()[which][-1:] != [target]:
-                        continue  # another process of ours moved the stack: look again
-                    raise
-                return target
-        return None
-
-    def undo(self, *, force: bool = False) -> JournalEntry | None:
-        """Undo this user's latest decision still done, if the sound is as it left it."""
-        return self._step(0, "undo", force)
-
-    def redo(self, *, force: bool = False) -> JournalEntry | None:
-        """Redo this user's latest undone decision, if the sound is as the undo left it."""
-        return self._step(1, "redo", force)
-
     def skip(self, *, redo: bool = False) -> JournalEntry | None:
         """Step past the entry undo (or redo) would apply, writing nothing but a ``skip``
         journal entry (so every process agrees the entry is out of the stack)."""
-        with self._locked():
-            self._refresh_journal()
-            stack = self._stacks()[1 if redo else 0]
-            if not stack:
-                return None
-            target = stack[-1]
-            self._decide(target.sound_id, {}, kind="skip", target=target.seq)
-            return target
+        return self.skip_redo() if redo else self.skip_undo()
 
     # ------------------------------------------------------------------ faults
     def ping(self) -> bool:

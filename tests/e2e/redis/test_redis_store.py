@@ -109,7 +109,10 @@ def test_decision_lands_with_its_journal_entry_and_change_event(
     assert store.change_token() != before
     [journal] = store.journal()
     assert (journal.seq, journal.sound_id, journal.author, journal.kind) == (1, "a", "ana", "do")
-    assert journal.after == {"status": "picked", "layer": "voice", "onset": None}
+    assert journal.after == {
+        "status": "picked",
+        "pick": {"sound_id": "a", "layer": "voice", "onset": None},
+    }
     client = redis_server.client()
     [(_, fields)] = client.xrange(f"foley:{{{sid}}}:journal")
     assert fields[b"by"] == b"ana" and fields[b"seq"] == b"1"
