@@ -89,6 +89,8 @@ def read_onset(
             summary = f"{kind} anchor with no words"
     else:
         summary = f"{kind} anchor on '{anchor.ref}'"
+    if not timeline and anchor.kind == "sentence" and anchor.ref is None:
+        return OnsetReading(anchor, "no cue: a bed from 0:00", 0.0)
     if not timeline:
         note = "no word timeline: weave puts it at 0:00"
         if anchor.kind == "sentence":

@@ -113,3 +113,8 @@ def test_read_onset_describes_each_kind() -> None:
     whole = read_onset(None, layer="music", words=WORDS)
     assert whole.onset_s == 0.1 and whole.duration_s == 2.5 - 0.1
     assert read_onset(None).summary == "no cue: starts at 0:00"
+
+
+def test_a_bed_without_cue_or_words_starts_at_zero() -> None:
+    bed = read_onset(None, layer="ambience")
+    assert (bed.onset_s, bed.duration_s) == (0.0, None)
