@@ -18,6 +18,7 @@ from foley_tui import __version__
 COMMAND_MODULES: tuple[str, ...] = (
     "foley_tui.cli_audio",
     "foley_tui.cli_store",
+    "foley_tui.cli_scene",
     "foley_tui.cli_app",
     "foley_tui.cli_demo",
     "foley_tui.cli_messages",  # after cli_store: joins its ``session`` group

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from foley_tui.audio.base import (
     Player,
@@ -23,6 +23,9 @@ from foley_tui.audio.base import (
 from foley_tui.cli import CliError
 from foley_tui.config import Config, ConfigError, load_config
 from foley_tui.paths import data_dir
+
+if TYPE_CHECKING:
+    from foley_tui.audio.mixer import Scene
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -189,6 +192,9 @@ class DeferredPlayer:
 
     def play(self, source: Source, start_s: float = 0.0) -> None:
         self._wait().play(source, start_s)
+
+    def play_scene(self, scene: Scene, start_s: float = 0.0, end_s: float | None = None) -> None:
+        self._wait().play_scene(scene, start_s, end_s)
 
     def stop(self) -> None:
         if self._player is not None:

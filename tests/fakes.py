@@ -12,6 +12,7 @@ from foley_tui.audio.base import (
     Source,
     StateCallback,
 )
+from foley_tui.audio.mixer import Scene
 
 
 @dataclass
@@ -31,6 +32,7 @@ class FakePlayer:
     loudness_match: bool = False
     callback: StateCallback | None = None
     closed: bool = False
+    scene: Scene | None = None
 
     def _record(self, name: str, *args: Any) -> None:
         self.calls.append((name, args))
@@ -51,6 +53,14 @@ class FakePlayer:
     def play(self, source: Source, start_s: float = 0.0) -> None:
         self._record("play", source, start_s)
         self.source = source
+        self.position_s = start_s
+        self.state = PlayerState.PLAYING
+        self._notify()
+
+    def play_scene(self, scene: Scene, start_s: float = 0.0, end_s: float | None = None) -> None:
+        self._record("play_scene", scene, start_s, end_s)
+        self.scene = scene
+        self.source = None
         self.position_s = start_s
         self.state = PlayerState.PLAYING
         self._notify()

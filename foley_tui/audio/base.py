@@ -10,7 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from foley_tui.audio.mixer import Scene
 
 
 class AudioFormat(Enum):
@@ -56,6 +59,10 @@ class Unplayable:
 
     reason: str
     kind: str = "unplayable"
+
+
+#: ``Source.how`` of the pseudo-source a player reports while it plays a scene.
+SCENE_HOW = "scene"
 
 
 class PlayerState(Enum):
@@ -104,6 +111,13 @@ class Player(Protocol):
 
     def play(self, source: Source, start_s: float = 0.0) -> None:
         """Start ``source`` at ``start_s``, fading out whatever was playing."""
+
+    def play_scene(self, scene: Scene, start_s: float = 0.0, end_s: float | None = None) -> None:
+        """Mix ``scene`` (its picks on the scene clock, the narration) from ``start_s`` to
+        ``end_s`` (default: its end, or for ever inside its loop region), replacing what
+        was playing. ``status()`` then reports the scene clock; ``source.how`` is
+        ``"scene"``. The scene's live controls (mute, solo, loop region) are read as it
+        plays."""
 
     def stop(self) -> None: ...
 

@@ -10,10 +10,14 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from foley_tui.audio.base import PlayerState, PlayerStatus, Source, StateCallback
+from foley_tui.audio.base import SCENE_HOW, PlayerState, PlayerStatus, Source, StateCallback
 from foley_tui.audio.decode import DecodeError, probe
 from foley_tui.audio.player_common import DEFAULT_TARGET_LUFS, Notifier, PlayerSettings
+
+if TYPE_CHECKING:
+    from foley_tui.audio.mixer import Scene
 
 
 class NullPlayer:
@@ -65,6 +69,20 @@ class NullPlayer:
                 return
             self._set(PlayerState.PLAYING, self._clamp(start_s))
 
+    def play_scene(self, scene: Scene, start_s: float = 0.0, end_s: float | None = None) -> None:
+        """Keep the scene's time (its length from the files' headers), silently."""
+        from foley_tui.audio.mixer import SceneMix, scene_source
+
+        mix = SceneMix(scene, 48000, start_s=start_s, end_s=end_s)
+        mix.close()
+        with self._lock:
+            source = scene_source(scene)
+            self._source = source
+            self._error = "; ".join(mix.problems) or None
+            self._duration = mix.stop_frame / mix.rate
+            self._durations[source.identity] = self._duration
+            self._set(PlayerState.PLAYING, self._clamp(mix.position_s))
+
     def stop(self) -> None:
         with self._lock:
             if self._state is not PlayerState.STOPPED:
@@ -79,7 +97,11 @@ class NullPlayer:
         with self._lock:
             if self._state is PlayerState.PAUSED:
                 self._set(PlayerState.PLAYING, self._position())
-            elif self._state is PlayerState.STOPPED and self._source is not None:
+            elif (
+                self._state is PlayerState.STOPPED
+                and self._source is not None
+                and self._source.how != SCENE_HOW
+            ):
                 position = self._position()
                 self.play(self._source, 0.0 if position >= self._duration else position)
 

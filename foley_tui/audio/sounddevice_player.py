@@ -38,16 +38,19 @@ import threading
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from foley_tui.audio.base import PlayerState, PlayerStatus, Source, StateCallback
+from foley_tui.audio.base import SCENE_HOW, PlayerState, PlayerStatus, Source, StateCallback
 from foley_tui.audio.decode import BlockDecoder, DecodeError, ResamplerPool
 from foley_tui.audio.devices import AudioUnavailable, import_sounddevice, parse_device
 from foley_tui.audio.loudness import LoudnessCache, db_to_gain, match_gain_db, measure_file
 from foley_tui.audio.player_common import DEFAULT_TARGET_LUFS, Notifier, PlayerSettings
 from foley_tui.audio.voice import HeadCache, Ramp, Voice
+
+if TYPE_CHECKING:
+    from foley_tui.audio.mixer import Scene
 
 #: Fade used when a new sound replaces the old one, on stop and on pause (no click).
 SWITCH_FADE_S = 0.010
@@ -76,6 +79,10 @@ HEAD_CACHE_BYTES = 32 * 1024 * 1024
 #: The audio callback is Python and needs the GIL: lowering Python's thread switch
 #: interval (default 5 ms) bounds how long the UI or the feeder can hold the callback off.
 SWITCH_INTERVAL_S = 0.0005
+
+#: A scene is mixed this far ahead of the callback: lane mute/solo and volume changes are
+#: heard after at most this long.
+SCENE_READ_AHEAD_S = 0.2
 
 #: Idle naps on an unpaced sink (see SoundDevicePlayer._idle_nap).
 IDLE_AHEAD_S = 0.020
@@ -178,6 +185,27 @@ class SoundDevicePlayer:
             # feeder's decoding does not compete for the GIL with the very first callbacks.
         self._notifier.emit(self.status())
 
+    def play_scene(self, scene: Scene, start_s: float = 0.0, end_s: float | None = None) -> None:
+        """Mix ``scene`` from ``start_s`` (to ``end_s``) through the same stream as a
+        preview: the mix is premixed by the feeder like a file is decoded, so the callback
+        does the same work for one sound or thirty-two."""
+        from foley_tui.audio.mixer import SceneMix, SceneVoice
+
+        with self._lock:
+            self._error = None
+            scene.volume_db = self._settings.volume_db
+            mix = SceneMix(scene, self.samplerate, start_s=start_s, end_s=end_s)
+            voice = SceneVoice(scene, mix, max(int(SCENE_READ_AHEAD_S * self.samplerate), 4096))
+            voice.push(voice.scene_decoder.read(FIRST_BLOCK_FRAMES))
+            voice.eof = mix.done
+            if mix.problems:
+                self._error = "; ".join(mix.problems)
+            self._last_source = voice.source
+            self._swap(voice)
+            if voice.buffered == 0:
+                self._wake.set()
+        self._notifier.emit(self.status())
+
     def stop(self) -> None:
         with self._lock:
             if self._voice is not None:
@@ -201,7 +229,11 @@ class SoundDevicePlayer:
                 voice.env.go(1.0, ENTRY_FADE_S, self.samplerate)
                 voice.paused = False
                 self._notifier.emit(self._status())
-            elif voice is None and self._last_source is not None:
+            elif (
+                voice is None
+                and self._last_source is not None
+                and self._last_source.how != SCENE_HOW
+            ):
                 position = self._last_position
                 if position >= self._last_duration - 1e-3:
                     position = 0.0
@@ -230,7 +262,7 @@ class SoundDevicePlayer:
             target = min(max(target, 0.0), voice.duration)
             was_paused = voice.paused or voice.pausing
             try:
-                new = self._new_voice(voice.source, target, use_head=False)
+                new = self._seek_voice(voice, target)
             except DecodeError as exc:
                 self._error = str(exc)
                 return
@@ -257,7 +289,12 @@ class SoundDevicePlayer:
         with self._lock:
             self._settings.volume_db = float(volume_db)
             voice = self._voice
-            if voice is not None:
+            if voice is not None and voice.source.how == SCENE_HOW:
+                # Applied inside the mix, before the limiter: the ceiling always holds.
+                scene = getattr(voice, "scene", None)
+                if scene is not None:
+                    scene.volume_db = float(volume_db)
+            elif voice is not None:
                 voice.gain.go(self._gain_for(voice.source), GAIN_RAMP_S, self.samplerate)
 
     def set_loudness_match(self, enabled: bool, target_lufs: float = DEFAULT_TARGET_LUFS) -> None:
@@ -265,7 +302,7 @@ class SoundDevicePlayer:
             self._settings.loudness_match = enabled
             self._settings.target_lufs = float(target_lufs)
             voice = self._voice
-            if voice is not None:
+            if voice is not None and voice.source.how != SCENE_HOW:
                 voice.gain.go(self._gain_for(voice.source), GAIN_RAMP_S, self.samplerate)
                 self._maybe_measure(voice.source)
 
@@ -393,6 +430,20 @@ class SoundDevicePlayer:
         self._maybe_measure(source)
         return voice
 
+    def _seek_voice(self, voice: Voice, target: float) -> Voice:
+        from foley_tui.audio.mixer import SceneMix, SceneVoice
+
+        if not isinstance(voice, SceneVoice):
+            return self._new_voice(voice.source, target, use_head=False)
+        old = voice.mix
+        mix = SceneMix(
+            voice.scene, self.samplerate, start_s=target, end_s=old.stop_frame / old.rate
+        )
+        new = SceneVoice(voice.scene, mix, voice.read_ahead or self._read_ahead)
+        new.push(new.scene_decoder.read(FIRST_BLOCK_FRAMES))
+        new.eof = mix.done
+        return new
+
     def _swap(self, voice: Voice) -> None:
         self._retire_current()
         self._voice = voice
@@ -488,7 +539,7 @@ class SoundDevicePlayer:
                 self._wake.set()
             elif (
                 not voice.eof
-                and voice.buffered < self._read_ahead // 2
+                and voice.buffered < (voice.read_ahead or self._read_ahead) // 2
                 and (voice.consumed >= FEEDER_GRACE_FRAMES or voice.buffered < FEEDER_GRACE_FRAMES)
             ):
                 # Not on the very first callbacks: the feeder's decoding would compete
@@ -533,7 +584,8 @@ class SoundDevicePlayer:
                 voice.eof = True
                 return
         decoder = voice.decoder
-        while voice is self._voice and not voice.eof and voice.buffered < self._read_ahead:
+        ahead = voice.read_ahead or self._read_ahead
+        while voice is self._voice and not voice.eof and voice.buffered < ahead:
             decoder.loop = voice.loop
             # Small while the voice is nearly dry (a quick top-up), then larger blocks.
             step = 4096 if voice.buffered < 2 * FEEDER_GRACE_FRAMES else 16384

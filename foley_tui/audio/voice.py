@@ -61,6 +61,9 @@ class Ramp:
 class Voice:
     """One sound being played: chunks decoded by the feeder, consumed by the callback."""
 
+    #: Frames the feeder keeps queued for this voice (None: the player's default).
+    read_ahead: int | None = None
+
     def __init__(
         self,
         source: Source,

@@ -1,0 +1,107 @@
+"""A streaming true-peak limiter for the master bus.
+
+Look-ahead, linked stereo, brick-wall: the gain applied to each sample is already down
+before the sample's true peak arrives, so the output's true peak (estimated by 4x
+oversampling, as ITU-R BS.1770 does) never exceeds the ceiling; a final clip at the
+ceiling catches the last fraction of a dB the interpolation estimate can miss.
+
+How the gain is computed, per block and with state carried across blocks:
+
+1. ``need[n]``: the gain sample ``n`` needs (``ceiling / true peak``, at most 1), from the
+   sample itself and the four interpolated phases around it.
+2. ``held[n]``: the minimum of ``need`` over the last ``lookahead + hold`` samples.
+3. ``gain[n]``: the mean of ``held`` over the last ``ramp`` samples (a smooth attack).
+4. Output ``n`` is input ``n - lookahead`` times ``gain[n]``: every term of that mean saw
+   the need of the delayed sample (and of its interpolation neighbours), so the gain never
+   exceeds it. The output is delayed by :attr:`TruePeakLimiter.delay` frames.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from scipy.ndimage import minimum_filter1d
+from scipy.signal import firwin, lfilter
+
+Frames = npt.NDArray[np.float32]
+
+#: Oversampling factor of the true-peak estimate, and its interpolation filter length.
+OVERSAMPLE = 4
+TAPS = 48
+#: How far (input samples) an interpolated peak may lie from the sample it is charged to.
+_SPREAD = TAPS // OVERSAMPLE
+
+
+def db_to_gain(db: float) -> float:
+    return float(10.0 ** (db / 20.0))
+
+
+class TruePeakLimiter:
+    """Limit a stream of float32 ``(frames, channels)`` blocks to ``ceiling_db`` dBTP."""
+
+    def __init__(
+        self,
+        rate: int,
+        *,
+        ceiling_db: float = -1.0,
+        lookahead_s: float = 0.005,
+        hold_s: float = 0.050,
+        channels: int = 2,
+    ) -> None:
+        self.rate = int(rate)
+        self.ceiling = db_to_gain(ceiling_db)
+        self.delay = max(round(lookahead_s * self.rate), 2 * _SPREAD + 2)
+        self._ramp = self.delay - _SPREAD  # >= _SPREAD + 2
+        self._window = self.delay + max(round(hold_s * self.rate), 0)
+        self.channels = channels
+        taps = firwin(TAPS, 1.0 / OVERSAMPLE) * OVERSAMPLE
+        self._phases = [np.asarray(taps[k::OVERSAMPLE], dtype=np.float64) for k in range(4)]
+        self._zi = [np.zeros((len(p) - 1, channels)) for p in self._phases]
+        # Histories carried between blocks.
+        self._need = np.ones(self._window, dtype=np.float64)
+        self._held = np.ones(self._ramp, dtype=np.float64)
+        self._audio = np.zeros((self.delay, channels), dtype=np.float32)
+        self.min_gain = 1.0  # the deepest gain reduction so far (diagnostics, tests)
+
+    def reset(self) -> None:
+        """Forget all state (a seek): silence in the delay line, no gain reduction."""
+        for z in self._zi:
+            z.fill(0.0)
+        self._need.fill(1.0)
+        self._held.fill(1.0)
+        self._audio.fill(0.0)
+
+    def _true_peak(self, block: Frames) -> npt.NDArray[np.float64]:
+        peak = np.abs(block).max(axis=1).astype(np.float64)
+        for k, taps in enumerate(self._phases):
+            out, self._zi[k] = lfilter(taps, [1.0], block, axis=0, zi=self._zi[k])
+            np.maximum(peak, np.abs(out).max(axis=1), out=peak)
+        return peak
+
+    def process(self, block: Frames) -> Frames:
+        """Limit ``block``; returns as many frames, delayed by :attr:`delay`."""
+        n = len(block)
+        if n == 0:
+            return block
+        peak = self._true_peak(block)
+        need = np.ones(n, dtype=np.float64)
+        over = peak > self.ceiling
+        need[over] = self.ceiling / peak[over]
+        need_all = np.concatenate([self._need, need])
+        held = minimum_filter1d(need_all, size=self._window + 1, origin=self._window // 2)
+        held = held[-n:]
+        self._need = need_all[-self._window :]
+        held_all = np.concatenate([self._held, held])
+        sums = np.cumsum(np.concatenate([[0.0], held_all]))
+        gain = (sums[self._ramp + 1 :] - sums[: -self._ramp - 1]) / (self._ramp + 1)
+        gain = gain[-n:]
+        self._held = held_all[-self._ramp :]
+        audio = np.concatenate([self._audio, block])
+        out = audio[:n] * gain[:, None].astype(np.float32)
+        self._audio = audio[n:]
+        if n and gain.min() < self.min_gain:
+            self.min_gain = float(gain.min())
+        np.clip(out, -self.ceiling, self.ceiling, out=out)
+        return out.astype(np.float32, copy=False)

@@ -1,0 +1,372 @@
+"""Scene verbs: ``session narration``, ``scene``, ``play-scene`` and ``render-scene``.
+
+- ``foley-tui session narration SESSION [FILE] [--words WORDS.json] [--clear]`` sets (or
+  shows, or clears) the session's narration: a reference to the file and its sha256 in
+  our own state, never a copy.
+- ``foley-tui scene SESSION [--json]`` lists every pick where foley's plan and weave put
+  it (placed on the narration's words, or unplaced and why).
+- ``foley-tui play-scene SESSION [--from S] [--to S]`` plays every placed pick over the
+  narration through the real output (the same stream as a preview).
+- ``foley-tui render-scene SESSION -o mix.wav|flac [--rate R]`` bounces the same mix
+  offline (24-bit, or 32-bit float WAV with ``--float``), through the same limiter.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import math
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from foley_tui.cli import CliError
+from foley_tui.scene.narration import NarrationError, make_narration, write_narration
+from foley_tui.scene.reading import clock
+
+if TYPE_CHECKING:
+    from foley_tui.scene.build import SceneModel
+    from foley_tui.scene.narration import Narration
+    from foley_tui.store import SessionStore
+
+Handler = Callable[[argparse.Namespace], int]
+
+#: Output rate of a bounce unless --rate says otherwise.
+DEFAULT_RENDER_RATE = 48000
+
+
+def _guard(func: Handler) -> Handler:
+    @functools.wraps(func)
+    def wrapper(args: argparse.Namespace) -> int:
+        from foley_tui.model import ValidationError
+        from foley_tui.store import SessionServiceError, StoreWriteError
+
+        try:
+            return func(args)
+        except (SessionServiceError, ValidationError, StoreWriteError, NarrationError) as exc:
+            raise CliError(str(exc)) from None
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise CliError(f"{exc.strerror or exc}{where}") from None
+
+    return wrapper
+
+
+def _store(args: argparse.Namespace) -> SessionStore:
+    from foley_tui.store import SessionService
+
+    service = SessionService(args.data_dir) if args.data_dir else SessionService()
+    return service.get(service.resolve(args.session), touch=False)
+
+
+def _seconds(text: str) -> float:
+    """A time given on the command line: seconds or [h:]m:ss.sss."""
+    try:
+        parts = [float(p) for p in text.strip().split(":")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a time: {text!r} (seconds or m:ss.sss)") from None
+    if not parts or len(parts) > 3 or any(not math.isfinite(p) or p < 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"not a time: {text!r} (seconds or m:ss.sss)")
+    total = 0.0
+    for part in parts:
+        total = total * 60 + part
+    return total
+
+
+def _override(args: argparse.Namespace) -> Narration | None:
+    """``--narration FILE [--words W]`` for this run only."""
+    if getattr(args, "narration", None) is None:
+        if getattr(args, "words", None) is not None:
+            raise CliError("--words needs --narration")
+        return None
+    return make_narration(Path(args.narration), Path(args.words) if args.words else None)
+
+
+# ------------------------------------------------------------------ session narration
+@_guard
+def cmd_narration(args: argparse.Namespace) -> int:
+    from foley_tui.scene.build import load_narration
+
+    store = _store(args)
+    if store.session_path is None:
+        raise CliError("this session has no folder to keep a narration reference in")
+    session_path = Path(store.session_path)
+    if args.clear:
+        if args.file is not None:
+            raise CliError("give FILE or --clear, not both")
+        write_narration(session_path, None)
+        print(f"narration cleared for {store.session_id}")
+        return 0
+    if args.file is None:
+        if args.words is not None:
+            raise CliError("--words needs FILE (the narration it belongs to)")
+        narration, problem = load_narration(store)
+        if narration is None and problem is None:
+            print(f"{store.session_id}: no narration")
+            return 0
+        if args.json:
+            record = narration.to_record() if narration is not None else None
+            _print_json({"narration": record, "problem": problem})
+        elif narration is not None:
+            print(
+                f"{narration.path}  sha256 {narration.sha256[:16]}…  {len(narration.words)} words"
+            )
+        if problem is not None:
+            print(f"problem: {problem}", file=sys.stderr)
+            return 1
+        return 0
+    narration = make_narration(Path(args.file), Path(args.words) if args.words else None)
+    write_narration(session_path, narration)
+    words = f", {len(narration.words)} words" if narration.words else ", no word timeline"
+    print(f"narration set for {store.session_id}: {narration.path}{words}")
+    return 0
+
+
+def _print_json(value: Any) -> None:
+    json.dump(value, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+# ------------------------------------------------------------------ scene
+def _model(args: argparse.Namespace, store: SessionStore | None = None) -> SceneModel:
+    from foley_tui.scene.build import build_scene
+
+    store = store if store is not None else _store(args)
+    return build_scene(store, narration=_override(args))
+
+
+@_guard
+def cmd_scene(args: argparse.Namespace) -> int:
+    model = _model(args)
+    rows = []
+    for p in [*model.placed, *model.unplaced]:
+        rows.append(
+            {
+                "sound_id": p.sound_id,
+                "caption": p.caption,
+                "layer": p.layer,
+                "onset": p.placement.onset,
+                "chosen": {"layer": p.placement.layer_chosen, "onset": p.placement.onset_chosen},
+                "reading": p.reading.summary,
+                "onset_s": p.onset_s,
+                "length_s": p.length_s,
+                "note": p.placement.error or p.reading.note or None,
+                "playable": p.source is not None and not hasattr(p.source, "reason"),
+            }
+        )
+    if args.json:
+        narration = model.narration.to_record() if model.narration is not None else None
+        _print_json(
+            {
+                "narration": narration,
+                "narration_problem": model.narration_problem,
+                "end_s": model.end_s,
+                "picks": rows,
+            }
+        )
+        return 0
+    if model.narration is not None:
+        print(f"narration: {model.narration.path} ({len(model.words)} words)")
+    if model.narration_problem:
+        print(f"narration problem: {model.narration_problem}")
+    for p in [*model.placed, *model.unplaced]:
+        at = "unplaced " if p.onset_s is None else clock(p.onset_s).rjust(9)
+        why = p.placement.error or p.reading.note
+        note = f"  [{why}]" if why else ""
+        print(f"{at}  {p.layer:<8}  {p.caption[:40]:<40}  {p.reading.summary}{note}")
+    return 0
+
+
+# ------------------------------------------------------------------ play-scene
+@_guard
+def cmd_play_scene(args: argparse.Namespace) -> int:
+    from foley_tui.audio.base import PlayerState, PlayerStatus
+    from foley_tui.audio.player import make_player
+
+    model = _model(args)
+    if model.narration_problem:
+        print(f"foley-tui: warning: {model.narration_problem}", file=sys.stderr)
+    scene = _scene_of(model, args)
+    if not scene.voices:
+        raise CliError("nothing to play: no placed, playable pick and no narration", status=1)
+    start = args.start or 0.0
+    if args.end is not None and args.end <= start:
+        raise CliError("--to must be after --from")
+    player = make_player(args.device)
+    if not player.available:
+        player.close()
+        raise CliError(player.device_name, status=1)
+    finished = threading.Event()
+    outcome: list[PlayerStatus] = []
+
+    def on_state(status: PlayerStatus) -> None:
+        if status.state is PlayerState.STOPPED:
+            outcome.append(status)
+            finished.set()
+
+    player.set_volume_db(args.volume)
+    player.set_state_callback(on_state)
+    _announce(model, scene, player.device_name)
+    try:
+        player.play_scene(scene, start, args.end)
+        while not finished.wait(0.1):
+            pass
+    except KeyboardInterrupt:
+        player.stop()
+        return 130
+    finally:
+        player.close()
+    error = outcome[-1].error if outcome else None
+    if error:
+        raise CliError(error, status=1)
+    return 0
+
+
+def _scene_of(model: SceneModel, args: argparse.Namespace) -> Any:
+    scene = model.to_scene(
+        loudness_match=args.loudness is not None,
+        target_lufs=args.loudness if args.loudness is not None else -23.0,
+        narration=not args.no_narration,
+    )
+    for lane in args.mute or ():
+        scene.set_muted(lane, True)
+    for lane in args.solo or ():
+        scene.set_soloed(lane, True)
+    return scene
+
+
+def _announce(model: SceneModel, scene: Any, where: str) -> None:
+    picks = sum(1 for v in scene.voices if v.key != "narration")
+    narration = " + narration" if any(v.key == "narration" for v in scene.voices) else ""
+    print(f"{picks} picks{narration} on {where}", file=sys.stderr)
+    for p in model.unplaced:
+        why = p.placement.error or p.reading.note
+        print(f"  left out: {p.caption} ({p.placement.onset!r}: {why})", file=sys.stderr)
+
+
+# ------------------------------------------------------------------ render-scene
+@_guard
+def cmd_render_scene(args: argparse.Namespace) -> int:
+    import soundfile as sf
+
+    from foley_tui.audio.decode import MAX_RATE, MIN_RATE
+    from foley_tui.audio.mixer import SceneMix
+
+    out = Path(args.output).expanduser()
+    kind = out.suffix.lower()
+    if kind not in (".wav", ".flac"):
+        raise CliError("-o must end in .wav or .flac")
+    if args.float and kind != ".wav":
+        raise CliError("--float needs a .wav output (FLAC holds integers)")
+    rate = args.rate or DEFAULT_RENDER_RATE
+    if not MIN_RATE <= rate <= MAX_RATE:
+        raise CliError(f"--rate must be within {MIN_RATE}-{MAX_RATE} Hz")
+    if out.exists() and not args.force:
+        raise CliError(f"{out} exists (use --force to replace it)")
+    model = _model(args)
+    if model.narration_problem:
+        print(f"foley-tui: warning: {model.narration_problem}", file=sys.stderr)
+    scene = _scene_of(model, args)
+    if not scene.voices:
+        raise CliError("nothing to render: no placed, playable pick and no narration", status=1)
+    start = args.start or 0.0
+    scene.volume_db = args.volume
+    mix = SceneMix(scene, rate, start_s=start, end_s=args.end)
+    _announce(model, scene, str(out))
+    subtype = "FLOAT" if args.float else "PCM_24"
+    tmp = out.with_name(f".{out.name}.partial")
+    frames = 0
+    try:
+        with sf.SoundFile(
+            str(tmp),
+            "w",
+            samplerate=rate,
+            channels=2,
+            subtype=subtype,
+            format="WAV" if kind == ".wav" else "FLAC",
+        ) as fh:
+            for block in mix.blocks():
+                fh.write(block)
+                frames += len(block)
+        tmp.replace(out)
+    finally:
+        mix.close()
+        tmp.unlink(missing_ok=True)
+    for problem in mix.problems:
+        print(f"foley-tui: warning: {problem}", file=sys.stderr)
+    peak_db = 20 * math.log10(mix.peak) if mix.peak > 0 else -math.inf
+    print(f"wrote {out} ({clock(frames / rate)}, {rate} Hz, {subtype}, peak {peak_db:.1f} dBFS)")
+    return 0
+
+
+# ------------------------------------------------------------------ registration
+def _scene_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("session", metavar="SESSION", help="id, unique id prefix or title")
+    p.add_argument("--narration", metavar="FILE", help="use this narration for this run only")
+    p.add_argument("--words", metavar="WORDS.json", help="its word timeline (foley aligner)")
+
+
+def _mix_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--from", dest="start", type=_seconds, metavar="S", help="start at S")
+    p.add_argument("--to", dest="end", type=_seconds, metavar="S", help="stop at S")
+    p.add_argument("--mute", action="append", metavar="LANE", help="mute a lane (repeatable)")
+    p.add_argument("--solo", action="append", metavar="LANE", help="solo a lane (repeatable)")
+    p.add_argument("--no-narration", action="store_true", help="leave the narration out")
+    p.add_argument("--volume", type=float, default=0.0, metavar="DB", help="volume in dB")
+    p.add_argument(
+        "--loudness", type=float, metavar="LUFS", help="match each pick's loudness to LUFS"
+    )
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    session = subparsers.choices.get("session")
+    verbs = None
+    if session is not None:
+        verbs = next(
+            (a for a in session._actions if isinstance(a, argparse._SubParsersAction)), None
+        )
+    if verbs is not None:
+        p = verbs.add_parser(
+            "narration",
+            parents=[common],
+            help="set, show or clear the session's narration (a reference, never a copy)",
+        )
+        p.add_argument("session", metavar="SESSION", help="id, unique id prefix or title")
+        p.add_argument("file", nargs="?", metavar="FILE", help="the narration audio file")
+        p.add_argument("--words", metavar="WORDS.json", help="its word timeline (foley aligner)")
+        p.add_argument("--clear", action="store_true", help="forget the narration")
+        p.add_argument("--json", action="store_true", help="print JSON")
+        p.set_defaults(func=cmd_narration)
+
+    p = subparsers.add_parser(
+        "scene", parents=[common], help="list the picks where foley's plan and weave put them"
+    )
+    _scene_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_scene)
+
+    p = subparsers.add_parser(
+        "play-scene", parents=[common], help="play every placed pick over the narration"
+    )
+    _scene_options(p)
+    _mix_options(p)
+    p.add_argument("--device", metavar="D", help="output device: index or name (see devices)")
+    p.set_defaults(func=cmd_play_scene)
+
+    p = subparsers.add_parser(
+        "render-scene", parents=[common], help="bounce the scene's mix to a WAV or FLAC file"
+    )
+    _scene_options(p)
+    _mix_options(p)
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="mix.wav or mix.flac")
+    p.add_argument(
+        "--rate", type=int, metavar="HZ", help=f"sample rate (default {DEFAULT_RENDER_RATE})"
+    )
+    p.add_argument("--float", action="store_true", help="32-bit float WAV (default 24-bit)")
+    p.add_argument("--force", action="store_true", help="replace an existing output file")
+    p.set_defaults(func=cmd_render_scene)

@@ -1,0 +1,289 @@
+"""A session's scene: every pick at its effective placement, resolved against the
+narration's words, and the mix (audio voices) that plays it.
+
+:func:`build_scene` reads the picks exactly as foley's plan would (the pick's own layer
+and onset, else its event's), resolves each onset with foley's weave rules against the
+session's word timeline, and finds each pick's audio with the same resolver as a preview.
+Picks whose symbolic onset does not resolve (no word timeline, no matching word) are
+*unplaced*: shown apart, left out of playback. :meth:`SceneModel.to_scene` turns the
+placed picks and the narration into the mixer's :class:`~foley_tui.audio.mixer.Scene`.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from foley_tui.audio.base import Source, Unplayable
+from foley_tui.scene.narration import Narration, NarrationError, read_narration
+from foley_tui.scene.placement import Placement, effective_placement
+from foley_tui.scene.reading import OnsetReading, read_onset
+from foley_tui.scene.words import Word
+
+if TYPE_CHECKING:
+    from foley_tui.audio.mixer import Scene
+    from foley_tui.store import SessionStore
+
+#: Lane order on the timeline (foley's layers), then the narration.
+LANES = ("voice", "sfx_fg", "ambience", "stinger", "music")
+
+#: Seconds heard before a candidate auditioned in context.
+DEFAULT_PRE_ROLL_S = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class ScenePick:
+    """One pick on the scene (or a candidate auditioned in context).
+
+    Attributes:
+        sound_id: The sound.
+        caption: Its caption (for labels).
+        placement: Its effective placement (foley plan's layer and onset string).
+        reading: How foley reads the onset, resolved against the words.
+        duration_s: The sound's length (the candidate's ``duration_s``), if known.
+        source: Its audio (or why it cannot play).
+        picked: False for a candidate auditioned in context without a pick.
+    """
+
+    sound_id: str
+    caption: str
+    placement: Placement
+    reading: OnsetReading
+    duration_s: float | None
+    source: Source | Unplayable | None
+    picked: bool = True
+
+    @property
+    def layer(self) -> str:
+        return self.placement.layer
+
+    @property
+    def onset_s(self) -> float | None:
+        """Where the sound starts on the scene clock; None when unplaced."""
+        if self.placement.error is not None:
+            return None
+        return self.reading.onset_s
+
+    @property
+    def placed(self) -> bool:
+        return self.onset_s is not None
+
+    @property
+    def length_s(self) -> float | None:
+        """How long it sounds: a bed's sentence span, else the sound's length."""
+        if self.reading.duration_s is not None:
+            return self.reading.duration_s
+        return self.duration_s
+
+    @property
+    def end_s(self) -> float | None:
+        onset, length = self.onset_s, self.length_s
+        return None if onset is None else onset + (length or 0.0)
+
+
+@dataclass
+class SceneModel:
+    """Every pick of a session on the scene clock, and its narration."""
+
+    picks: list[ScenePick]
+    narration: Narration | None = None
+    narration_problem: str | None = None
+    words: list[Word] = field(default_factory=list)
+
+    @property
+    def placed(self) -> list[ScenePick]:
+        return sorted(
+            (p for p in self.picks if p.placed), key=lambda p: (p.onset_s or 0.0, p.sound_id)
+        )
+
+    @property
+    def unplaced(self) -> list[ScenePick]:
+        return [p for p in self.picks if not p.placed]
+
+    @property
+    def end_s(self) -> float:
+        """The scene's end: the last placed sound's end, or the narration's last word."""
+        ends = [p.end_s or 0.0 for p in self.placed]
+        if self.words:
+            ends.append(float(self.words[-1].get("end", 0.0)))
+        return max(ends, default=0.0)
+
+    def pick(self, sound_id: str) -> ScenePick | None:
+        return next((p for p in self.picks if p.sound_id == sound_id), None)
+
+    def to_scene(
+        self,
+        *,
+        loudness_match: bool = False,
+        target_lufs: float = -23.0,
+        narration: bool = True,
+        extra: ScenePick | None = None,
+        leave_out: frozenset[str] = frozenset(),
+    ) -> Scene:
+        """The mixer's scene: placed, playable picks (and ``extra``), plus the narration.
+
+        With ``loudness_match`` each pick gets the gain its preview would (declared
+        loudness, else measured); the narration plays at unity.
+        """
+        from foley_tui.audio.mixer import NARRATION_LANE, MixVoice, Scene
+
+        voices: list[MixVoice] = []
+        if narration and self.narration is not None and self.narration_problem is None:
+            voices.append(MixVoice(self.narration.path, 0.0, lane=NARRATION_LANE, key="narration"))
+        chosen = [p for p in self.placed if p.sound_id not in leave_out]
+        if extra is not None and extra.placed:
+            chosen = [p for p in chosen if p.sound_id != extra.sound_id] + [extra]
+        for p in chosen:
+            if not isinstance(p.source, Source) or p.onset_s is None:
+                continue
+            gain = _match_gain(p.source, target_lufs) if loudness_match else 1.0
+            span = p.reading.duration_s
+            voices.append(
+                MixVoice(
+                    p.source.path,
+                    p.onset_s,
+                    gain=gain,
+                    lane=p.layer,
+                    length_s=span,
+                    loop=p.placement.loop and span is not None,
+                    key=p.sound_id,
+                )
+            )
+        return Scene(voices, label="scene")
+
+
+def _match_gain(source: Source, target_lufs: float) -> float:
+    from foley_tui.audio.decode import DecodeError
+    from foley_tui.audio.loudness import db_to_gain, match_gain_db, measure_file
+
+    lufs = source.loudness_lufs
+    if lufs is None:
+        try:
+            lufs = measure_file(source.path)
+        except (DecodeError, OSError, ValueError):
+            lufs = None
+    return db_to_gain(match_gain_db(lufs, target_lufs))
+
+
+def _caption(candidate: Mapping[str, Any] | None, sound_id: str) -> str:
+    sound = candidate.get("sound") if candidate is not None else None
+    caption = sound.get("caption") if isinstance(sound, Mapping) else None
+    return caption if isinstance(caption, str) and caption else sound_id
+
+
+def _duration(candidate: Mapping[str, Any] | None) -> float | None:
+    sound = candidate.get("sound") if candidate is not None else None
+    value = sound.get("duration_s") if isinstance(sound, Mapping) else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        return None
+    return float(value)
+
+
+def scene_pick(
+    sound_id: str,
+    candidate: Mapping[str, Any] | None,
+    pick: Mapping[str, Any] | None,
+    words: list[Word],
+    data_dir: Path | None,
+    *,
+    picked: bool = True,
+    resolve_audio: bool = True,
+) -> ScenePick:
+    """One pick (or, with ``picked`` False, a candidate at its suggested place)."""
+    placement = effective_placement(candidate, pick)
+    reading = read_onset(placement.onset, layer=placement.layer, loop=placement.loop, words=words)
+    source: Source | Unplayable | None = None
+    if candidate is None:
+        source = Unplayable("no cached candidate: foley plan drops it", "none")
+    elif resolve_audio and data_dir is not None:
+        from foley_tui.audio.resolve import resolve
+
+        source = resolve(dict(candidate), data_dir)
+    return ScenePick(
+        sound_id,
+        _caption(candidate, sound_id),
+        placement,
+        reading,
+        _duration(candidate),
+        source,
+        picked,
+    )
+
+
+def load_narration(
+    store: SessionStore, override: Narration | None = None
+) -> tuple[Narration | None, str | None]:
+    """The session's narration (or ``override``) and a problem with it, if any."""
+    narration = override
+    if narration is None and store.session_path is not None:
+        try:
+            narration = read_narration(Path(store.session_path))
+        except NarrationError as exc:
+            return None, str(exc)
+    if narration is None:
+        return None, None
+    return narration, narration.problem()
+
+
+def build_scene(
+    store: SessionStore,
+    *,
+    narration: Narration | None = None,
+    resolve_audio: bool = True,
+) -> SceneModel:
+    """Every pick of ``store`` on the scene clock (see the module docstring)."""
+    found, problem = load_narration(store, narration)
+    words = list(found.words) if found is not None else []
+    picks = []
+    for sound_id, record in store._read_all(store.picks_ns, "picks"):
+        candidate = store.candidate(sound_id)
+        picks.append(
+            scene_pick(
+                sound_id, candidate, record, words, store.data_dir, resolve_audio=resolve_audio
+            )
+        )
+    return SceneModel(picks, found, problem, words)
+
+
+def in_context(
+    model: SceneModel,
+    store: SessionStore,
+    sound_id: str,
+    *,
+    pre_roll_s: float = DEFAULT_PRE_ROLL_S,
+) -> tuple[ScenePick, float] | None:
+    """``sound_id`` at its effective onset (its pick's, else its event's suggestion) over
+    the scene, and where to start playing (``pre_roll_s`` before it, at least 0).
+
+    Returns None when the candidate has no place (its anchor does not resolve).
+    """
+    candidate = store.candidate(sound_id)
+    existing = model.pick(sound_id)
+    pick = store.picks_ns.get(sound_id) if existing is not None else None
+    subject = scene_pick(
+        sound_id, candidate, pick, model.words, store.data_dir, picked=existing is not None
+    )
+    if subject.onset_s is None:
+        return None
+    return subject, max(subject.onset_s - pre_roll_s, 0.0)
+
+
+def same_event_picks(model: SceneModel, store: SessionStore, sound_id: str) -> frozenset[str]:
+    """Picks of the same scene event as ``sound_id`` (its alternatives), itself excluded:
+    auditioning one door slam in context leaves the other door slams out."""
+    candidate = store.candidate(sound_id)
+    event = candidate.get("event") if candidate is not None else None
+    if not isinstance(event, Mapping):
+        return frozenset()
+    out = set()
+    for p in model.picks:
+        if p.sound_id == sound_id:
+            continue
+        other = store.candidate(p.sound_id)
+        if other is not None and other.get("event") == event:
+            out.add(p.sound_id)
+    return frozenset(out)

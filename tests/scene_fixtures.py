@@ -1,0 +1,157 @@
+"""A session of known tones at known onsets over a narration tone, for the scene tests
+(unit: render-scene; e2e: play-scene through the ALSA file PCM).
+
+Every sound is written at the rate the test mixes at, so no resampling blurs an onset,
+and the narration is never exactly zero (underrun silence in a capture can be stripped).
+``expected_mix`` builds the mix independently of the mixer: each tone at
+``round(onset * rate)`` at unity gain over the narration (the levels stay under the
+limiter's ceiling, so the limiter is transparent).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import soundfile as sf
+
+from foley_tui.store import SessionService
+from foley_tui.store.local import candidate_from_audio
+
+Audio = npt.NDArray[np.float32]
+
+WORDS = [
+    {"word": "The", "start": 0.2, "end": 0.4},
+    {"word": "door", "start": 0.4, "end": 0.7},
+    {"word": "slammed.", "start": 0.8, "end": 1.2},
+    {"word": "Rain", "start": 1.8, "end": 2.1},
+    {"word": "fell", "start": 2.1, "end": 2.6},
+]
+NARRATION_S = 3.0
+
+
+@dataclass(frozen=True)
+class Tone:
+    name: str
+    freq: float
+    layer: str | None  # the pick's layer
+    onset: float | str | None  # the pick's onset
+    event: dict[str, object] | None
+    expected_onset: float | None  # None: unplaced
+    expected_length: float | None = None  # a bed's span (else the tone's length)
+    seconds: float = 0.2
+
+
+TONES = [
+    Tone("numeric", 1000.0, "sfx_fg", 0.5, None, 0.5),
+    Tone(
+        "slam",
+        1500.0,
+        None,
+        "on 'slammed'",
+        {"query": "a door slams", "layer": "sfx_fg", "onset": "on 'door'"},
+        0.8,
+    ),
+    Tone(
+        "rain",
+        700.0,
+        None,
+        None,
+        {"query": "rain on a roof", "layer": "ambience", "onset": "during 'rain'", "loop": True},
+        1.8,
+        expected_length=0.8,
+        seconds=0.3,
+    ),
+    Tone("sting", 2500.0, "stinger", "at 'fell'", None, 1.8),
+    Tone("zebra", 3000.0, "sfx_fg", "on 'zebra'", None, None),
+]
+
+
+def tone(rate: int, seconds: float, freq: float, amp: float = 0.25) -> Audio:
+    """A cosine (full amplitude on its first sample), a different pitch on the right."""
+    t = np.arange(round(rate * seconds)) / rate
+    return np.stack(
+        [amp * np.cos(2 * np.pi * freq * t), amp * np.cos(2 * np.pi * freq * 1.5 * t)], axis=1
+    ).astype(np.float32)
+
+
+def narration(rate: int) -> Audio:
+    t = np.arange(round(rate * NARRATION_S)) / rate
+    return np.stack(
+        [0.1 + 0.05 * np.sin(2 * np.pi * 200 * t), -0.1 + 0.05 * np.sin(2 * np.pi * 300 * t)],
+        axis=1,
+    ).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class ToneSession:
+    session_id: str
+    rate: int
+    narration_path: Path
+    words_path: Path
+    ids: dict[str, str]  # tone name -> sound id
+
+
+def make_tone_session(data_dir: Path, folder: Path, rate: int) -> ToneSession:
+    """Write the audio, the candidates and the picks (raw, as foley's agent would)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    service = SessionService(data_dir)
+    session_id = service.create("tones")
+    store = service.get(session_id)
+    ids: dict[str, str] = {}
+    for spec in TONES:
+        path = folder / f"{spec.name}.wav"
+        sf.write(str(path), tone(rate, spec.seconds, spec.freq), rate, subtype="FLOAT")
+        candidate = candidate_from_audio(path)
+        candidate["event"] = spec.event
+        store.cache_candidates([candidate])
+        sid = candidate["sound"]["id"]
+        ids[spec.name] = sid
+        store.picks_ns[sid] = {"sound_id": sid, "layer": spec.layer, "onset": spec.onset}
+    narration_path = folder / "narration.wav"
+    sf.write(str(narration_path), narration(rate), rate, subtype="FLOAT")
+    words_path = folder / "words.json"
+    words_path.write_text(json.dumps(WORDS))
+    return ToneSession(session_id, rate, narration_path, words_path, ids)
+
+
+def placed_tone(spec: Tone, rate: int, frames: int) -> Audio:
+    """``spec`` alone on the scene clock (zeros elsewhere); a looping bed fills its span."""
+    out = np.zeros((frames, 2), np.float32)
+    if spec.expected_onset is None:
+        return out
+    data = tone(rate, spec.seconds, spec.freq)
+    if spec.expected_length is not None:
+        length = round(spec.expected_length * rate)
+        data = np.concatenate([data] * (length // len(data) + 1))[:length]
+    start = round(spec.expected_onset * rate)
+    end = min(start + len(data), frames)
+    out[start:end] = data[: end - start]
+    return out
+
+
+def expected_mix(rate: int) -> Audio:
+    base = narration(rate)
+    frames = len(base)
+    return base + sum((placed_tone(spec, rate, frames) for spec in TONES), np.zeros_like(base))
+
+
+def find_tones(mix: Audio, rate: int) -> dict[str, tuple[int, float]]:
+    """For each placed tone: the frame where it starts in ``mix`` and its gain there,
+    found from ``mix`` minus everything else (the narration and the other tones)."""
+    frames = len(mix)
+    base = narration(rate)[:frames]
+    found: dict[str, tuple[int, float]] = {}
+    for spec in TONES:
+        if spec.expected_onset is None:
+            continue
+        others = base + sum(
+            (placed_tone(o, rate, frames) for o in TONES if o is not spec), np.zeros_like(base)
+        )
+        residual = mix[:frames, 0] - others[:frames, 0]
+        start = int(np.argmax(np.abs(residual) > 1e-3))
+        found[spec.name] = (start, float(residual[start]) / 0.25)
+    return found

@@ -1,0 +1,162 @@
+"""The scene verbs without a sound card: ``session narration``, ``scene``,
+``render-scene`` (the bounce is the same mix the player plays)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from foley_tui.cli import main
+from foley_tui.scene.narration import read_narration, sha256_of
+from foley_tui.store import SessionService
+from tests.scene_fixtures import TONES, expected_mix, find_tones, make_tone_session
+
+RATE = 48000
+
+
+def test_narration_is_a_reference_with_its_hash(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
+    assert (
+        main(
+            [
+                "session",
+                "narration",
+                tones.session_id,
+                str(tones.narration_path),
+                "--words",
+                str(tones.words_path),
+            ]
+        )
+        == 0
+    )
+    session_path = SessionService(data_dir).get(tones.session_id).session_path
+    assert session_path is not None
+    stored = read_narration(Path(session_path))
+    assert stored is not None
+    assert stored.path == tones.narration_path.resolve()
+    assert stored.sha256 == sha256_of(tones.narration_path)
+    assert [w["word"] for w in stored.words][:3] == ["The", "door", "slammed."]
+    # A reference, never a copy: nothing but our small JSON record in our own state.
+    state = Path(session_path) / ".foley-tui" / "narration.json"
+    assert state.stat().st_size < 4096
+    assert not any(p.suffix == ".wav" for p in Path(session_path).rglob("*"))
+    capsys.readouterr()
+    assert main(["session", "narration", tones.session_id, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["problem"] is None and shown["narration"]["sha256"] == stored.sha256
+    # A changed file is reported, not silently played.
+    sf.write(str(tones.narration_path), np.zeros((RATE, 2), np.float32), RATE, subtype="FLOAT")
+    assert main(["session", "narration", tones.session_id]) == 1
+    assert "changed" in capsys.readouterr().err
+    assert main(["session", "narration", tones.session_id, "--clear"]) == 0
+    assert read_narration(Path(session_path)) is None
+
+
+def test_bad_narration_input_is_refused_cleanly(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
+    bad_words = tmp_path / "bad.json"
+    bad_words.write_text('[{"word": "x", "start": "soon"}]')
+    assert (
+        main(
+            [
+                "session",
+                "narration",
+                tones.session_id,
+                str(tones.narration_path),
+                "--words",
+                str(bad_words),
+            ]
+        )
+        == 2
+    )
+    assert "finite 'start'" in capsys.readouterr().err
+    not_audio = tmp_path / "notes.txt"
+    not_audio.write_text("hello")
+    assert main(["session", "narration", tones.session_id, str(not_audio)]) == 2
+    assert "not a playable narration" in capsys.readouterr().err
+
+
+def test_scene_lists_placed_and_unplaced(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
+    # Without a word timeline only the numeric onset is placed (and the no-cue bed would
+    # be, but the rain bed has an anchor).
+    assert main(["scene", tones.session_id, "--json"]) == 0
+    rows = {r["sound_id"]: r for r in json.loads(capsys.readouterr().out)["picks"]}
+    assert rows[tones.ids["numeric"]]["onset_s"] == 0.5
+    assert rows[tones.ids["slam"]]["onset_s"] is None
+    assert "no word timeline" in rows[tones.ids["slam"]]["note"]
+    assert (
+        main(
+            [
+                "scene",
+                tones.session_id,
+                "--json",
+                "--narration",
+                str(tones.narration_path),
+                "--words",
+                str(tones.words_path),
+            ]
+        )
+        == 0
+    )
+    rows = {r["sound_id"]: r for r in json.loads(capsys.readouterr().out)["picks"]}
+    for spec in TONES:
+        row = rows[tones.ids[spec.name]]
+        assert row["onset_s"] == spec.expected_onset, spec.name
+    rain = rows[tones.ids["rain"]]
+    assert rain["layer"] == "ambience" and rain["chosen"] == {"layer": False, "onset": False}
+    assert rain["length_s"] == pytest.approx(0.8)
+    assert "no word matches" in rows[tones.ids["zebra"]]["note"]
+
+
+def test_render_scene_is_the_mix_of_tones_at_their_onsets(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
+    assert (
+        main(
+            [
+                "session",
+                "narration",
+                tones.session_id,
+                str(tones.narration_path),
+                "--words",
+                str(tones.words_path),
+            ]
+        )
+        == 0
+    )
+    out = tmp_path / "mix.wav"
+    assert main(["render-scene", tones.session_id, "-o", str(out), "--float"]) == 0
+    assert "left out: zebra" in capsys.readouterr().err
+    mix, rate = sf.read(str(out), dtype="float32")
+    assert rate == RATE
+    expected = expected_mix(RATE)
+    assert len(mix) == len(expected)
+    np.testing.assert_allclose(mix, expected, atol=1e-6)
+    for name, (start, gain) in find_tones(mix, RATE).items():
+        spec = next(t for t in TONES if t.name == name)
+        assert spec.expected_onset is not None
+        assert start == round(spec.expected_onset * RATE), name  # sample-exact
+        assert gain == pytest.approx(1.0, abs=1e-4), name
+    # 24-bit FLAC of the same mix; a part of it; a refusal to overwrite.
+    flac = tmp_path / "mix.flac"
+    assert (
+        main(["render-scene", tones.session_id, "-o", str(flac), "--from", "1.5", "--to", "0:02.5"])
+        == 0
+    )
+    part, _ = sf.read(str(flac), dtype="float32")
+    np.testing.assert_allclose(part, expected[round(1.5 * RATE) : round(2.5 * RATE)], atol=2e-7 * 8)
+    assert sf.info(str(flac)).subtype == "PCM_24"
+    assert main(["render-scene", tones.session_id, "-o", str(flac)]) == 2
+    assert "exists" in capsys.readouterr().err
