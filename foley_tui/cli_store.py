@@ -47,7 +47,10 @@ def _guard(func: Handler) -> Handler:
 
 
 def _service(args: argparse.Namespace) -> SessionService:
-    return SessionService(args.data_dir) if args.data_dir else SessionService()
+    service = SessionService(args.data_dir) if args.data_dir else SessionService()
+    for line in service.recovered:  # leftovers of an earlier crash, cleaned up now
+        print(f"foley-tui: {line}", file=sys.stderr)
+    return service
 
 
 def _open(service: SessionService, ref: str, *, touch: bool = True) -> SessionStore:
@@ -76,6 +79,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                     "picked": i.picked,
                     "rejected": i.rejected,
                     "total": i.total,
+                    "conflicts": i.conflicts,
+                    "ghosts": i.ghosts,
                     "created": i.created.isoformat(),
                     "updated": i.updated.isoformat(),
                     "made_by_foley": i.made_by_foley,
@@ -94,6 +99,11 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     )
     for i in infos:
         title = i.title or ("(foley)" if i.made_by_foley else "")
+        notes = [
+            f"{n} {what}" for n, what in ((i.conflicts, "conflicts"), (i.ghosts, "ghosts")) if n
+        ]
+        if notes:
+            title = f"{title} ({', '.join(notes)})" if title else f"({', '.join(notes)})"
         print(
             f"{i.session_id:<{width}}  {i.picked:>6} {i.rejected:>6} {i.total:>6}  "
             f"{_when(i.created):<16}  {_when(i.updated):<16}  {title}"
@@ -114,7 +124,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     info = service.info(session_id)
     store = service.get(session_id, touch=False)  # looking is not opening
     meta = store.meta()
-    problems = store.problems()
+    problems = store.inspect()  # reads every file, as the app does
     extras = [extra(service, session_id) for extra in SHOW_EXTRAS]
     if args.json:
         _print_json(
@@ -127,6 +137,8 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "rejected": info.rejected,
                 "total": info.total,
                 "made_by_foley": info.made_by_foley,
+                "conflicts": info.conflicts,
+                "ghosts": info.ghosts,
                 "cursor": meta.cursor,
                 "path": str(service.sessions_dir / session_id) if service.data_dir else None,
                 "can_undo": store.can_undo(),
@@ -143,6 +155,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"created:   {_when(info.created)}")
     print(f"updated:   {_when(info.updated)}")
     print(f"sounds:    {info.total} ({info.picked} picked, {info.rejected} rejected)")
+    if info.conflicts:
+        print(f"conflicts: {info.conflicts} picked and rejected at once (foley allows both)")
+    if info.ghosts:
+        print(f"ghosts:    {info.ghosts} picks with no cached candidate (foley plan drops them)")
     if service.data_dir:
         print(f"folder:    {service.sessions_dir / session_id}")
     for line in (line for _, lines in extras for line in lines):

@@ -255,8 +255,10 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
         try:
             atomic_write(path, data, durable=durable)
         except FileNotFoundError:
-            # foley creates a namespace folder on first write; so do we.
-            os.makedirs(self.path, exist_ok=True)
+            # foley creates a namespace folder on first write; so do we, but never the
+            # session folder above it: a session deleted while open stays deleted.
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(self.path)
             if durable:
                 fsync_dir(os.path.dirname(self.path))
             atomic_write(path, data, durable=durable)

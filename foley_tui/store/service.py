@@ -13,7 +13,6 @@ import contextlib
 import hashlib
 import json
 import os
-import secrets
 import shutil
 import threading
 from collections import OrderedDict
@@ -52,7 +51,9 @@ from foley_tui.store.records import (
     new_ulid,
     now_utc,
 )
+from foley_tui.store.recovery import recover, replaced_name, staging_name, sweep_temps
 from foley_tui.store.session import SessionStore
+from foley_tui.store.trash import move_to_trash
 from foley_tui.store.usage import USAGE_FILE, Usage, ledger_of
 
 NAMESPACES = ("candidates", "picks", "rejects")
@@ -119,6 +120,10 @@ def checksum_of(doc: dict[str, Any]) -> str:
 
 
 class SessionService(LedgerServiceMixin):
+    #: One line per leftover of an earlier crash this service cleaned up (stale import
+    #: folders, an interrupted ``--overwrite``, stale temp files): the CLI prints them.
+    recovered: builtins.list[str] = []
+
     """Sessions under ``data_dir/sessions/`` (foley's layout), or in memory.
 
     Safe to share between threads. The sessions it holds open are kept in a
@@ -139,6 +144,8 @@ class SessionService(LedgerServiceMixin):
         self._window: int | None = None
         self._pinned: set[str] = set()
         self._lock = threading.RLock()
+        # What a killed import left behind is finished or rolled back on the next run.
+        self.recovered = recover(self.sessions_dir)
 
     @classmethod
     def in_memory(cls, max_sessions: int = MAX_SESSIONS, window: int = 20) -> SessionService:
@@ -225,6 +232,9 @@ class SessionService(LedgerServiceMixin):
                 session_path=folder,
             )
             self._admit(self._stores, session_id, store)
+            swept = sweep_temps([folder / "picks", folder / "rejects", folder / STATE_DIR])
+            if swept:
+                self.recovered = [*self.recovered, *swept]
         return store
 
     def _ids(self) -> list[str]:
@@ -358,7 +368,9 @@ class SessionService(LedgerServiceMixin):
             raise SessionServiceError(str(exc)) from exc
 
     def delete(self, session_id: str) -> None:
-        """Delete that one session folder (and nothing else)."""
+        """Move that one session folder to the trash of its file system (as foley's own
+        deletes do: restorable from a file manager); nothing else is touched. A store
+        still open on it refuses to write it back (SessionDeletedError)."""
         validate_session_id(session_id)
         if not self._exists(session_id):
             raise SessionNotFoundError(f"no session {session_id!r}")
@@ -369,11 +381,7 @@ class SessionService(LedgerServiceMixin):
                 return
         folder = self._path(session_id)
         try:
-            if folder.is_symlink():
-                folder.unlink()  # never follow a link out of sessions/
-            else:
-                shutil.rmtree(folder)
-            fsync_dir(str(self.sessions_dir))
+            move_to_trash(folder)  # a link is moved as a link, never followed
         except OSError as exc:
             raise SessionServiceError(
                 f"could not delete {session_id!r}: {exc.strerror or exc}"
@@ -502,8 +510,10 @@ class SessionService(LedgerServiceMixin):
         # Build the whole session in a hidden staging folder, then rename it into place:
         # a failed import leaves nothing half-made, and foley never sees the staging folder.
         self.sessions_dir.mkdir(parents=True, exist_ok=True)
-        staging = self.sessions_dir / f".import-{secrets.token_hex(6)}"
+        staging = self.sessions_dir / staging_name()
         staging.mkdir()
+        replaced: Path | None = None
+        target = self._path(session_id)
         try:
             for name, values in (
                 ("candidates", candidates),
@@ -528,21 +538,29 @@ class SessionService(LedgerServiceMixin):
                 atomic_write(str(state / MESSAGES_FILE), encode_lines(messages), durable=True)
             if usage != Usage():
                 atomic_write(str(state / USAGE_FILE), dumps(usage.to_record()), durable=True)
-            target = self._path(session_id)
-            trash: Path | None = None
-            if target.exists() or target.is_symlink():
-                trash = self.sessions_dir / f".replaced-{secrets.token_hex(6)}"
-                os.replace(target, trash)
+            # Two renames; a crash between them is rolled back on the next run (the
+            # parked folder's name says which session it is), a crash after them is
+            # finished (the parked folder goes to the trash): see recovery.recover.
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if os.path.lexists(target):
+                replaced = self.sessions_dir / replaced_name(session_id)
+                os.replace(target, replaced)
             os.replace(staging, target)
             fsync_dir(str(self.sessions_dir))
-            if trash is not None:
-                if trash.is_symlink():
-                    trash.unlink()
-                else:
-                    shutil.rmtree(trash, ignore_errors=True)
         except BaseException:
+            if replaced is not None and not os.path.lexists(target):
+                os.replace(replaced, target)  # roll back: the old session stays
             shutil.rmtree(staging, ignore_errors=True)
             raise
+        if replaced is not None:
+            try:
+                move_to_trash(replaced, original=target)
+            except OSError as exc:
+                self.recovered = [
+                    *self.recovered,
+                    f"the replaced session is kept in {replaced} "
+                    f"(the trash refused it: {exc.strerror or exc})",
+                ]
 
 
 def _constant(record: dict[str, Any]) -> Callable[[builtins.list[dict[str, Any]]], dict[str, Any]]:
@@ -620,11 +638,7 @@ def _validate_export(doc: object) -> tuple[str, tuple[Any, ...]]:
             if name == "rejects" and not isinstance(value.get("reason"), str | None):
                 raise SessionImportError(f"rejects/{key}: reason must be text or null")
         namespaces.append(values)
-    overlap = set(namespaces[1]) & set(namespaces[2])
-    if overlap:
-        raise SessionImportError(
-            f"sounds both picked and rejected: {', '.join(sorted(overlap)[:5])}"
-        )
+    # A sound both picked and rejected is foley's own state (a conflict): imported as is.
     journal = doc.get("journal", [])
     if not isinstance(journal, list) or any(
         not isinstance(r, dict) or JournalEntry.from_record(r) is None for r in journal

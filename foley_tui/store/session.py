@@ -121,6 +121,17 @@ class SessionStore(DecisionsMixin, RowsMixin, MetaMixin):
     def __repr__(self) -> str:
         return f"SessionStore({self.session_id!r}, data_dir={self.data_dir!r})"
 
+    def inspect(self) -> list[StoreProblem]:
+        """Read the whole session as the app does (every candidate row, pick, reject, the
+        journal and our metadata) and return every problem found: what ``session show``
+        lists, so no damaged file is known to the app and the export only."""
+        self.rows()
+        self.picks()
+        self.rejects()
+        self.journal()
+        self.meta()
+        return self.problems()
+
     # ------------------------------------------------------------------ change token
     def change_token(self) -> Hashable:
         """Differs after any write to candidates, picks, rejects or the journal.

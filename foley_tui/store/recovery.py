@@ -1,0 +1,122 @@
+"""Clean recovery from a crash: what a killed import or writer of ours leaves behind.
+
+* ``sessions/.import-<pid>-<hex>``: a staging folder of an import (only our copy of an
+  export): removed once its process is gone.
+* ``sessions/.replaced-<pid>-<hex>-<quoted id>``: the session an ``--overwrite`` import
+  replaced, between its two renames. Once its process is gone it is *finished* (moved
+  to the trash, when the new session is in place) or *rolled back* (renamed back, when
+  the crash came before the new session got there): never unlinked.
+* hidden ``.<name>.<hex>.tmp`` files of our atomic writes, in a session's namespace
+  folders and our state folder, older than :data:`STALE_TEMP_S`.
+
+SQLite's own ``-wal``/``-journal`` files are never touched (not hidden, not ``.tmp``).
+Every action is reported as one line (the CLI prints them).
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import shutil
+import time
+import urllib.parse
+from pathlib import Path
+
+from foley_tui.store.files import fsync_dir
+from foley_tui.store.trash import move_to_trash
+
+#: A temp file this old cannot belong to a write still in progress.
+STALE_TEMP_S = 600.0
+
+_STAGING = re.compile(r"^\.import-(\d+)-[0-9a-f]+$")
+_REPLACED = re.compile(r"^\.replaced-(\d+)-[0-9a-f]+-(.+)$")
+_TEMP = re.compile(r"^\..+\.[0-9a-f]{8}\.tmp$")
+
+
+def staging_name() -> str:
+    return f".import-{os.getpid()}-{secrets.token_hex(6)}"
+
+
+def replaced_name(session_id: str) -> str:
+    """Where an overwrite parks the session it replaces; the name says which session
+    (so a crash can be rolled back) and which process (so a live import is left alone)."""
+    return (
+        f".replaced-{os.getpid()}-{secrets.token_hex(4)}-{urllib.parse.quote(session_id, safe='')}"
+    )
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def recover(sessions_dir: Path) -> list[str]:
+    """Finish or roll back what dead imports left in ``sessions_dir``; one line each."""
+    report: list[str] = []
+    try:
+        entries = [e for e in os.scandir(sessions_dir) if e.name.startswith(".")]
+    except OSError:
+        return report
+    for entry in entries:
+        path = Path(entry.path)
+        staging = _STAGING.match(entry.name)
+        if staging and not _alive(int(staging.group(1))):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            report.append(f"removed the staging folder of an interrupted import ({entry.name})")
+            continue
+        replaced = _REPLACED.match(entry.name)
+        if replaced and not _alive(int(replaced.group(1))):
+            session_id = urllib.parse.unquote(replaced.group(2))
+            target = sessions_dir / session_id
+            try:
+                if not os.path.lexists(target):
+                    os.replace(path, target)
+                    fsync_dir(str(target.parent))
+                    report.append(
+                        f"rolled back an interrupted import --overwrite of {session_id!r}: "
+                        "the session is as it was before"
+                    )
+                else:
+                    where = move_to_trash(path, original=target)
+                    report.append(
+                        f"finished an interrupted import --overwrite of {session_id!r}: "
+                        f"the replaced session is in the trash ({where})"
+                    )
+            except OSError as exc:
+                report.append(f"could not recover {entry.name}: {exc.strerror or exc}")
+    return report
+
+
+def sweep_temps(folders: list[Path], *, older_than: float = STALE_TEMP_S) -> list[str]:
+    """Remove our stale atomic-write temp files from ``folders``; one line each."""
+    report: list[str] = []
+    now = time.time()
+    for folder in folders:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if not _TEMP.match(entry.name):
+                continue
+            with contextlib.suppress(OSError):
+                st = entry.stat(follow_symlinks=False)
+                if entry.is_file(follow_symlinks=False) and now - st.st_mtime > older_than:
+                    os.unlink(entry.path)
+                    report.append(f"removed a stale temp file {entry.path}")
+    return report
