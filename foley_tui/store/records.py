@@ -146,12 +146,18 @@ def normalize_state(state: object) -> dict[str, Any]:
     if not isinstance(state, Mapping):
         return dict(UNDECIDED)
     if "pick" in state or "reject" in state:
+        # Inline (no Verdicts): this runs twice per entry of a whole-journal read.
         pick = state.get("pick")
         reject = state.get("reject")
-        return Verdicts(
-            pick if isinstance(pick, dict) else None,
-            reject if isinstance(reject, dict) else None,
-        ).to_state()
+        out: dict[str, Any] = {}
+        if isinstance(pick, dict):
+            out["status"] = "conflict" if isinstance(reject, dict) else "picked"
+            out["pick"] = pick
+        else:
+            out["status"] = "rejected" if isinstance(reject, dict) else "undecided"
+        if isinstance(reject, dict):
+            out["reject"] = reject
+        return out
     status = state.get("status")
     if status == "picked":
         return {

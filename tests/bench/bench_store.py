@@ -9,6 +9,10 @@ Measured in the same run, each figure the median of several runs:
   count), over 1,000 picks;
 * listing 1,000 picks (``list_picks``) against foley's;
 * caching 10k candidates against foley's ``cache_candidates`` (same Candidate objects);
+* a pick in a fresh process (``update_pick`` on a fresh store: the journal's tail read,
+  the atomic write, the append) with an empty journal, a 100k-entry journal and 40k
+  garbage lines, against a bare stdlib fsync'd atomic write; and undo availability
+  (the one whole read of a 100k-entry journal);
 * the rows of a 100k-candidate session (~3 KB files): our ``rows()`` with a valid index
   and the first time (no index), against foley's read-all (``candidates.items()``) and a
   plain ``scandir`` + ``json.loads`` + row extraction; each in a fresh child process so
@@ -255,6 +259,57 @@ def bench_picks(n: int, work: Path) -> dict[str, Any]:
     return result
 
 
+def _journal_lines(record: bytes, entries: int, garbage: int) -> bytes:
+    lines = [record.replace(b'"seq":1,', f'"seq":{n},'.encode(), 1) for n in range(1, entries + 1)]
+    lines += [b"\x00garbage, not a record"] * garbage
+    return b"\n".join(lines) + b"\n" if lines else b""
+
+
+def bench_journal(work: Path, samples: int, entries: int, garbage: int) -> dict[str, Any]:
+    """A first pick of a fresh store (what one ``foley-tui pick`` costs) per journal size."""
+    data = work / f"journal-{secrets.token_hex(3)}"
+    service = SessionService(data)
+    sid = service.create("journal")
+    store = service.get(sid)
+    store.cache_candidates([make_candidate(i) for i in range(samples)])
+    store.update_pick(make_candidate(0)["sound"]["id"])
+    journal = data / "sessions" / sid / ".foley-tui" / "journal.jsonl"
+    record = journal.read_bytes().rstrip(b"\n")
+    shapes = {"empty": (0, 0), "100k": (entries, 0), "40k-garbage": (1, garbage)}
+    out: dict[str, Any] = {}
+    for name, (n_entries, n_garbage) in shapes.items():
+        journal.write_bytes(_journal_lines(record, n_entries, n_garbage))
+        cost, plain = [], []
+        for i in range(1, samples):
+            fresh = SessionService(data).get(sid, touch=False)
+            started = time.perf_counter()
+            fresh.update_pick(make_candidate(i)["sound"]["id"], layer=LAYERS[i % 5])
+            cost.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            stdlib_atomic_write(work / f"plain-{i}.json", b"{}")
+            plain.append(time.perf_counter() - started)
+        for i in range(1, samples):  # undecided again for the next shape
+            store.clear(make_candidate(i)["sound"]["id"])
+        journal.write_bytes(_journal_lines(record, n_entries, n_garbage))
+        fresh = SessionService(data).get(sid, touch=False)
+        started = time.perf_counter()
+        fresh.can_undo()
+        full_read = time.perf_counter() - started
+        out[name] = {
+            "first_pick_p50_ms": ms(statistics.median(cost)),
+            "stdlib_write_p50_ms": ms(statistics.median(plain)),
+            "ratio_pick_over_stdlib": round(statistics.median(cost) / statistics.median(plain), 2),
+            "can_undo_full_read_ms": ms(full_read),
+        }
+    out["ratio_100k_over_empty"] = round(
+        out["100k"]["first_pick_p50_ms"] / out["empty"]["first_pick_p50_ms"], 2
+    )
+    out["ratio_garbage_over_empty"] = round(
+        out["40k-garbage"]["first_pick_p50_ms"] / out["empty"]["first_pick_p50_ms"], 2
+    )
+    return out
+
+
 def bench_cache(n: int, work: Path) -> dict[str, Any]:
     """One run: cache n candidates with ours and with foley (the same Candidate objects)."""
     from foley.base import Candidate as FoleyCandidate
@@ -351,6 +406,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--child", nargs=2, metavar=("OP", "DATA"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--journal-only", action="store_true", help="only the pick-cost-by-journal-size figure"
+    )
     args = parser.parse_args(argv if argv is not None else [])
     if args.child:
         print(json.dumps(child(*args.child)))
@@ -362,6 +420,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="work-", dir=CACHE))
     results: dict[str, Any] = {}
     try:
+        journal_runs = [
+            bench_journal(work, 21 if args.quick else 41, 100_000, 40_000)
+            for _ in range(max(1, runs - 2))
+        ]
+        results["journal"] = journal_runs[len(journal_runs) // 2]
+        print(f"  journal: {results['journal']}", flush=True)
+        if args.journal_only:
+            print(json.dumps(results, indent=2))
+            return results
         pick_runs = [bench_picks(picks_n, work) for _ in range(runs)]
         picks = {k: round(statistics.median(r[k] for r in pick_runs), 3) for k in pick_runs[0]}
         picks["n"] = picks_n
