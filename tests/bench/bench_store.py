@@ -46,13 +46,13 @@ ROOT = HERE.parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from foley_tui.model import Candidate  # noqa: E402
+from foley_tui.model import Candidate, Layer  # noqa: E402
 from foley_tui.store import SessionService  # noqa: E402
 from foley_tui.store.local import license_record  # noqa: E402
 
 CACHE = Path(os.environ.get("FOLEY_TUI_BENCH_CACHE", "/tmp/foley_tui_bench_store"))
 BIG_SESSION = "bench100k"
-LAYERS = ("voice", "sfx_fg", "ambience", "stinger", "music")
+LAYERS: tuple[Layer, ...] = ("voice", "sfx_fg", "ambience", "stinger", "music")
 
 
 # ---------------------------------------------------------------------- fixtures
@@ -208,7 +208,7 @@ def bench_picks(n: int, work: Path) -> dict[str, Any]:
         store.add_pick(f"freesound:{i}", layer=LAYERS[i % 5], onset=i * 0.5)
         ours.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        ui_store.set_layer(f"freesound:{i}", LAYERS[i % 5])  # type: ignore[arg-type]
+        ui_store.set_layer(f"freesound:{i}", LAYERS[i % 5])
         ours_ui.append(time.perf_counter() - t0)
         data = json.dumps({"sound_id": f"x{i}", "layer": "voice", "onset": 1.0}, indent=4)
         t0 = time.perf_counter()
