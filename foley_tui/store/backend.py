@@ -366,6 +366,29 @@ class FileState(StateBackend):
             fsync_dir(self.path)  # a new journal: make its name durable too
         return JournalAppend(records, read_from, start, size + len(line))
 
+    def append_line(self, name: str, line: bytes) -> tuple[int, int]:
+        """Append one newline-terminated record to our file ``name``, durably (fdatasync
+        before returning). Returns (start, end), the offsets the record was written
+        between; a torn last line (a crash mid-append) first gets its newline."""
+        self.ensure()
+        path = self._file(name)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                # A crash tore the last record: start ours on a fresh line.
+                line = b"\n" + line
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fdatasync(fd)
+        finally:
+            os.close(fd)
+        if size == 0:
+            fsync_dir(self.path)  # a new file: make its name durable too
+        # A torn tail got a newline first: the record itself starts after it.
+        return (size + 1 if line[:1] == b"\n" else size), size + len(line)
+
     def journal_token(self) -> Hashable:
         try:
             st = os.stat(self._file(JOURNAL_FILE))

@@ -31,7 +31,6 @@ from typing import Any
 from foley_tui.model import ValidationError
 from foley_tui.store.backend import FileState, StateBackend
 from foley_tui.store.errors import StoreProblem
-from foley_tui.store.files import fsync_dir
 from foley_tui.store.records import iso, new_ulid, now_utc, parse_iso
 
 MESSAGES_FILE = "messages.jsonl"
@@ -244,30 +243,11 @@ class Conversation:
     def _append_line(self, message: Message) -> bool:
         """Write the message's line; True when it can be taken as read (nothing unread
         came before it), so no re-read is needed."""
-        assert self._path is not None
+        assert isinstance(self.state, FileState)
         line = json.dumps(message.to_record(), separators=(",", ":"), ensure_ascii=False)
-        data = line.encode("utf-8") + b"\n"
-        folder = os.path.dirname(self._path)
-        if not os.path.isdir(folder):
-            os.makedirs(folder, exist_ok=True)
-            fsync_dir(os.path.dirname(folder))
-        created = not os.path.exists(self._path)
-        fd = os.open(self._path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
-        try:
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                # A crash tore the last line: ours starts on a fresh line.
-                data = b"\n" + data
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fdatasync(fd)
-        finally:
-            os.close(fd)
-        if created:
-            fsync_dir(folder)
-        if size == self._offset and data[:1] != b"\n":  # nothing unread before ours
-            self._offset = size + len(data)
+        start, end = self.state.append_line(MESSAGES_FILE, line.encode("utf-8") + b"\n")
+        if start == self._offset:  # nothing unread before ours (we hold the lock)
+            self._offset = end
             return True
         return False
 

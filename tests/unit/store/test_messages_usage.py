@@ -462,3 +462,31 @@ def test_message_record_round_trip() -> None:
     message = service.append_message(sid, "agent", "x", {"n": [1, 2.5, None]})
     assert Message.from_record(json.loads(json.dumps(message.to_record()))) == message
     assert Message.from_record({"seq": True}) is None
+
+
+def test_a_failed_write_is_a_store_write_error_and_keeps_nothing(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from foley_tui.store import StoreWriteError, usage
+    from foley_tui.store.backend import FileState
+
+    service = SessionService(data_dir)
+    sid = service.create()
+    service.append_message(sid, "user", "kept")
+    service.update_token_usage(sid, 1, 1, 1)
+
+    def full(*_: object, **__: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(FileState, "append_line", full)
+    monkeypatch.setattr(usage, "atomic_write", full)
+    with pytest.raises(StoreWriteError, match=r"could not save the message.*No space left"):
+        service.append_message(sid, "user", "lost")
+    with pytest.raises(StoreWriteError, match=r"could not save the usage.*No space left"):
+        service.update_token_usage(sid, 5, 5, 5)
+    monkeypatch.undo()
+    assert [m.content for m in service.messages(sid)] == ["kept"]
+    assert service.append_message(sid, "user", "next").seq == 2
+    assert service.usage(sid).input_tokens == 1
