@@ -137,6 +137,30 @@ class StateBackend:
         """Serialise decisions of all our threads and processes on this session."""
         yield
 
+    # Our other per-session state (the conversation, the usage counters): append-only
+    # logs of newline-terminated records and small whole documents, by name. A shared
+    # backend implements these five; MemoryState does not (the in-memory service keeps
+    # that state in the objects that use it, bounded).
+    def append_line(self, name: str, line: bytes) -> tuple[int, int]:
+        """Append one newline-terminated record durably; (start, end) offsets."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no {name}")
+
+    def read_from(self, name: str, offset: int) -> bytes:
+        """The bytes of log ``name`` from ``offset`` on (b"" when there is none)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no {name}")
+
+    def token_of(self, name: str) -> Hashable:
+        """Differs after any write to ``name`` (cheap: for polling)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no {name}")
+
+    def read_doc(self, name: str) -> bytes | None:
+        """The bytes of document ``name``, or None when there is none."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no {name}")
+
+    def write_doc(self, name: str, data: bytes) -> None:
+        """Replace document ``name`` atomically and durably."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no {name}")
+
     def read_index(self) -> Any:
         return None
 
@@ -390,11 +414,33 @@ class FileState(StateBackend):
         return (size + 1 if line[:1] == b"\n" else size), size + len(line)
 
     def journal_token(self) -> Hashable:
+        return self.token_of(JOURNAL_FILE)
+
+    def token_of(self, name: str) -> Hashable:
         try:
-            st = os.stat(self._file(JOURNAL_FILE))
+            st = os.stat(self._file(name))
         except FileNotFoundError:
             return None
         return (st.st_size, st.st_mtime_ns)
+
+    def read_from(self, name: str, offset: int) -> bytes:
+        try:
+            with open(self._file(name), "rb") as fh:
+                fh.seek(offset)
+                return fh.read()
+        except FileNotFoundError:
+            return b""
+
+    def read_doc(self, name: str) -> bytes | None:
+        try:
+            with open(self._file(name), "rb") as fh:
+                return fh.read()
+        except FileNotFoundError:
+            return None
+
+    def write_doc(self, name: str, data: bytes) -> None:
+        self.ensure()
+        atomic_write(self._file(name), data, durable=True)
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:

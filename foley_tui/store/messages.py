@@ -29,7 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from foley_tui.model import ValidationError
-from foley_tui.store.backend import FileState, StateBackend
+from foley_tui.store.backend import FileState, MemoryState, StateBackend
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.records import iso, new_ulid, now_utc, parse_iso
 
@@ -138,8 +138,13 @@ class Conversation:
             raise ValueError("window must be at least 1")
         self.state = state
         self.window = window
-        self._path = (
-            os.path.join(state.path, MESSAGES_FILE) if isinstance(state, FileState) else None
+        # In memory the deque below is the whole storage (bounded by ``window``); any other
+        # backend (files, a shared store) keeps the log and we read it incrementally.
+        self._stored = not isinstance(state, MemoryState)
+        self._where = (
+            os.path.join(state.path, MESSAGES_FILE)
+            if isinstance(state, FileState)
+            else MESSAGES_FILE
         )
         self._messages: collections.deque[Message] = collections.deque(maxlen=window)
         self._last_seq = 0
@@ -150,15 +155,10 @@ class Conversation:
     # ------------------------------------------------------------------ reading
     def refresh(self) -> list[Message]:
         """Read what was appended since the last read (by any process); return it."""
-        if self._path is None:
+        if not self._stored:
             return []
         with self._lock:
-            try:
-                with open(self._path, "rb") as fh:
-                    fh.seek(self._offset)
-                    data = fh.read()
-            except FileNotFoundError:
-                return []
+            data = self.state.read_from(MESSAGES_FILE, self._offset)
             end = data.rfind(b"\n")
             if end < 0:  # nothing complete yet (a writer mid-line, or a torn tail)
                 return []
@@ -209,20 +209,16 @@ class Conversation:
 
     def token(self) -> Hashable:
         """Differs after any append (by any process): cheap to poll for live updates."""
-        if self._path is None:
+        if not self._stored:
             return self._last_seq
-        try:
-            st = os.stat(self._path)
-        except FileNotFoundError:
-            return None
-        return (st.st_size, st.st_mtime_ns)
+        return self.state.token_of(MESSAGES_FILE)
 
     @property
     def problems(self) -> list[StoreProblem]:
         return list(self._problems)
 
     def _problem(self, reason: str) -> None:
-        problem = StoreProblem("foley-tui", MESSAGES_FILE, self._path or MESSAGES_FILE, reason)
+        problem = StoreProblem("foley-tui", MESSAGES_FILE, self._where, reason)
         if problem not in self._problems:
             self._problems.append(problem)
 
@@ -233,7 +229,7 @@ class Conversation:
         with self._lock, self.state.lock():
             self.refresh()  # what other processes appended: our seq follows theirs
             message = Message(new_ulid(), self._last_seq + 1, role, content, now_utc(), meta)
-            if self._path is None or self._append_line(message):
+            if not self._stored or self._append_line(message):
                 self._messages.append(message)
                 self._last_seq = message.seq
             else:
@@ -243,7 +239,6 @@ class Conversation:
     def _append_line(self, message: Message) -> bool:
         """Write the message's line; True when it can be taken as read (nothing unread
         came before it), so no re-read is needed."""
-        assert isinstance(self.state, FileState)
         line = json.dumps(message.to_record(), separators=(",", ":"), ensure_ascii=False)
         start, end = self.state.append_line(MESSAGES_FILE, line.encode("utf-8") + b"\n")
         if start == self._offset:  # nothing unread before ours (we hold the lock)

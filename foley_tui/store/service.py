@@ -127,6 +127,12 @@ class SessionService(LedgerServiceMixin):
     :meth:`pin` keeps a session (the one on screen) from ever being dropped.
     """
 
+    # Class-level defaults, so a subclass that sets up its own state without calling
+    # __init__ (a networked service) still works: one lock, the default bound.
+    _lock = threading.RLock()
+    _max_sessions = MAX_SESSIONS
+    _pinned: frozenset[str] = frozenset()
+
     def __init__(
         self, data_dir: Path | str | None = None, *, max_sessions: int = MAX_SESSIONS
     ) -> None:
@@ -137,7 +143,7 @@ class SessionService(LedgerServiceMixin):
         self._stores: OrderedDict[str, SessionStore] = OrderedDict()
         self._max_sessions = max_sessions
         self._window: int | None = None
-        self._pinned: set[str] = set()
+        self._pinned = frozenset()
         self._lock = threading.RLock()
 
     @classmethod
@@ -153,7 +159,7 @@ class SessionService(LedgerServiceMixin):
         service._stores = OrderedDict()
         service._max_sessions = max_sessions
         service._window = window
-        service._pinned = set()
+        service._pinned = frozenset()
         service._lock = threading.RLock()
         return service
 
@@ -164,7 +170,7 @@ class SessionService(LedgerServiceMixin):
     def pin(self, session_id: str | None) -> None:
         """Keep ``session_id`` from eviction (None: pin nothing); one pinned at a time."""
         with self._lock:
-            self._pinned = {session_id} if session_id else set()
+            self._pinned = frozenset({session_id} if session_id else ())
 
     def _admit(
         self, cache: OrderedDict[str, SessionStore], session_id: str, store: SessionStore
