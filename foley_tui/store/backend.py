@@ -140,9 +140,14 @@ class StateBackend:
     # Our other per-session state (the conversation, the usage counters): append-only
     # logs of newline-terminated records and small whole documents, by name. A shared
     # backend implements these five; MemoryState does not (the in-memory service keeps
-    # that state in the objects that use it, bounded).
-    def append_line(self, name: str, line: bytes) -> tuple[int, int]:
-        """Append one newline-terminated record durably; (start, end) offsets."""
+    # that state in the objects that use it, bounded). Writers hold ``lock()``; where that
+    # lock does not exclude other processes (Redis), ``expect``/``old`` make the write a
+    # compare-and-swap and the caller re-reads and retries when it lost the race.
+    def append_line(
+        self, name: str, line: bytes, *, expect: int | None = None
+    ) -> tuple[int, int] | None:
+        """Append one newline-terminated record durably; (start, end) offsets, or None
+        when ``expect`` is given and the log no longer ends there (nothing written)."""
         raise NotImplementedError(f"{type(self).__name__} keeps no {name}")
 
     def read_from(self, name: str, offset: int) -> bytes:
@@ -157,8 +162,9 @@ class StateBackend:
         """The bytes of document ``name``, or None when there is none."""
         raise NotImplementedError(f"{type(self).__name__} keeps no {name}")
 
-    def write_doc(self, name: str, data: bytes) -> None:
-        """Replace document ``name`` atomically and durably."""
+    def swap_doc(self, name: str, old: bytes | None, new: bytes) -> bool:
+        """Replace document ``name`` by ``new`` (atomically, durably) if it still holds
+        ``old`` (None: absent); False, writing nothing, when it changed meanwhile."""
         raise NotImplementedError(f"{type(self).__name__} keeps no {name}")
 
     def read_index(self) -> Any:
@@ -390,10 +396,11 @@ class FileState(StateBackend):
             fsync_dir(self.path)  # a new journal: make its name durable too
         return JournalAppend(records, read_from, start, size + len(line))
 
-    def append_line(self, name: str, line: bytes) -> tuple[int, int]:
+    def append_line(self, name: str, line: bytes, *, expect: int | None = None) -> tuple[int, int]:
         """Append one newline-terminated record to our file ``name``, durably (fdatasync
         before returning). Returns (start, end), the offsets the record was written
-        between; a torn last line (a crash mid-append) first gets its newline."""
+        between; a torn last line (a crash mid-append) first gets its newline.
+        ``expect`` is not needed here: writers hold the flock of :meth:`lock`."""
         self.ensure()
         path = self._file(name)
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
@@ -438,9 +445,13 @@ class FileState(StateBackend):
         except FileNotFoundError:
             return None
 
-    def write_doc(self, name: str, data: bytes) -> None:
+    def swap_doc(self, name: str, old: bytes | None, new: bytes) -> bool:
+        # Callers hold the flock of lock(): the check is for the contract, never racy.
+        if self.read_doc(name) != old:
+            return False
         self.ensure()
-        atomic_write(self._file(name), data, durable=True)
+        atomic_write(self._file(name), new, durable=True)
+        return True
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:

@@ -38,6 +38,8 @@ MESSAGES_FILE = "messages.jsonl"
 ROLES = ("user", "agent", "system")
 #: Longest message we accept (characters): a note, not a file.
 MAX_CONTENT = 100_000
+#: Compare-and-swap retries (shared stores without a cross-process lock) before giving up.
+MAX_RACES = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,24 +229,28 @@ class Conversation:
         """Append one message durably; it gets the session's next ``seq``."""
         role, content, meta = check_message(role, content, metadata)
         with self._lock, self.state.lock():
-            self.refresh()  # what other processes appended: our seq follows theirs
-            message = Message(new_ulid(), self._last_seq + 1, role, content, now_utc(), meta)
-            if not self._stored or self._append_line(message):
-                self._messages.append(message)
-                self._last_seq = message.seq
-            else:
-                self.refresh()  # a torn line came before ours: read both (reporting it)
-            return message
-
-    def _append_line(self, message: Message) -> bool:
-        """Write the message's line; True when it can be taken as read (nothing unread
-        came before it), so no re-read is needed."""
-        line = json.dumps(message.to_record(), separators=(",", ":"), ensure_ascii=False)
-        start, end = self.state.append_line(MESSAGES_FILE, line.encode("utf-8") + b"\n")
-        if start == self._offset:  # nothing unread before ours (we hold the lock)
-            self._offset = end
-            return True
-        return False
+            for _ in range(MAX_RACES):
+                self.refresh()  # what other processes appended: our seq follows theirs
+                message = Message(new_ulid(), self._last_seq + 1, role, content, now_utc(), meta)
+                if not self._stored:
+                    self._messages.append(message)
+                    self._last_seq = message.seq
+                    return message
+                line = json.dumps(message.to_record(), separators=(",", ":"), ensure_ascii=False)
+                written = self.state.append_line(
+                    MESSAGES_FILE, line.encode("utf-8") + b"\n", expect=self._offset
+                )
+                if written is None:
+                    continue  # another writer got there first (shared store): renumber
+                start, end = written
+                if start == self._offset:  # nothing unread before ours: take it as read
+                    self._messages.append(message)
+                    self._last_seq = message.seq
+                    self._offset = end
+                else:
+                    self.refresh()  # a torn line came before ours: read both (reporting it)
+                return message
+        raise OSError(f"could not append a message: {MAX_RACES} other writers came first")
 
     # ------------------------------------------------------------------ import
     def load(self, records: list[dict[str, Any]]) -> None:

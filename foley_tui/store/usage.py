@@ -25,6 +25,7 @@ from foley_tui.model import ValidationError
 from foley_tui.store.backend import FileState, MemoryState, StateBackend
 from foley_tui.store.codec import DecodeError, dumps, loads_object
 from foley_tui.store.errors import StoreProblem
+from foley_tui.store.messages import MAX_RACES
 from foley_tui.store.records import iso, now_utc, parse_iso
 
 USAGE_FILE = "usage.json"
@@ -157,11 +158,15 @@ class Ledger:
             return Usage()
 
     def _load(self) -> Usage:
+        return self._load_raw()[0]
+
+    def _load_raw(self) -> tuple[Usage, bytes | None]:
+        """The counters and the stored bytes they came from (for compare-and-swap)."""
         if not self._stored:
-            return self._memory
+            return self._memory, None
         try:
             data = self.state.read_doc(USAGE_FILE)
-            return Usage() if data is None else Usage.from_record(loads_object(data))
+            return (Usage() if data is None else Usage.from_record(loads_object(data))), data
         except (DecodeError, ValueError, OSError) as exc:
             reason = getattr(exc, "strerror", None) or str(exc)
             problem = StoreProblem("foley-tui", USAGE_FILE, self._where, reason)
@@ -187,21 +192,27 @@ class Ledger:
         ):
             _count(value, name)
         with self._lock, self.state.lock():
-            # _load, not read: adding to unreadable counters would overwrite them.
-            usage = self._load().plus(input_tokens, output_tokens, cost_micro_usd)
-            self._store(usage)
-            return usage
+            for _ in range(MAX_RACES):
+                # _load_raw, not read: adding to unreadable counters would overwrite them.
+                current, raw = self._load_raw()
+                usage = current.plus(input_tokens, output_tokens, cost_micro_usd)
+                if self._store(usage, raw):
+                    return usage
+        raise OSError(f"could not update the usage: {MAX_RACES} other writers came first")
 
     def replace(self, usage: Usage) -> None:
         """Set the counters (an import restoring them)."""
         with self._lock, self.state.lock():
-            self._store(usage)
+            for _ in range(MAX_RACES):
+                if self._store(usage, self._load_raw()[1]):
+                    return
+        raise OSError(f"could not set the usage: {MAX_RACES} other writers came first")
 
-    def _store(self, usage: Usage) -> None:
-        if self._stored:
-            self.state.write_doc(USAGE_FILE, dumps(usage.to_record()))
-        else:
+    def _store(self, usage: Usage, old: bytes | None) -> bool:
+        if not self._stored:
             self._memory = usage
+            return True
+        return self.state.swap_doc(USAGE_FILE, old, dumps(usage.to_record()))
 
     @property
     def problems(self) -> list[StoreProblem]:

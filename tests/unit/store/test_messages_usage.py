@@ -17,7 +17,14 @@ from foley_tui.store.backend import StateBackend
 from foley_tui.store.history import escape_controls
 from foley_tui.store.messages import MESSAGES_FILE, Conversation, Message
 from foley_tui.store.service import checksum_of
-from foley_tui.store.usage import USAGE_FILE, Ledger, format_usd, generation_cost, usd_to_micro
+from foley_tui.store.usage import (
+    USAGE_FILE,
+    Ledger,
+    Usage,
+    format_usd,
+    generation_cost,
+    usd_to_micro,
+)
 from tests.unit.store.helpers import candidate
 
 
@@ -482,7 +489,7 @@ def test_a_failed_write_is_a_store_write_error_and_keeps_nothing(
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(FileState, "append_line", full)
-    monkeypatch.setattr(FileState, "write_doc", full)
+    monkeypatch.setattr(FileState, "swap_doc", full)
     with pytest.raises(StoreWriteError, match=r"could not save the message.*No space left"):
         service.append_message(sid, "user", "lost")
     with pytest.raises(StoreWriteError, match=r"could not save the usage.*No space left"):
@@ -501,8 +508,12 @@ class _DictState(StateBackend):
         self.logs: dict[str, bytes] = {}
         self.docs: dict[str, bytes] = {}
 
-    def append_line(self, name: str, line: bytes) -> tuple[int, int]:
+    def append_line(
+        self, name: str, line: bytes, *, expect: int | None = None
+    ) -> tuple[int, int] | None:
         start = len(self.logs.get(name, b""))
+        if expect is not None and expect != start:
+            return None
         self.logs[name] = self.logs.get(name, b"") + line
         return start, start + len(line)
 
@@ -515,8 +526,11 @@ class _DictState(StateBackend):
     def read_doc(self, name: str) -> bytes | None:
         return self.docs.get(name)
 
-    def write_doc(self, name: str, data: bytes) -> None:
-        self.docs[name] = data
+    def swap_doc(self, name: str, old: bytes | None, new: bytes) -> bool:
+        if self.docs.get(name) != old:
+            return False
+        self.docs[name] = new
+        return True
 
 
 def test_a_shared_backend_keeps_the_conversation_through_the_state_api() -> None:
@@ -539,3 +553,39 @@ def test_a_backend_without_the_state_api_fails_loudly() -> None:
 
     with pytest.raises(NotImplementedError, match=r"keeps no messages\.jsonl"):
         Conversation(Bare()).append("user", "nowhere to keep it")
+
+
+def test_a_lost_race_on_a_shared_backend_renumbers_and_retries() -> None:
+    """Another writer appends between our read and our write (no cross-process lock):
+    the compare-and-swap refuses ours, we re-read and take the next seq."""
+
+    class Racy(_DictState):
+        def __init__(self) -> None:
+            super().__init__()
+            self.raced = False
+
+        def append_line(
+            self, name: str, line: bytes, *, expect: int | None = None
+        ) -> tuple[int, int] | None:
+            if not self.raced:
+                self.raced = True
+                theirs = json.loads(line)
+                theirs.update(id="01THEIRS000000000000000000", content="theirs")
+                super().append_line(name, json.dumps(theirs).encode() + b"\n")
+            return super().append_line(name, line, expect=expect)
+
+        def swap_doc(self, name: str, old: bytes | None, new: bytes) -> bool:
+            if not self.raced:
+                self.raced = True
+                self.docs[name] = json.dumps(Usage(10, 0, 0).to_record()).encode()
+            return super().swap_doc(name, old, new)
+
+    state = Racy()
+    message = Conversation(state).append("user", "mine")
+    assert message.seq == 2
+    assert [(m.seq, m.content) for m in Conversation(state).messages()] == [
+        (1, "theirs"),
+        (2, "mine"),
+    ]
+    state = Racy()
+    assert Ledger(state).add(5, 0, 0).input_tokens == 15  # their 10 kept, ours added
