@@ -34,6 +34,14 @@ LEGACY_INDEX_FILES = ("index.json",)
 LOCK_FILE = "lock"
 
 
+def _write_durably(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` and fdatasync it (on disk when this returns)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fdatasync(fd)
+
+
 class MemoryNamespace(MutableMapping[str, dict[str, Any]]):
     """A plain in-memory namespace with file semantics: values are stored as foley's
     bytes, so callers get copies, NaN is refused and keys are validated the same way."""
@@ -386,10 +394,7 @@ class FileState(StateBackend):
                 self._bad_journal_lines.add(complete)
                 line = b"\n" + line
                 start = size + 1
-            view = memoryview(line)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fdatasync(fd)
+            _write_durably(fd, line)
         finally:
             os.close(fd)
         if size == 0:
@@ -409,10 +414,7 @@ class FileState(StateBackend):
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 # A crash tore the last record: start ours on a fresh line.
                 line = b"\n" + line
-            view = memoryview(line)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fdatasync(fd)
+            _write_durably(fd, line)
         finally:
             os.close(fd)
         if size == 0:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import builtins
 import json
 import threading
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +47,10 @@ class RedisSessionService(SessionService):
         # Local audio (blobs, by-reference files) is still found under the data dir.
         self.data_dir = paths.data_dir(data_dir) if data_dir else paths.data_dir()
         # The file service's bookkeeping (its thread lock and cache of open stores).
-        self._stores: OrderedDict[str, SessionStore] = OrderedDict()
+        self._stores: dict[str, SessionStore] = {}
         self._max_sessions = MAX_SESSIONS
         self._window: int | None = None
-        self._pinned: set[str] = set()
+        self._pinned = frozenset()
         self._lock = threading.RLock()
 
     def __repr__(self) -> str:
