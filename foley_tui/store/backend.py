@@ -34,6 +34,14 @@ LEGACY_INDEX_FILES = ("index.json",)
 LOCK_FILE = "lock"
 
 
+def _write_durably(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` and fdatasync it (on disk when this returns)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fdatasync(fd)
+
+
 class MemoryNamespace(MutableMapping[str, dict[str, Any]]):
     """A plain in-memory namespace with file semantics: values are stored as foley's
     bytes, so callers get copies, NaN is refused and keys are validated the same way."""
@@ -136,6 +144,36 @@ class StateBackend:
     def lock(self) -> Iterator[None]:
         """Serialise decisions of all our threads and processes on this session."""
         yield
+
+    # Our other per-session state (the conversation, the usage counters): append-only
+    # logs of newline-terminated records and small whole documents, by name. A shared
+    # backend implements these five; MemoryState does not (the in-memory service keeps
+    # that state in the objects that use it, bounded). Writers hold ``lock()``; where that
+    # lock does not exclude other processes (Redis), ``expect``/``old`` make the write a
+    # compare-and-swap and the caller re-reads and retries when it lost the race.
+    def append_line(
+        self, name: str, line: bytes, *, expect: int | None = None
+    ) -> tuple[int, int] | None:
+        """Append one newline-terminated record durably; (start, end) offsets, or None
+        when ``expect`` is given and the log no longer ends there (nothing written)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no {name}")
+
+    def read_from(self, name: str, offset: int) -> bytes:
+        """The bytes of log ``name`` from ``offset`` on (b"" when there is none)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no {name}")
+
+    def token_of(self, name: str) -> Hashable:
+        """Differs after any write to ``name`` (cheap: for polling)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no {name}")
+
+    def read_doc(self, name: str) -> bytes | None:
+        """The bytes of document ``name``, or None when there is none."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no {name}")
+
+    def swap_doc(self, name: str, old: bytes | None, new: bytes) -> bool:
+        """Replace document ``name`` by ``new`` (atomically, durably) if it still holds
+        ``old`` (None: absent); False, writing nothing, when it changed meanwhile."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no {name}")
 
     def read_index(self) -> Any:
         return None
@@ -356,22 +394,66 @@ class FileState(StateBackend):
                 self._bad_journal_lines.add(complete)
                 line = b"\n" + line
                 start = size + 1
-            view = memoryview(line)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fdatasync(fd)
+            _write_durably(fd, line)
         finally:
             os.close(fd)
         if size == 0:
             fsync_dir(self.path)  # a new journal: make its name durable too
         return JournalAppend(records, read_from, start, size + len(line))
 
-    def journal_token(self) -> Hashable:
+    def append_line(self, name: str, line: bytes, *, expect: int | None = None) -> tuple[int, int]:
+        """Append one newline-terminated record to our file ``name``, durably (fdatasync
+        before returning). Returns (start, end), the offsets the record was written
+        between; a torn last line (a crash mid-append) first gets its newline.
+        ``expect`` is not needed here: writers hold the flock of :meth:`lock`."""
+        self.ensure()
+        path = self._file(name)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
         try:
-            st = os.stat(self._file(JOURNAL_FILE))
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                # A crash tore the last record: start ours on a fresh line.
+                line = b"\n" + line
+            _write_durably(fd, line)
+        finally:
+            os.close(fd)
+        if size == 0:
+            fsync_dir(self.path)  # a new file: make its name durable too
+        # A torn tail got a newline first: the record itself starts after it.
+        return (size + 1 if line[:1] == b"\n" else size), size + len(line)
+
+    def journal_token(self) -> Hashable:
+        return self.token_of(JOURNAL_FILE)
+
+    def token_of(self, name: str) -> Hashable:
+        try:
+            st = os.stat(self._file(name))
         except FileNotFoundError:
             return None
         return (st.st_size, st.st_mtime_ns)
+
+    def read_from(self, name: str, offset: int) -> bytes:
+        try:
+            with open(self._file(name), "rb") as fh:
+                fh.seek(offset)
+                return fh.read()
+        except FileNotFoundError:
+            return b""
+
+    def read_doc(self, name: str) -> bytes | None:
+        try:
+            with open(self._file(name), "rb") as fh:
+                return fh.read()
+        except FileNotFoundError:
+            return None
+
+    def swap_doc(self, name: str, old: bytes | None, new: bytes) -> bool:
+        # Callers hold the flock of lock(): the check is for the contract, never racy.
+        if self.read_doc(name) != old:
+            return False
+        self.ensure()
+        atomic_write(self._file(name), new, durable=True)
+        return True
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:

@@ -152,8 +152,54 @@ def window(
     return items[-n:]
 
 
+class HistoryFeed:
+    """A live history window over one session, for a panel that shows it.
+
+    :meth:`poll` is cheap when nothing changed (two stats): it re-reads the window only
+    when the conversation or the journal moved, from this process or another one, and
+    says so. :meth:`send` writes a message as the designer (role ``user``). Headless: the
+    UI polls on a timer and repaints when :meth:`poll` returns True.
+    """
+
+    def __init__(self, store: Any, n: int = DEFAULT_WINDOW, *, window: int | None = None) -> None:
+        from foley_tui.store.messages import conversation_of
+
+        self.store = store
+        self.n = n
+        self.conversation = conversation_of(store, window=window)
+        self.items: list[HistoryItem] = []
+        self._token: object = object()  # differs from any real token: the first poll reads
+
+    def _current_token(self) -> tuple[object, object]:
+        return (self.conversation.token(), self.store.state.journal_token())
+
+    def poll(self) -> bool:
+        """Re-read the window if anything changed since the last poll; True if it did."""
+        token = self._current_token()
+        if token == self._token:
+            return False
+        self._token = token
+        items = window(self.conversation.last(self.n), self.store.journal()[-self.n :], self.n)
+        changed = items != self.items
+        self.items = items
+        return changed
+
+    def send(self, text: str, *, sound_id: str | None = None) -> Message:
+        """Write ``text`` as the designer (role ``user``), attached to ``sound_id`` if
+        given; raises ValidationError (empty text...) or OSError (nothing written)."""
+        metadata = {"sound_id": sound_id} if sound_id else None
+        message = self.conversation.append("user", text, metadata)
+        self.poll()
+        return message
+
+    def for_sound(self, sound_id: str) -> list[Message]:
+        """The messages attached to one candidate (for its details), oldest first."""
+        return self.conversation.for_sound(sound_id)
+
+
 __all__ = [
     "DEFAULT_WINDOW",
+    "HistoryFeed",
     "HistoryItem",
     "decision_kind",
     "describe_state",

@@ -10,9 +10,10 @@ Headless: never imports textual.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from foley_tui.model import ValidationError
 from foley_tui.store import history
 from foley_tui.store.errors import StoreWriteError
 from foley_tui.store.messages import Message, conversation_of
@@ -23,6 +24,17 @@ if TYPE_CHECKING:
     from foley_tui.store.messages import Conversation
     from foley_tui.store.session import SessionStore
     from foley_tui.store.usage import Ledger
+
+
+@contextlib.contextmanager
+def _saving(what: str) -> Iterator[None]:
+    """An OSError of a write (disk full, read-only, the lock) -> StoreWriteError(what)."""
+    try:
+        yield
+    except StoreWriteError:
+        raise
+    except OSError as exc:
+        raise _write_error(exc, what) from exc
 
 
 class LedgerServiceMixin:
@@ -55,12 +67,8 @@ class LedgerServiceMixin:
         candidate. Raises SessionNotFoundError, ValidationError (bad role, empty text,
         metadata that is not JSON) or StoreWriteError (nothing was written then)."""
         conversation = self.conversation(session_id)
-        try:
+        with _saving(f"could not save the message in {session_id!r}"):
             return conversation.append(role, content, metadata)
-        except (ValidationError, StoreWriteError):
-            raise
-        except OSError as exc:
-            raise _write_error(exc, f"could not save the message in {session_id!r}") from exc
 
     def messages(self, session_id: str) -> list[Message]:
         """Every message of the session held (in memory: the last ``window``)."""
@@ -85,12 +93,8 @@ class LedgerServiceMixin:
         kept as integer micro-dollars); return the new totals. Negative or malformed
         amounts raise ValidationError and change nothing."""
         ledger = self.ledger(session_id)
-        try:
+        with _saving(f"could not save the usage of {session_id!r}"):
             return ledger.add(input_tokens, output_tokens, cost)
-        except (ValidationError, StoreWriteError):
-            raise
-        except OSError as exc:
-            raise _write_error(exc, f"could not save the usage of {session_id!r}") from exc
 
     def usage(self, session_id: str) -> Usage:
         """The session's counters (zeros when nothing was recorded)."""

@@ -29,9 +29,8 @@ from datetime import datetime
 from typing import Any
 
 from foley_tui.model import ValidationError
-from foley_tui.store.backend import FileState, StateBackend
+from foley_tui.store.backend import FileState, MemoryState, StateBackend
 from foley_tui.store.errors import StoreProblem
-from foley_tui.store.files import fsync_dir
 from foley_tui.store.records import iso, new_ulid, now_utc, parse_iso
 
 MESSAGES_FILE = "messages.jsonl"
@@ -39,6 +38,8 @@ MESSAGES_FILE = "messages.jsonl"
 ROLES = ("user", "agent", "system")
 #: Longest message we accept (characters): a note, not a file.
 MAX_CONTENT = 100_000
+#: Compare-and-swap retries (shared stores without a cross-process lock) before giving up.
+MAX_RACES = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,8 +140,13 @@ class Conversation:
             raise ValueError("window must be at least 1")
         self.state = state
         self.window = window
-        self._path = (
-            os.path.join(state.path, MESSAGES_FILE) if isinstance(state, FileState) else None
+        # In memory the deque below is the whole storage (bounded by ``window``); any other
+        # backend (files, a shared store) keeps the log and we read it incrementally.
+        self._stored = not isinstance(state, MemoryState)
+        self._where = (
+            os.path.join(state.path, MESSAGES_FILE)
+            if isinstance(state, FileState)
+            else MESSAGES_FILE
         )
         self._messages: collections.deque[Message] = collections.deque(maxlen=window)
         self._last_seq = 0
@@ -151,15 +157,10 @@ class Conversation:
     # ------------------------------------------------------------------ reading
     def refresh(self) -> list[Message]:
         """Read what was appended since the last read (by any process); return it."""
-        if self._path is None:
+        if not self._stored:
             return []
         with self._lock:
-            try:
-                with open(self._path, "rb") as fh:
-                    fh.seek(self._offset)
-                    data = fh.read()
-            except FileNotFoundError:
-                return []
+            data = self.state.read_from(MESSAGES_FILE, self._offset)
             end = data.rfind(b"\n")
             if end < 0:  # nothing complete yet (a writer mid-line, or a torn tail)
                 return []
@@ -210,20 +211,16 @@ class Conversation:
 
     def token(self) -> Hashable:
         """Differs after any append (by any process): cheap to poll for live updates."""
-        if self._path is None:
+        if not self._stored:
             return self._last_seq
-        try:
-            st = os.stat(self._path)
-        except FileNotFoundError:
-            return None
-        return (st.st_size, st.st_mtime_ns)
+        return self.state.token_of(MESSAGES_FILE)
 
     @property
     def problems(self) -> list[StoreProblem]:
         return list(self._problems)
 
     def _problem(self, reason: str) -> None:
-        problem = StoreProblem("foley-tui", MESSAGES_FILE, self._path or MESSAGES_FILE, reason)
+        problem = StoreProblem("foley-tui", MESSAGES_FILE, self._where, reason)
         if problem not in self._problems:
             self._problems.append(problem)
 
@@ -232,44 +229,28 @@ class Conversation:
         """Append one message durably; it gets the session's next ``seq``."""
         role, content, meta = check_message(role, content, metadata)
         with self._lock, self.state.lock():
-            self.refresh()  # what other processes appended: our seq follows theirs
-            message = Message(new_ulid(), self._last_seq + 1, role, content, now_utc(), meta)
-            if self._path is None or self._append_line(message):
-                self._messages.append(message)
-                self._last_seq = message.seq
-            else:
-                self.refresh()  # a torn line came before ours: read both (reporting it)
-            return message
-
-    def _append_line(self, message: Message) -> bool:
-        """Write the message's line; True when it can be taken as read (nothing unread
-        came before it), so no re-read is needed."""
-        assert self._path is not None
-        line = json.dumps(message.to_record(), separators=(",", ":"), ensure_ascii=False)
-        data = line.encode("utf-8") + b"\n"
-        folder = os.path.dirname(self._path)
-        if not os.path.isdir(folder):
-            os.makedirs(folder, exist_ok=True)
-            fsync_dir(os.path.dirname(folder))
-        created = not os.path.exists(self._path)
-        fd = os.open(self._path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
-        try:
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                # A crash tore the last line: ours starts on a fresh line.
-                data = b"\n" + data
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fdatasync(fd)
-        finally:
-            os.close(fd)
-        if created:
-            fsync_dir(folder)
-        if size == self._offset and data[:1] != b"\n":  # nothing unread before ours
-            self._offset = size + len(data)
-            return True
-        return False
+            for _ in range(MAX_RACES):
+                self.refresh()  # what other processes appended: our seq follows theirs
+                message = Message(new_ulid(), self._last_seq + 1, role, content, now_utc(), meta)
+                if not self._stored:
+                    self._messages.append(message)
+                    self._last_seq = message.seq
+                    return message
+                line = json.dumps(message.to_record(), separators=(",", ":"), ensure_ascii=False)
+                written = self.state.append_line(
+                    MESSAGES_FILE, line.encode("utf-8") + b"\n", expect=self._offset
+                )
+                if written is None:
+                    continue  # another writer got there first (shared store): renumber
+                start, end = written
+                if start == self._offset:  # nothing unread before ours: take it as read
+                    self._messages.append(message)
+                    self._last_seq = message.seq
+                    self._offset = end
+                else:
+                    self.refresh()  # a torn line came before ours: read both (reporting it)
+                return message
+        raise OSError(f"could not append a message: {MAX_RACES} other writers came first")
 
     # ------------------------------------------------------------------ import
     def load(self, records: list[dict[str, Any]]) -> None:

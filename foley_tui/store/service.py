@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -132,17 +131,23 @@ class SessionService(LedgerServiceMixin):
     :meth:`pin` keeps a session (the one on screen) from ever being dropped.
     """
 
+    # Class-level defaults, so a subclass that sets up its own state without calling
+    # __init__ (a networked service) still works: one lock, the default bound.
+    _lock = threading.RLock()
+    _max_sessions = MAX_SESSIONS
+    _pinned: frozenset[str] = frozenset()
+
     def __init__(
         self, data_dir: Path | str | None = None, *, max_sessions: int = MAX_SESSIONS
     ) -> None:
         if max_sessions < 1:
             raise ValueError("max_sessions must be at least 1")
-        self._memory: OrderedDict[str, SessionStore] | None = None
+        self._memory: dict[str, SessionStore] | None = None
         self.data_dir: Path | None = paths.data_dir(data_dir) if data_dir else paths.data_dir()
-        self._stores: OrderedDict[str, SessionStore] = OrderedDict()
+        self._stores: dict[str, SessionStore] = {}
         self._max_sessions = max_sessions
         self._window: int | None = None
-        self._pinned: set[str] = set()
+        self._pinned = frozenset()
         self._lock = threading.RLock()
         # What a killed import left behind is finished or rolled back on the next run.
         self.recovered = recover(self.sessions_dir)
@@ -155,12 +160,12 @@ class SessionService(LedgerServiceMixin):
         if max_sessions < 1 or window < 1:
             raise ValueError("max_sessions and window must be at least 1")
         service = cls.__new__(cls)
-        service._memory = OrderedDict()
+        service._memory = {}
         service.data_dir = None
-        service._stores = OrderedDict()
+        service._stores = {}
         service._max_sessions = max_sessions
         service._window = window
-        service._pinned = set()
+        service._pinned = frozenset()
         service._lock = threading.RLock()
         return service
 
@@ -171,15 +176,13 @@ class SessionService(LedgerServiceMixin):
     def pin(self, session_id: str | None) -> None:
         """Keep ``session_id`` from eviction (None: pin nothing); one pinned at a time."""
         with self._lock:
-            self._pinned = {session_id} if session_id else set()
+            self._pinned = frozenset({session_id} if session_id else ())
 
-    def _admit(
-        self, cache: OrderedDict[str, SessionStore], session_id: str, store: SessionStore
-    ) -> None:
+    def _admit(self, cache: dict[str, SessionStore], session_id: str, store: SessionStore) -> None:
         """Put ``store`` in ``cache`` as the most recently used; evict beyond the cap."""
         with self._lock:
-            cache[session_id] = store
-            cache.move_to_end(session_id)
+            cache.pop(session_id, None)
+            cache[session_id] = store  # dicts keep insertion order: the end is the newest
             excess = len(cache) - self._max_sessions
             for old in [k for k in cache if k not in self._pinned and k != session_id]:
                 if excess <= 0:
@@ -212,14 +215,14 @@ class SessionService(LedgerServiceMixin):
                     store = self._memory[session_id]
                 except KeyError:
                     raise SessionNotFoundError(f"no session {session_id!r}") from None
-                self._memory.move_to_end(session_id)
+                self._memory[session_id] = self._memory.pop(session_id)  # now the newest
                 return store
             return self._open_file(session_id)
 
     def _open_file(self, session_id: str) -> SessionStore:
         store = self._stores.get(session_id)
         if store is not None:
-            self._stores.move_to_end(session_id)
+            self._stores[session_id] = self._stores.pop(session_id)  # now the newest
         else:
             folder = self._path(session_id)
             store = SessionStore(
@@ -486,7 +489,14 @@ class SessionService(LedgerServiceMixin):
             return session_id
         try:
             self._import_files(
-                session_id, meta, candidates, picks, rejects, journal, overwrite, messages, usage
+                session_id,
+                meta,
+                candidates,
+                picks,
+                rejects,
+                journal,
+                overwrite,
+                state_files=ledger_files(messages, usage),
             )
         except OSError as exc:
             raise SessionImportError(
@@ -504,9 +514,10 @@ class SessionService(LedgerServiceMixin):
         rejects: dict[str, Any],
         journal: builtins.list[dict[str, Any]],
         overwrite: bool,
-        messages: builtins.list[dict[str, Any]],
-        usage: Usage,
+        state_files: dict[str, bytes] | None = None,
     ) -> None:
+        """Write an imported session; ``state_files`` are more of our state files by name
+        (``*.jsonl`` logs and documents: the conversation, the usage counters...)."""
         # Build the whole session in a hidden staging folder, then rename it into place:
         # a failed import leaves nothing half-made, and foley never sees the staging folder.
         self.sessions_dir.mkdir(parents=True, exist_ok=True)
@@ -534,10 +545,8 @@ class SessionService(LedgerServiceMixin):
                 for r in journal
             )
             atomic_write(str(state / JOURNAL_FILE), lines, durable=True)
-            if messages:
-                atomic_write(str(state / MESSAGES_FILE), encode_lines(messages), durable=True)
-            if usage != Usage():
-                atomic_write(str(state / USAGE_FILE), dumps(usage.to_record()), durable=True)
+            for name, data in (state_files or {}).items():
+                atomic_write(str(state / name), data, durable=True)
             # Two renames; a crash between them is rolled back on the next run (the
             # parked folder's name says which session it is), a crash after them is
             # finished (the parked folder goes to the trash): see recovery.recover.
@@ -646,6 +655,17 @@ def _validate_export(doc: object) -> tuple[str, tuple[Any, ...]]:
         raise SessionImportError("'journal' must be a list of journal records")
     messages, usage = _validate_ledger(doc)
     return session_id, (meta, *namespaces, journal, messages, usage)
+
+
+def ledger_files(messages: builtins.list[dict[str, Any]], usage: Usage) -> dict[str, bytes]:
+    """The state files holding an imported conversation and usage counters (none when
+    there are none)."""
+    files: dict[str, bytes] = {}
+    if messages:
+        files[MESSAGES_FILE] = encode_lines(messages)
+    if usage != Usage():
+        files[USAGE_FILE] = dumps(usage.to_record())
+    return files
 
 
 def _validate_ledger(doc: dict[str, Any]) -> tuple[builtins.list[dict[str, Any]], Usage]:

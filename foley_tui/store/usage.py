@@ -22,10 +22,10 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from foley_tui.model import ValidationError
-from foley_tui.store.backend import FileState, StateBackend
-from foley_tui.store.codec import DecodeError, dumps
+from foley_tui.store.backend import FileState, MemoryState, StateBackend
+from foley_tui.store.codec import DecodeError, dumps, loads_object
 from foley_tui.store.errors import StoreProblem
-from foley_tui.store.files import atomic_write, read_object
+from foley_tui.store.messages import MAX_RACES
 from foley_tui.store.records import iso, now_utc, parse_iso
 
 USAGE_FILE = "usage.json"
@@ -140,7 +140,11 @@ class Ledger:
 
     def __init__(self, state: StateBackend) -> None:
         self.state = state
-        self._path = os.path.join(state.path, USAGE_FILE) if isinstance(state, FileState) else None
+        # In memory the counters live in this object; otherwise in the backend's document.
+        self._stored = not isinstance(state, MemoryState)
+        self._where = (
+            os.path.join(state.path, USAGE_FILE) if isinstance(state, FileState) else USAGE_FILE
+        )
         self._memory = Usage()
         self._lock = threading.Lock()
         self._problems: list[StoreProblem] = []
@@ -154,19 +158,22 @@ class Ledger:
             return Usage()
 
     def _load(self) -> Usage:
-        if self._path is None:
-            return self._memory
+        return self._load_raw()[0]
+
+    def _load_raw(self) -> tuple[Usage, bytes | None]:
+        """The counters and the stored bytes they came from (for compare-and-swap)."""
+        if not self._stored:
+            return self._memory, None
         try:
-            return Usage.from_record(read_object(self._path))
-        except FileNotFoundError:
-            return Usage()
+            data = self.state.read_doc(USAGE_FILE)
+            return (Usage() if data is None else Usage.from_record(loads_object(data))), data
         except (DecodeError, ValueError, OSError) as exc:
             reason = getattr(exc, "strerror", None) or str(exc)
-            problem = StoreProblem("foley-tui", USAGE_FILE, self._path, reason)
+            problem = StoreProblem("foley-tui", USAGE_FILE, self._where, reason)
             if problem not in self._problems:
                 self._problems.append(problem)
             raise ValidationError(
-                f"the usage counters in {self._path} are unreadable ({reason}); not adding to them"
+                f"the usage counters in {self._where} are unreadable ({reason}); not adding to them"
             ) from None
 
     def add(self, input_tokens: int = 0, output_tokens: int = 0, cost: object = 0) -> Usage:
@@ -185,23 +192,27 @@ class Ledger:
         ):
             _count(value, name)
         with self._lock, self.state.lock():
-            # _load, not read: adding to unreadable counters would overwrite them.
-            usage = self._load().plus(input_tokens, output_tokens, cost_micro_usd)
-            if self._path is None:
-                self._memory = usage
-            else:
-                os.makedirs(os.path.dirname(self._path), exist_ok=True)
-                atomic_write(self._path, dumps(usage.to_record()), durable=True)
-            return usage
+            for _ in range(MAX_RACES):
+                # _load_raw, not read: adding to unreadable counters would overwrite them.
+                current, raw = self._load_raw()
+                usage = current.plus(input_tokens, output_tokens, cost_micro_usd)
+                if self._store(usage, raw):
+                    return usage
+        raise OSError(f"could not update the usage: {MAX_RACES} other writers came first")
 
     def replace(self, usage: Usage) -> None:
-        """Set the counters (import into an in-memory session)."""
-        with self._lock:
-            if self._path is None:
-                self._memory = usage
-            else:
-                os.makedirs(os.path.dirname(self._path), exist_ok=True)
-                atomic_write(self._path, dumps(usage.to_record()), durable=True)
+        """Set the counters (an import restoring them)."""
+        with self._lock, self.state.lock():
+            for _ in range(MAX_RACES):
+                if self._store(usage, self._load_raw()[1]):
+                    return
+        raise OSError(f"could not set the usage: {MAX_RACES} other writers came first")
+
+    def _store(self, usage: Usage, old: bytes | None) -> bool:
+        if not self._stored:
+            self._memory = usage
+            return True
+        return self.state.swap_doc(USAGE_FILE, old, dumps(usage.to_record()))
 
     @property
     def problems(self) -> list[StoreProblem]:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: Our append-only logs kept per session (the conversation): the state API's log names.
+LOGS = ("messages.jsonl",)
 #: Change events kept in a session's stream (approximate trim: ``MAXLEN ~``).
 CHANGES_MAXLEN = 10_000
 
@@ -73,6 +75,10 @@ class Keys:
         """HASH of one user's cursor and view, JSON per field."""
         return f"{self.base(session_id)}:user:{user}"
 
+    def log(self, session_id: str, name: str) -> str:
+        """STRING: an append-only log of ours, newline-terminated records (``LOGS``)."""
+        return f"{self.base(session_id)}:log:{name}"
+
     def extra(self, session_id: str) -> str:
         """HASH of other per-session documents moved with the session (narration...)."""
         return f"{self.base(session_id)}:extra"
@@ -90,4 +96,5 @@ class Keys:
             self.meta(session_id),
             self.users(session_id),
             self.extra(session_id),
+            *(self.log(session_id, name) for name in LOGS),
         ]

@@ -13,7 +13,6 @@ from __future__ import annotations
 import builtins
 import json
 import threading
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from foley_tui import paths
 from foley_tui.store.codec import dumps, validate_session_id
 from foley_tui.store.errors import SessionNotFoundError, SessionServiceError
 from foley_tui.store.records import iso, new_ulid, now_utc
+from foley_tui.store.redis.keys import LOGS
 from foley_tui.store.redis.namespace import RedisBackend, row_json
 from foley_tui.store.redis.session import RedisSessionStore
 from foley_tui.store.service import MAX_SESSIONS, NAMESPACES, SessionService
@@ -47,10 +47,10 @@ class RedisSessionService(SessionService):
         # Local audio (blobs, by-reference files) is still found under the data dir.
         self.data_dir = paths.data_dir(data_dir) if data_dir else paths.data_dir()
         # The file service's bookkeeping (its thread lock and cache of open stores).
-        self._stores: OrderedDict[str, SessionStore] = OrderedDict()
+        self._stores: dict[str, SessionStore] = {}
         self._max_sessions = MAX_SESSIONS
         self._window: int | None = None
-        self._pinned: set[str] = set()
+        self._pinned = frozenset()
         self._lock = threading.RLock()
 
     def __repr__(self) -> str:
@@ -129,19 +129,16 @@ class RedisSessionService(SessionService):
         rejects: dict[str, Any],
         journal: builtins.list[dict[str, Any]],
         overwrite: bool,
-        messages: builtins.list[dict[str, Any]] | None = None,
-        usage: Any = None,
+        state_files: dict[str, bytes] | None = None,
     ) -> None:
-        """Write the whole session in one transaction (replacing it when it exists).
-
-        ``messages`` and ``usage`` (export schema 2) are not held by the Redis store yet:
-        they are accepted and not written (merge of issue 12 and 13, for the lead)."""
+        """Write the whole session in one transaction (replacing it when it exists),
+        with ``state_files`` (the conversation, the usage counters) in the same MULTI."""
         raw = {
             "candidates": {k: dumps(v) for k, v in candidates.items()},
             "picks": {k: dumps(v) for k, v in picks.items()},
             "rejects": {k: dumps(v) for k, v in rejects.items()},
         }
-        self.write_raw(session_id, raw, meta, journal)
+        self.write_raw(session_id, raw, meta, journal, state_files)
 
     def write_raw(
         self,
@@ -149,8 +146,10 @@ class RedisSessionService(SessionService):
         values: dict[str, dict[str, bytes]],
         meta: dict[str, Any],
         journal: builtins.list[dict[str, Any]],
+        state_files: dict[str, bytes] | None = None,
     ) -> None:
         """Replace a session by these exact bytes, meta and journal: one MULTI/EXEC.
+        ``state_files``: more of our state by name (logs in ``LOGS``, else documents).
 
         Used by import and ``session push`` (which passes the files' bytes unchanged)."""
         keys = self.backend.keys
@@ -180,6 +179,11 @@ class RedisSessionService(SessionService):
             pipe.xadd(keys.journal(session_id), fields)
         if top:
             pipe.set(keys.seq(session_id), top)
+        for name, data in (state_files or {}).items():
+            if name in LOGS:
+                pipe.set(keys.log(session_id, name), data)
+            else:
+                pipe.hset(keys.extra(session_id), name, data)
         shared = {
             k: json.dumps(meta.get(k), separators=(",", ":"))
             for k in ("schema_version", "title", "created", "updated", "origin")

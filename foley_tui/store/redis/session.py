@@ -95,6 +95,26 @@ def describe_state(state: Mapping[str, Any]) -> str:
     return "undecided"
 
 
+#: APPEND only when the log's length is ARGV[2] (-1: any); the new length, or -1.
+APPEND_IF_AT = """
+local at = tonumber(ARGV[2])
+if at >= 0 and redis.call('STRLEN', KEYS[1]) ~= at then return -1 end
+return redis.call('APPEND', KEYS[1], ARGV[1])
+"""
+#: HSET a document field only when it still holds ARGV[2] (ARGV[3] == '1': absent).
+SWAP_DOC = """
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if ARGV[3] == '1' then
+  if cur then return 0 end
+elseif cur ~= ARGV[2] then
+  return 0
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
+redis.call('SADD', KEYS[2], ARGV[5])
+return 1
+"""
+
+
 class RedisState(StateBackend):
     """Meta (shared HASH + one HASH per user), the journal STREAM, the change token."""
 
@@ -256,6 +276,59 @@ class RedisState(StateBackend):
         # Decisions are compare-and-swap scripts: no cross-process lock is needed.
         with self._thread_lock:
             yield
+
+    # -- our logs and documents (the conversation, the usage counters) ------------------
+    # Logs are STRINGs appended only if they still end where the writer read up to, and
+    # documents fields of the session's ``extra`` HASH swapped only if unchanged: the
+    # compare-and-swap that replaces a cross-process lock (the caller re-reads and retries).
+    def append_line(
+        self, name: str, line: bytes, *, expect: int | None = None
+    ) -> tuple[int, int] | None:
+        key = self.backend.keys.log(self.session_id, name)
+        with self.backend.errors(f"could not append to {name}"):
+            end = int(
+                self.backend.client.eval(
+                    APPEND_IF_AT, 1, key, line, -1 if expect is None else expect
+                )
+            )
+        return None if end < 0 else (end - len(line), end)
+
+    def read_from(self, name: str, offset: int) -> bytes:
+        key = self.backend.keys.log(self.session_id, name)
+        with self.backend.errors(f"could not read {name}"):
+            data = self.backend.client.getrange(key, offset, -1)
+        return bytes(data or b"")
+
+    def token_of(self, name: str) -> Hashable:
+        keys = self.backend.keys
+        with self.backend.errors(f"could not read {name}"):
+            pipe = self.backend.client.pipeline(transaction=False)
+            pipe.strlen(keys.log(self.session_id, name))
+            pipe.hget(keys.extra(self.session_id), name)
+            length, doc = pipe.execute()
+        return (length, doc)
+
+    def read_doc(self, name: str) -> bytes | None:
+        with self.backend.errors(f"could not read {name}"):
+            data = self.backend.client.hget(self.backend.keys.extra(self.session_id), name)
+        return None if data is None else bytes(data)
+
+    def swap_doc(self, name: str, old: bytes | None, new: bytes) -> bool:
+        keys = self.backend.keys
+        absent = "1" if old is None else "0"
+        with self.backend.errors(f"could not save {name}"):
+            done = self.backend.client.eval(
+                SWAP_DOC,
+                2,
+                keys.extra(self.session_id),
+                keys.sessions,
+                name,
+                old or b"",
+                absent,
+                new,
+                self.session_id,
+            )
+        return bool(done)
 
 
 class RedisSessionStore(SessionStore):

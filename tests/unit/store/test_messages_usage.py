@@ -6,17 +6,25 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from pathlib import Path
 
 import pytest
 
 from foley_tui.model import ValidationError
 from foley_tui.store import SessionImportError, SessionNotFoundError, SessionService
+from foley_tui.store.backend import StateBackend
 from foley_tui.store.history import escape_controls
-from foley_tui.store.messages import MESSAGES_FILE, Message
+from foley_tui.store.messages import MESSAGES_FILE, Conversation, Message
 from foley_tui.store.service import checksum_of
-from foley_tui.store.usage import USAGE_FILE, format_usd, generation_cost, usd_to_micro
+from foley_tui.store.usage import (
+    USAGE_FILE,
+    Ledger,
+    Usage,
+    format_usd,
+    generation_cost,
+    usd_to_micro,
+)
 from tests.unit.store.helpers import candidate
 
 
@@ -462,3 +470,122 @@ def test_message_record_round_trip() -> None:
     message = service.append_message(sid, "agent", "x", {"n": [1, 2.5, None]})
     assert Message.from_record(json.loads(json.dumps(message.to_record()))) == message
     assert Message.from_record({"seq": True}) is None
+
+
+def test_a_failed_write_is_a_store_write_error_and_keeps_nothing(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from foley_tui.store import StoreWriteError
+    from foley_tui.store.backend import FileState
+
+    service = SessionService(data_dir)
+    sid = service.create()
+    service.append_message(sid, "user", "kept")
+    service.update_token_usage(sid, 1, 1, 1)
+
+    def full(*_: object, **__: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(FileState, "append_line", full)
+    monkeypatch.setattr(FileState, "swap_doc", full)
+    with pytest.raises(StoreWriteError, match=r"could not save the message.*No space left"):
+        service.append_message(sid, "user", "lost")
+    with pytest.raises(StoreWriteError, match=r"could not save the usage.*No space left"):
+        service.update_token_usage(sid, 5, 5, 5)
+    monkeypatch.undo()
+    assert [m.content for m in service.messages(sid)] == ["kept"]
+    assert service.append_message(sid, "user", "next").seq == 2
+    assert service.usage(sid).input_tokens == 1
+
+
+class _DictState(StateBackend):
+    """A shared-store stand-in: our logs and documents in plain dicts, through the five
+    methods a backend other than files implements (the Redis one does the same)."""
+
+    def __init__(self) -> None:
+        self.logs: dict[str, bytes] = {}
+        self.docs: dict[str, bytes] = {}
+
+    def append_line(
+        self, name: str, line: bytes, *, expect: int | None = None
+    ) -> tuple[int, int] | None:
+        start = len(self.logs.get(name, b""))
+        if expect is not None and expect != start:
+            return None
+        self.logs[name] = self.logs.get(name, b"") + line
+        return start, start + len(line)
+
+    def read_from(self, name: str, offset: int) -> bytes:
+        return self.logs.get(name, b"")[offset:]
+
+    def token_of(self, name: str) -> Hashable:
+        return len(self.logs.get(name, b"")), self.docs.get(name)
+
+    def read_doc(self, name: str) -> bytes | None:
+        return self.docs.get(name)
+
+    def swap_doc(self, name: str, old: bytes | None, new: bytes) -> bool:
+        if self.docs.get(name) != old:
+            return False
+        self.docs[name] = new
+        return True
+
+
+def test_a_shared_backend_keeps_the_conversation_through_the_state_api() -> None:
+    state = _DictState()
+    first = Conversation(state)
+    first.append("user", "stored in the backend")
+    second = Conversation(state)  # another reader of the same backend
+    assert [m.content for m in second.messages()] == ["stored in the backend"]
+    assert second.append("agent", "reply").seq == 2
+    assert [m.seq for m in first.refresh()] == [2]
+    assert b"reply" in state.logs[MESSAGES_FILE]
+    Ledger(state).add(3, 4, 0.5)
+    assert Ledger(state).read().cost_micro_usd == 500_000
+    assert json.loads(state.docs[USAGE_FILE])["input_tokens"] == 3
+
+
+def test_a_backend_without_the_state_api_fails_loudly() -> None:
+    class Bare(StateBackend):
+        pass
+
+    with pytest.raises(NotImplementedError, match=r"keeps no messages\.jsonl"):
+        Conversation(Bare()).append("user", "nowhere to keep it")
+
+
+def test_a_lost_race_on_a_shared_backend_renumbers_and_retries() -> None:
+    """Another writer appends between our read and our write (no cross-process lock):
+    the compare-and-swap refuses ours, we re-read and take the next seq."""
+
+    class Racy(_DictState):
+        def __init__(self) -> None:
+            super().__init__()
+            self.raced = False
+
+        def append_line(
+            self, name: str, line: bytes, *, expect: int | None = None
+        ) -> tuple[int, int] | None:
+            if not self.raced:
+                self.raced = True
+                theirs = json.loads(line)
+                theirs.update(id="01THEIRS000000000000000000", content="theirs")
+                super().append_line(name, json.dumps(theirs).encode() + b"\n")
+            return super().append_line(name, line, expect=expect)
+
+        def swap_doc(self, name: str, old: bytes | None, new: bytes) -> bool:
+            if not self.raced:
+                self.raced = True
+                self.docs[name] = json.dumps(Usage(10, 0, 0).to_record()).encode()
+            return super().swap_doc(name, old, new)
+
+    state = Racy()
+    message = Conversation(state).append("user", "mine")
+    assert message.seq == 2
+    assert [(m.seq, m.content) for m in Conversation(state).messages()] == [
+        (1, "theirs"),
+        (2, "mine"),
+    ]
+    state = Racy()
+    assert Ledger(state).add(5, 0, 0).input_tokens == 15  # their 10 kept, ours added

@@ -1,0 +1,134 @@
+"""The conversation panel (issue 13) with Pilot: the history window newest last, writing
+to the agent as the designer, attaching to a candidate, and messages from another
+process appearing live."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
+from textual.widgets import Input, Label, Static
+
+from foley_tui.screens.messages import MessagesScreen, render_item
+from foley_tui.store import SessionService, SessionStore
+from foley_tui.store.history import from_message
+from tests.unit.store.helpers import candidate
+
+SIZE = (110, 30)
+#: Generous bound for a condition to come true (pauses of 50 ms); fails loudly after.
+MAX_PAUSES = 400
+
+
+class PanelHost(App[None]):
+    def __init__(self, store: SessionStore, sound_id: str | None) -> None:
+        super().__init__()
+        self.store = store
+        self.sound_id = sound_id
+
+    def compose(self) -> ComposeResult:
+        yield Label("host")
+
+    def on_mount(self) -> None:
+        self.push_screen(MessagesScreen(self.store, sound_id=self.sound_id, caption="door slam"))
+
+
+def _history_text(app: App[None]) -> str:
+    static = app.screen.query_one("#history-text", Static)
+    return str(static.render())
+
+
+async def _until(pilot: Pilot[None], condition: object, what: str) -> None:
+    for _ in range(MAX_PAUSES):
+        if callable(condition) and condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"never happened: {what}")
+
+
+def _session(data_dir: Path) -> tuple[SessionService, str]:
+    service = SessionService(data_dir)
+    sid = service.create("panel")
+    service.get(sid).cache_candidates([candidate("door"), candidate("rain")])
+    return service, sid
+
+
+async def test_panel_shows_the_window_and_sends_as_the_designer(data_dir: Path) -> None:
+    service, sid = _session(data_dir)
+    service.append_message(sid, "agent", "found 3 doors")
+    store = service.get(sid)
+    store.add_pick("door", layer="sfx_fg")
+    app = PanelHost(store, "door")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, MessagesScreen)
+        text = _history_text(app)
+        assert text.index("found 3 doors") < text.index("pick door")  # newest last
+        assert app.screen.focused is app.screen.query_one(Input)
+        await pilot.press(*"heavier please")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen.query_one(Input).value == ""
+        assert _history_text(app).rstrip().endswith("user: heavier please")
+    messages = SessionService(data_dir).messages(sid)
+    assert [(m.seq, m.role, m.content, m.sound_id) for m in messages] == [
+        (1, "agent", "found 3 doors", None),
+        (2, "user", "heavier please", None),
+    ]
+
+
+async def test_ctrl_t_attaches_the_message_to_the_candidate(data_dir: Path) -> None:
+    service, sid = _session(data_dir)
+    app = PanelHost(service.get(sid), "door")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "No messages yet" in _history_text(app)
+        await pilot.press("ctrl+t")
+        assert "Attached to door slam" in str(app.screen.query_one("#attach", Label).render())
+        await pilot.press(*"less reverb", "enter")
+        await pilot.press("ctrl+t", *"general note", "enter")
+        await pilot.pause()
+        assert "user on door: less reverb" in _history_text(app)
+    messages = SessionService(data_dir).messages(sid)
+    assert [(m.content, m.sound_id) for m in messages] == [
+        ("less reverb", "door"),
+        ("general note", None),
+    ]
+
+
+async def test_an_empty_message_is_refused(data_dir: Path) -> None:
+    service, sid = _session(data_dir)
+    app = PanelHost(service.get(sid), None)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("space", "enter")
+        await pilot.pause()
+        assert "must not be empty" in str(app.screen.query_one("#error", Label).render())
+        await pilot.press("ctrl+t")  # nothing highlighted: nothing to attach to
+        assert "none highlighted" in str(app.screen.query_one("#attach", Label).render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, MessagesScreen)
+    assert SessionService(data_dir).messages(sid) == []
+
+
+async def test_messages_and_decisions_from_another_process_appear_live(data_dir: Path) -> None:
+    service, sid = _session(data_dir)
+    app = PanelHost(service.get(sid), "door")
+    other = SessionService(data_dir)  # its own store objects and read offsets
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        other.append_message(sid, "agent", "new batch cached", {"author": "foley-agent"})
+        await _until(pilot, lambda: "new batch cached" in _history_text(app), "agent message")
+        assert "foley-agent (agent): new batch cached" in _history_text(app)
+        other.get(sid).add_reject("rain", reason="hiss")
+        await _until(pilot, lambda: "reject rain" in _history_text(app), "outside decision")
+
+
+def test_render_escapes_control_characters() -> None:
+    service = SessionService.in_memory()
+    sid = service.create()
+    message = service.append_message(sid, "agent", "two\nlines\x1b[31m red?")
+    text = render_item(from_message(message)).plain
+    assert "\x1b" not in text and "\\x1b[31m red?" in text
+    assert text.endswith("agent: two\n      lines\\x1b[31m red?")
