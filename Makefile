@@ -30,8 +30,7 @@ typecheck: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check foley_tui tests
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q -n 2 -m "not serial"
-	$(BIN)/python -m pytest -q -m serial
+	$(BIN)/python -m pytest -q -n 2
 
 bench: $(STAMP)
 	$(BIN)/python tests/bench/run_all.py
