@@ -77,6 +77,7 @@ class FoleyApp(App[None]):
         self.left_because: str | None = None
         self._watch: TerminalWatch | None = None
         self._audio_timer: Timer | None = None
+        self._ender: threading.Timer | None = None
         self.keymap: dict[str, str] = dict(self.config.keymap)
         self.set_keymap(self.keymap)
 
@@ -149,10 +150,15 @@ class FoleyApp(App[None]):
             self.player.stop()
         code = 143 if reason == "SIGTERM" else HANGUP_STATUS
         if not self.is_headless:
-            ender = threading.Timer(LEAVE_GRACE_S, os._exit, args=(code,))
-            ender.daemon = True
-            ender.start()
+            self._ender = threading.Timer(LEAVE_GRACE_S, os._exit, args=(code,))
+            self._ender.daemon = True
+            self._ender.start()
         self.exit(return_code=code)
+
+    def cancel_forced_exit(self) -> None:
+        """Called once ``run()`` has returned: the shutdown after :meth:`leave` finished."""
+        if self._ender is not None:
+            self._ender.cancel()
 
     def save_position(self) -> None:
         """Put the audition's cursor and view on disk now."""

@@ -1,9 +1,10 @@
 """The ``open`` verb: launch the audition screen on a session.
 
-``foley-tui open SESSION [--device D] [--no-audio]``; SESSION is an id, a unique id
-prefix or a title (``SessionService.resolve``); without it, the most recently used
-session. The config file is read (and validated) before the terminal is taken over, so a
-bad key or setting is a one-line error, not a broken screen.
+``foley-tui open SESSION [--device D] [--no-audio]``; SESSION is an id, a title or a
+unique id prefix (the one resolver, :func:`foley_tui.cli_common.resolve_session`);
+without it, the most recently used session. The config file is read (and validated)
+before the terminal is taken over, so a bad key or setting is a one-line error, not a
+broken screen.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from typing import Any
 
 from foley_tui.audio.base import Player
 from foley_tui.audio.deferred import DeferredPlayer
-from foley_tui.cli import CliError
+from foley_tui.cli import CliError, add_app_options
+from foley_tui.cli_common import resolve_session, service_of
 from foley_tui.config import Config, ConfigError, load_config
-from foley_tui.paths import data_dir
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -29,12 +30,9 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "session",
         nargs="?",
         metavar="SESSION",
-        help="session id, unique id prefix or title (default: the most recent session)",
+        help="session id, title or unique id prefix (default: the most recent session)",
     )
-    parser.add_argument("--device", metavar="D", help="audio output device (name or index)")
-    parser.add_argument(
-        "--no-audio", action="store_true", help="do not open an audio device (silent player)"
-    )
+    add_app_options(parser)
     parser.set_defaults(func=run_open)
 
 
@@ -92,22 +90,24 @@ def launch(
         raise CliError(str(exc)) from None
     player = make_app_player(device, no_audio)
     app = FoleyApp(store, player, config, service, audio_notice=not no_audio)
-    app.run()
+    try:
+        app.run()
+    finally:
+        app.cancel_forced_exit()  # the shutdown finished: no need to force it
     return app.return_code or 0
 
 
 def run_open(args: argparse.Namespace) -> int:
-    from foley_tui.store import SessionService, SessionServiceError
+    from foley_tui.store import SessionServiceError
 
-    data = data_dir(args.data_dir)
-    service = SessionService(data)
-    try:
-        ref = args.session
-        if ref is None:
+    service = service_of(args)
+    ref = args.session
+    if ref is None:
+        try:
             ref = service.most_recent()
-            if ref is None:
-                raise CliError("no session yet: give SESSION, or run `foley-tui demo`")
-        session_id = service.resolve(ref)
-    except SessionServiceError as exc:
-        raise CliError(str(exc)) from None
-    return launch(session_id, data=data, device=args.device, no_audio=args.no_audio)
+        except SessionServiceError as exc:
+            raise CliError(str(exc)) from None
+        if ref is None:
+            raise CliError("no session yet: give SESSION, or run `foley-tui demo`")
+    session_id = resolve_session(service, ref)
+    return launch(session_id, data=service.data_dir, device=args.device, no_audio=args.no_audio)

@@ -344,17 +344,23 @@ class SessionService(LedgerServiceMixin):
                 infos.append(self.info(session_id))
         return sorted(infos, key=lambda i: (i.created, i.session_id))
 
-    def resolve(self, ref: str, *, exact: bool = False) -> str:
+    #: When True, :meth:`resolve` takes exact ids only (the CLI's ``--exact``, for scripts).
+    exact_refs: bool = False
+
+    def resolve(self, ref: str, *, exact: bool | None = None) -> str:
         """A session reference -> its id: an exact id (always wins, spaces and all), then
-        an exact title (case-insensitive), then a unique id prefix. ``exact`` (for scripts)
-        accepts only an exact id, as foley would take it."""
+        an exact title (case-insensitive), then a unique id prefix. ``exact`` (default:
+        :attr:`exact_refs`) accepts only an exact id, as foley would take it."""
         if not isinstance(ref, str) or not ref:
             raise SessionNotFoundError("empty session reference")
-        with contextlib.suppress(InvalidSessionIdError):
+        invalid: InvalidSessionIdError | None = None
+        try:
             if self._exists(ref):
                 return ref
-        if exact:
-            raise SessionNotFoundError(f"no session with the exact id {ref!r}")
+        except InvalidSessionIdError as exc:
+            invalid = exc  # may still be a title; said if nothing matches
+        if self.exact_refs if exact is None else exact:
+            raise invalid or SessionNotFoundError(f"no session with the exact id {ref!r}")
         ref = ref.strip()
         if not ref:
             raise SessionNotFoundError("empty session reference")
@@ -370,7 +376,7 @@ class SessionService(LedgerServiceMixin):
             return prefixed[0]
         if len(prefixed) > 1:
             raise SessionServiceError(f"ambiguous session {ref!r}: {', '.join(prefixed)}")
-        raise SessionNotFoundError(f"no session {ref!r}")
+        raise invalid or SessionNotFoundError(f"no session {ref!r}")
 
     def most_recent(self) -> str | None:
         """The session opened or updated last, or None when there is none."""
