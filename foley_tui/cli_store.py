@@ -31,14 +31,11 @@ from foley_tui.store.records import candidate_key
 #: What other verb modules add to ``session show``: (service, id) -> (JSON keys, lines).
 SHOW_EXTRAS: list[Callable[[SessionService, str], tuple[dict[str, Any], list[str]]]] = []
 
-#: A candidate both picked and rejected (foley allows it): the ``decision`` that says so.
-CONFLICT = "conflict"
-
 # The names other verb modules imported before cli_common existed; kept working.
 _guard = guard
 _service = service_of
 _print_json = print_json
-__all__ = ["CONFLICT", "SHOW_EXTRAS", "Handler", "register"]
+__all__ = ["SHOW_EXTRAS", "Handler", "register"]
 
 
 def _open(service: SessionService, ref: str, *, touch: bool = True) -> SessionStore:
@@ -364,7 +361,7 @@ def decision_of(sound_id: str, picked: set[str], rejected: set[str]) -> str:
     """``undecided``, ``picked``, ``rejected``, or ``conflict`` when foley left both (the
     model's Status names; foley's own ``verdict`` field is its verification, not this)."""
     if sound_id in picked:
-        return CONFLICT if sound_id in rejected else Status.PICKED.value
+        return (Status.CONFLICT if sound_id in rejected else Status.PICKED).value
     return Status.REJECTED.value if sound_id in rejected else Status.UNDECIDED.value
 
 
