@@ -25,6 +25,7 @@ from foley_tui.cli_common import (
 )
 from foley_tui.model import LAYERS, Candidate, Pick, Status, format_onset, parse_onset
 from foley_tui.store import SessionService, SessionServiceError, SessionStore
+from foley_tui.store.errors import SessionNotFoundError
 from foley_tui.store.local import AddProblem, collect
 from foley_tui.store.records import candidate_key
 
@@ -200,9 +201,9 @@ def cmd_add(args: argparse.Namespace) -> int:
     service = service_of(args)
     try:
         session_id = service.resolve(args.session)
-    except SessionServiceError:
+    except SessionNotFoundError as exc:
         if not args.create:
-            raise
+            raise CliError(f"{exc} (use --create to make a session titled so)") from None
         session_id = service.create(args.session)
         print(f"created session {session_id} ({args.session})", file=sys.stderr)
     store = service.get(session_id)

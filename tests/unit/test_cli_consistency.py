@@ -127,6 +127,8 @@ def test_exact_refuses_titles_and_prefixes_on_every_verb(capsys: Capture, data_d
         ["candidates", "Hallway", "--exact"],
         ["play", "hallway", "x", "--exact"],
         ["session", "show", sid[:20], "--exact"],
+        ["scene", "hallway", "--exact"],  # other modules' verbs too
+        ["session", "messages", "Hallway", "--exact"],
     ):
         code, _, err = run(capsys, *argv)
         assert code == 2 and "no session with the exact id" in err, argv
@@ -195,6 +197,14 @@ def test_add_reports_added_duplicates_present_and_skipped_truthfully(
     tone(folder / "t9.wav", 990)
     code, out, _ = run(capsys, "add", "Lib", str(folder / "t9.wav"), str(folder / "t1.wav"))
     assert "added 1 candidate (1 already present)" in out
+
+
+def test_add_to_a_missing_session_names_create(capsys: Capture, tmp_path: Path) -> None:
+    wav = tone(tmp_path / "a.wav", 440)
+    code, _, err = run(capsys, "add", "Nowhere", str(wav))
+    assert code == 2 and "no session 'Nowhere'" in err and "--create" in err
+    code, out, _ = run(capsys, "add", "Nowhere", str(wav), "--create")
+    assert code == 0 and "added 1 candidate" in out
 
 
 def test_add_never_rewrites_a_present_candidate_unless_asked(
