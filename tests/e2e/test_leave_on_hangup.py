@@ -73,7 +73,12 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has exited
 
 
-def test_killing_the_terminal_under_make_saves_the_cursor_and_exits(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", ["kill-server", "sighup"])
+def test_losing_the_terminal_under_make_saves_the_cursor_and_exits(
+    tmp_path: Path, how: str
+) -> None:
+    """``kill-server``: the terminal disappears and no signal reaches the app (make is
+    between it and the shell); ``sighup``: the app itself gets SIGHUP."""
     tmux = _tmux()
     home = tmp_path / "fresh-home"
     home.mkdir()
@@ -131,9 +136,12 @@ def test_killing_the_terminal_under_make_saves_the_cursor_and_exits(tmp_path: Pa
 
         _wait(stable, "the cursor to settle", screen)
         where = settled[0]
+        app = apps[0]
+        if how == "sighup":
+            os.kill(app, signal.SIGHUP)
+            _wait(lambda: not _alive(app), "foley-tui to exit on SIGHUP", screen)
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=30)
-    app = apps[0]
     try:
         _wait(lambda: not _alive(app), "foley-tui to exit after its terminal was killed")
     finally:
