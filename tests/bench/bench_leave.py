@@ -28,14 +28,11 @@ from pathlib import Path
 RUNS = 5
 TARGET_S = 2.0
 FOLEY_TUI = Path(sys.executable).parent / "foley-tui"
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+from tests.procs import alive, find_below  # noqa: E402
 
 
 def _app_pid(tmux: list[str]) -> int:
@@ -48,16 +45,9 @@ def _app_pid(tmux: list[str]) -> int:
         ).stdout
     )
     for _ in range(200):
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                stat = (entry / "stat").read_text()
-                cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pane and b"foley-tui" in cmdline:
-                return int(entry.name)
+        found = find_below(pane, b"foley-tui")
+        if found:
+            return found[0]
         time.sleep(0.05)
     raise RuntimeError("foley-tui never started under make")
 
@@ -98,7 +88,7 @@ def _one(how: str, tmp: Path, i: int) -> float:
             os.kill(pid, signal.SIGHUP)
         else:
             subprocess.run([*tmux, "send-keys", "-t", "b", "q"], check=True)
-        while _alive(pid):
+        while alive(pid):
             if time.monotonic() - started > 30:
                 os.kill(pid, signal.SIGKILL)
                 raise RuntimeError(f"{how}: foley-tui did not exit within 30 s")

@@ -18,6 +18,7 @@ import pytest
 
 from foley_tui import demo
 from foley_tui.store import SessionService
+from tests.procs import alive, find_below
 
 FOLEY_TUI = Path(sys.executable).parent / "foley-tui"
 #: Bounds for a stuck app, not targets.
@@ -43,34 +44,6 @@ def _wait(condition: object, what: str, screen: object = None) -> None:
             shown = screen() if callable(screen) else ""
             raise AssertionError(f"timed out waiting for {what}; the screen was:\n{shown}")
         time.sleep(0.05)
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every live process below ``pid`` (read from /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(ppid, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has exited
 
 
 @pytest.mark.parametrize("how", ["kill-server", "sighup"])
@@ -116,11 +89,7 @@ def test_losing_the_terminal_under_make_saves_the_cursor_and_exits(
                 check=True,
             ).stdout
         )
-        apps = [
-            pid
-            for pid in _descendants(make_pid)
-            if b"foley-tui" in Path(f"/proc/{pid}/cmdline").read_bytes()
-        ]
+        apps = find_below(make_pid, b"foley-tui")
         assert len(apps) == 1, f"expected one foley-tui under make, found {apps}"
         subprocess.run([*tmux, "send-keys", "-t", "leave", "j", "j", "j"], check=True)
         _wait(lambda: shown_id() not in (None, first), "the cursor to move", screen)
@@ -139,13 +108,13 @@ def test_losing_the_terminal_under_make_saves_the_cursor_and_exits(
         app = apps[0]
         if how == "sighup":
             os.kill(app, signal.SIGHUP)
-            _wait(lambda: not _alive(app), "foley-tui to exit on SIGHUP", screen)
+            _wait(lambda: not alive(app), "foley-tui to exit on SIGHUP", screen)
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=30)
     try:
-        _wait(lambda: not _alive(app), "foley-tui to exit after its terminal was killed")
+        _wait(lambda: not alive(app), "foley-tui to exit after its terminal was killed")
     finally:
-        if _alive(app):  # do not leave a spinning process behind a failed test
+        if alive(app):  # do not leave a spinning process behind a failed test
             os.kill(app, signal.SIGKILL)
     service = SessionService(home / ".local" / "share" / "foley")
     (info,) = service.list()
