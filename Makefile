@@ -1,23 +1,30 @@
 # Quick start: `make demo` launches the app on the bundled demo session; `make test` runs the tests.
+# `make demo` installs the runtime dependencies only; `make test` (and `make install`) add the
+# test and lint tools. Both install into .venv, editable.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+RUNTIME := $(VENV)/.installed-runtime
 STAMP := $(VENV)/.installed
 
 .PHONY: install demo run test lint typecheck check bench assets clean
 
-$(STAMP): pyproject.toml
+$(RUNTIME): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e .
+	touch $(RUNTIME)
+
+$(STAMP): $(RUNTIME)
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
 install: $(STAMP)
 
-demo: $(STAMP)
+demo: $(RUNTIME)
 	$(BIN)/foley-tui demo
 
-run: $(STAMP)
+run: $(RUNTIME)
 	$(BIN)/foley-tui
 
 lint: $(STAMP)
@@ -30,8 +37,7 @@ typecheck: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check foley_tui tests
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q -n 2 -m "not serial"
-	$(BIN)/python -m pytest -q -m serial
+	$(BIN)/python -m pytest -q -n 2
 
 bench: $(STAMP)
 	$(BIN)/python tests/bench/run_all.py

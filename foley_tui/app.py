@@ -1,21 +1,40 @@
 """FoleyApp: owns the store and the player, installs the audition screen. Kept thin.
 
 The player is a plain object injected by the caller (``cli_app`` builds the real one,
-tests pass a fake); the app closes it on unmount.
+tests pass a fake); the app starts it after the first frame, says once per run when there
+is no sound, and closes it on unmount.
+
+Leaving: on SIGHUP or SIGTERM, or when the terminal goes away without a signal (see
+:mod:`foley_tui.terminal_watch`), the app saves the cursor and view, flushes and exits; if
+shutting down the dead terminal hangs, the process ends anyway once that is done.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import threading
 from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
+from textual.timer import Timer
 
 from foley_tui.audio.base import Player
 from foley_tui.commands import AuditionCommands
 from foley_tui.config import Config
 from foley_tui.screens.audition import AuditionScreen
 from foley_tui.store import SessionService, SessionStore
+from foley_tui.terminal_watch import TerminalWatch
+
+#: Exit status after a hang-up (128 + SIGHUP, as a shell reports a process it killed).
+HANGUP_STATUS = 129
+#: After a hang-up, how long a clean shutdown may take before the process just ends
+#: (the cursor and view are already on disk by then).
+LEAVE_GRACE_S = 1.5
 
 
 class FoleyApp(App[None]):
@@ -43,22 +62,109 @@ class FoleyApp(App[None]):
         player: Player,
         config: Config | None = None,
         service: SessionService | None = None,
+        *,
+        audio_notice: bool = True,
     ) -> None:
+        """``audio_notice``: say (once) when there is no sound; False with ``--no-audio``,
+        where silence is what the user asked for."""
         super().__init__()
         self.store = store
         self.player = player
         self.config = config or Config()
         self.service = service
+        self.audio_notice = audio_notice
+        self.audio_noticed = False
+        self.left_because: str | None = None
+        self._watch: TerminalWatch | None = None
+        self._audio_timer: Timer | None = None
+        self._ender: threading.Timer | None = None
         self.keymap: dict[str, str] = dict(self.config.keymap)
         self.set_keymap(self.keymap)
 
     def on_mount(self) -> None:
         self.push_screen(self.make_audition(self.store))
-        # A player that opens its device in the background (``cli_app.DeferredPlayer``)
-        # starts after the first frame, so the device never delays the first paint.
-        start = getattr(self.player, "start", None)
-        if callable(start):
-            self.call_after_refresh(start)
+        # The player opens its device after the first frame (``DeferredPlayer`` does it in
+        # a background thread), so the device never delays the first paint.
+        self.call_after_refresh(self._start_audio)
+        if not self.is_headless:
+            self._watch_terminal()
+
+    # -- audio start-up ----------------------------------------------------------------
+    def _start_audio(self) -> None:
+        self.player.start()
+        if self.player.starting:
+            self._audio_timer = self.set_interval(0.1, self._audio_ready, name="audio-up")
+        else:
+            self._audio_ready()
+
+    def _audio_ready(self) -> None:
+        """Once the player is up: the no-audio notice, at most once per run (the player
+        outlives session switches), and never when silence was asked for."""
+        if self.player.starting:
+            return
+        if self._audio_timer is not None:
+            self._audio_timer.stop()
+            self._audio_timer = None
+        if self.player.available or not self.audio_notice or self.audio_noticed:
+            return
+        self.audio_noticed = True
+        self.notify(
+            self.player.unavailable_reason or "no output device",
+            title="No audio",
+            severity="warning",
+            timeout=10,
+        )
+
+    # -- leaving when the terminal goes ------------------------------------------------
+    def _watch_terminal(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGHUP, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, self.leave, signal.Signals(signum).name)
+        stdin = sys.__stdin__
+        if stdin is None:
+            return
+        try:
+            fd = stdin.fileno()
+        except (OSError, ValueError):
+            return
+
+        def lost(reason: str) -> None:  # the watch thread
+            with contextlib.suppress(RuntimeError):  # the loop already closed: leaving
+                loop.call_soon_threadsafe(self.leave, reason)
+
+        self._watch = TerminalWatch(fd, lost)
+        self._watch.start()
+
+    def leave(self, reason: str) -> None:
+        """Save the cursor and view, flush, and exit (the terminal is gone or we were
+        asked to stop). If the shutdown then hangs on the dead terminal, the process ends
+        after ``LEAVE_GRACE_S``: nothing is left to save by then."""
+        if self.left_because is not None:
+            return
+        self.left_because = reason
+        if self._watch is not None:
+            self._watch.stop()
+        self.save_position()
+        with contextlib.suppress(Exception):
+            self.player.stop()
+        code = 143 if reason == "SIGTERM" else HANGUP_STATUS
+        if not self.is_headless:
+            self._ender = threading.Timer(LEAVE_GRACE_S, os._exit, args=(code,))
+            self._ender.daemon = True
+            self._ender.start()
+        self.exit(return_code=code)
+
+    def cancel_forced_exit(self) -> None:
+        """Called once ``run()`` has returned: the shutdown after :meth:`leave` finished."""
+        if self._ender is not None:
+            self._ender.cancel()
+
+    def save_position(self) -> None:
+        """Put the audition's cursor and view on disk now."""
+        audition = self.audition
+        if audition is not None:
+            audition.save_position()
 
     def make_audition(self, store: SessionStore) -> AuditionScreen:
         return AuditionScreen(store, self.player, self.config.settings)
@@ -107,7 +213,7 @@ class FoleyApp(App[None]):
         self.notify(f"Keymap clash between {ids}", severity="warning")
 
     def on_unmount(self) -> None:
-        audition = self.audition
-        if audition is not None:
-            audition.save_position()
+        if self._watch is not None:
+            self._watch.stop()
+        self.save_position()
         self.player.close()

@@ -1,8 +1,13 @@
 """The ``foley-tui`` command line.
 
-Each group of verbs lives in its own module exposing ``register(subparsers)``; every verb
-gets ``--data-dir`` and sets ``func(args) -> int``. Bad input gets a one-line error on
-stderr and a non-zero exit, never a traceback.
+Each group of verbs lives in its own module exposing ``register(subparsers, common)``;
+every verb gets the common options (``--data-dir``, ``--exact``) and sets
+``func(args) -> int``. What verbs share (the one data-dir resolver, the one session
+resolver, the error guard) is in :mod:`foley_tui.cli_common`. Bad input gets a one-line
+error on stderr and a non-zero exit, never a traceback.
+
+The app's own flags (``--device``, ``--no-audio``) work on ``foley-tui`` alone (which runs
+``resume``) as well as on the verbs that open the app.
 """
 
 from __future__ import annotations
@@ -39,9 +44,9 @@ class CliError(Exception):
 def common_parser(*, for_verbs: bool = False) -> argparse.ArgumentParser:
     """Options every verb takes.
 
-    ``for_verbs``: the copy given to verbs leaves ``--data-dir`` unset when it is not on
-    the verb's own command line, so ``foley-tui --data-dir X VERB`` keeps X (a verb's
-    ``None`` default would override the top-level value).
+    ``for_verbs``: the copy given to verbs leaves an option unset when it is not on the
+    verb's own command line, so ``foley-tui --data-dir X VERB`` keeps X (a verb's ``None``
+    default would override the top-level value).
     """
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -50,16 +55,41 @@ def common_parser(*, for_verbs: bool = False) -> argparse.ArgumentParser:
         help="foley data dir (default: $FOLEY_DATA_DIR, else ~/.local/share/foley)",
         default=argparse.SUPPRESS if for_verbs else None,
     )
+    common.add_argument(
+        "--exact",
+        action="store_true",
+        help="SESSION must be an exact session id (no title or prefix match; for scripts)",
+        default=argparse.SUPPRESS if for_verbs else False,
+    )
     return common
+
+
+def add_app_options(parser: argparse.ArgumentParser, *, for_verbs: bool = True) -> None:
+    """``--device`` and ``--no-audio``: on ``foley-tui`` itself and on every verb that opens
+    the app (a verb's copy leaves them unset unless given, like :func:`common_parser`)."""
+    parser.add_argument(
+        "--device",
+        metavar="D",
+        help="audio output device: index or name (see `foley-tui devices`)",
+        default=argparse.SUPPRESS if for_verbs else None,
+    )
+    parser.add_argument(
+        "--no-audio",
+        action="store_true",
+        help="do not open an audio device (silent player, no notice)",
+        default=argparse.SUPPRESS if for_verbs else False,
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     common = common_parser(for_verbs=True)
     parser = argparse.ArgumentParser(
         prog="foley-tui",
-        description="Audition, pick and place sound-effect candidates in foley sessions.",
+        description="Audition, pick and place sound-effect candidates in foley sessions. "
+        "Without a COMMAND: resume the most recent session (see `foley-tui resume -h`).",
         parents=[common_parser()],
     )
+    add_app_options(parser, for_verbs=False)
     parser.add_argument("--version", action="version", version=f"foley-tui {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from foley_tui.cli import CliError
-from foley_tui.paths import data_dir as default_data_dir
+from foley_tui.cli_common import data_dir_of, open_session
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -30,7 +30,9 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="play a sound file, or a session candidate, without the UI",
         description="Play FILE, or candidate SOUND_ID of SESSION, to the end.",
     )
-    play.add_argument("target", metavar="FILE|SESSION", help="an audio file, or a session id")
+    play.add_argument(
+        "target", metavar="FILE|SESSION", help="an audio file, or a session (id, title or prefix)"
+    )
     play.add_argument("sound_id", nargs="?", metavar="SOUND_ID", help="candidate id in SESSION")
     play.add_argument("--device", metavar="D", help="output device: index or name (see devices)")
     play.add_argument("--start", metavar="S", type=float, default=0.0, help="start at S seconds")
@@ -65,26 +67,20 @@ def run_devices(args: argparse.Namespace) -> int:
     return 0
 
 
-def _candidate(data: Path, session: str, sound_id: str) -> dict[str, Any]:
-    from foley_tui.store.codec import encode_key, validate_session_id
-    from foley_tui.store.errors import SessionServiceError
-    from foley_tui.store.files import UnreadableEntry, read_object
+def _candidate(args: argparse.Namespace, sound_id: str) -> dict[str, Any]:
+    """Candidate ``sound_id`` of SESSION (``args.target``), found by the one resolver."""
+    from foley_tui.store import SessionServiceError
 
+    store = open_session(args, args.target, touch=False)
     try:
-        validate_session_id(session)
-        name = encode_key(sound_id)
-    except (SessionServiceError, ValueError) as exc:
+        candidate = store.candidate(sound_id)
+    except SessionServiceError as exc:
         raise CliError(str(exc)) from None
-    session_dir = data / "sessions" / session
-    if not session_dir.is_dir():
-        raise CliError(f"no session {session!r} in {data}")
-    path = session_dir / "candidates" / name
-    try:
-        return read_object(str(path))
-    except FileNotFoundError:
-        raise CliError(f"no candidate {sound_id!r} in session {session!r}") from None
-    except (UnreadableEntry, ValueError, OSError) as exc:
-        raise CliError(f"candidate {sound_id!r} is unreadable: {exc}") from None
+    if candidate is None:
+        if sound_id in set(store.candidate_ids()):
+            raise CliError(f"candidate {sound_id!r} is unreadable in session {store.session_id!r}")
+        raise CliError(f"no candidate {sound_id!r} in session {store.session_id!r}")
+    return candidate
 
 
 def run_play(args: argparse.Namespace) -> int:
@@ -92,14 +88,14 @@ def run_play(args: argparse.Namespace) -> int:
     from foley_tui.audio.player import make_player
     from foley_tui.audio.resolve import resolve
 
-    data = default_data_dir(args.data_dir)
+    data = data_dir_of(args)
     if args.sound_id is None:
         path = Path(args.target).expanduser()
         if not path.is_file():
             raise CliError(f"no such file: {args.target} (or give SESSION SOUND_ID)")
         candidate: dict[str, Any] = {"preview_uri": str(path.resolve())}
     else:
-        candidate = _candidate(data, args.target, args.sound_id)
+        candidate = _candidate(args, args.sound_id)
     source = resolve(candidate, data, allow_network=args.network)
     if not isinstance(source, Source):
         raise CliError(f"cannot play: {source.reason}", status=1)

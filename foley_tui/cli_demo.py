@@ -12,15 +12,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from foley_tui.cli import CliError
-from foley_tui.paths import data_dir
-
-
-def _audio_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--device", metavar="D", help="audio output device (name or index)")
-    parser.add_argument(
-        "--no-audio", action="store_true", help="do not open an audio device (silent player)"
-    )
+from foley_tui.cli import CliError, add_app_options
+from foley_tui.cli_common import data_dir_of, service_of
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -37,7 +30,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="delete the demo session and build it afresh (other sessions are untouched)",
     )
     demo.add_argument("--no-open", action="store_true", help="only build it; print the session id")
-    _audio_options(demo)
+    add_app_options(demo)
     demo.set_defaults(func=run_demo)
 
     resume = subparsers.add_parser(
@@ -47,7 +40,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         description="Open the session used last; with no session at all, build and open "
         "the demo session.",
     )
-    _audio_options(resume)
+    add_app_options(resume)
     resume.set_defaults(func=run_resume)
 
 
@@ -69,7 +62,7 @@ def _build(data: Path, *, reset: bool) -> str:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    data = data_dir(args.data_dir)
+    data = data_dir_of(args)
     session_id = _build(data, reset=args.reset)
     if args.no_open:
         print(session_id)
@@ -78,11 +71,11 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 def run_resume(args: argparse.Namespace) -> int:
-    from foley_tui.store import SessionService, SessionServiceError
+    from foley_tui.store import SessionServiceError
 
-    data = data_dir(args.data_dir)
+    data = data_dir_of(args)
     try:
-        service = SessionService(data)
+        service = service_of(args)
         session_id = service.most_recent()  # None only when there is no session at all
     except SessionServiceError as exc:
         raise CliError(str(exc)) from None

@@ -58,10 +58,9 @@ def _guard(func: Handler) -> Handler:
 
 
 def _store(args: argparse.Namespace) -> SessionStore:
-    from foley_tui.store import SessionService
+    from foley_tui.cli_common import open_session  # the one data-dir and session resolver
 
-    service = SessionService(args.data_dir) if args.data_dir else SessionService()
-    return service.get(service.resolve(args.session), touch=False)
+    return open_session(args, touch=False)
 
 
 def _seconds(text: str) -> float:

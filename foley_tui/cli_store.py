@@ -7,7 +7,6 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import sys
 from collections.abc import Callable
@@ -16,62 +15,44 @@ from pathlib import Path
 from typing import Any
 
 from foley_tui.cli import CliError
-from foley_tui.model import LAYERS, Candidate, Pick, ValidationError, format_onset, parse_onset
-from foley_tui.store import (
-    SessionService,
-    SessionServiceError,
-    SessionStore,
-    StoreWriteError,
+from foley_tui.cli_common import (
+    Handler,
+    guard,
+    open_session,
+    print_json,
+    resolve_session,
+    service_of,
 )
+from foley_tui.model import LAYERS, Candidate, Pick, Status, format_onset, parse_onset
+from foley_tui.store import SessionService, SessionServiceError, SessionStore
+from foley_tui.store.errors import SessionNotFoundError
 from foley_tui.store.local import AddProblem, collect
+from foley_tui.store.records import candidate_key
 
-Handler = Callable[[argparse.Namespace], int]
 #: What other verb modules add to ``session show``: (service, id) -> (JSON keys, lines).
 SHOW_EXTRAS: list[Callable[[SessionService, str], tuple[dict[str, Any], list[str]]]] = []
 
-
-def _guard(func: Handler) -> Handler:
-    """Turn store errors into one-line CLI errors (never a traceback)."""
-
-    @functools.wraps(func)
-    def wrapper(args: argparse.Namespace) -> int:
-        try:
-            return func(args)
-        except (SessionServiceError, ValidationError, StoreWriteError) as exc:
-            raise CliError(str(exc)) from None
-        except OSError as exc:
-            where = f" ({exc.filename})" if exc.filename else ""
-            raise CliError(f"{exc.strerror or exc}{where}") from None
-
-    return wrapper
-
-
-def _service(args: argparse.Namespace) -> SessionService:
-    service = SessionService(args.data_dir) if args.data_dir else SessionService()
-    for line in service.recovered:  # leftovers of an earlier crash, cleaned up now
-        print(f"foley-tui: {line}", file=sys.stderr)
-    return service
+# The names other verb modules imported before cli_common existed; kept working.
+_guard = guard
+_service = service_of
+_print_json = print_json
+__all__ = ["SHOW_EXTRAS", "Handler", "register"]
 
 
 def _open(service: SessionService, ref: str, *, touch: bool = True) -> SessionStore:
-    return service.get(service.resolve(ref), touch=touch)
+    return service.get(resolve_session(service, ref), touch=touch)
 
 
 def _when(moment: datetime) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def _print_json(value: Any) -> None:
-    json.dump(value, sys.stdout, indent=2, ensure_ascii=False, default=str)
-    sys.stdout.write("\n")
-
-
 # ---------------------------------------------------------------------- sessions
-@_guard
+@guard
 def cmd_sessions(args: argparse.Namespace) -> int:
-    infos = _service(args).list()
+    infos = service_of(args).list()
     if args.json:
-        _print_json(
+        print_json(
             [
                 {
                     "session_id": i.session_id,
@@ -111,23 +92,23 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     return 0
 
 
-@_guard
+@guard
 def cmd_create(args: argparse.Namespace) -> int:
-    print(_service(args).create(args.title))
+    print(service_of(args).create(args.title))
     return 0
 
 
-@_guard
+@guard
 def cmd_show(args: argparse.Namespace) -> int:
-    service = _service(args)
-    session_id = service.resolve(args.session)
+    service = service_of(args)
+    session_id = resolve_session(service, args.session)
     info = service.info(session_id)
     store = service.get(session_id, touch=False)  # looking is not opening
     meta = store.meta()
     problems = store.inspect()  # reads every file, as the app does
     extras = [extra(service, session_id) for extra in SHOW_EXTRAS]
     if args.json:
-        _print_json(
+        print_json(
             {
                 "session_id": session_id,
                 "title": info.title,
@@ -168,17 +149,17 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-@_guard
+@guard
 def cmd_rename(args: argparse.Namespace) -> int:
-    service = _service(args)
-    service.rename(service.resolve(args.session), args.title)
+    service = service_of(args)
+    service.rename(resolve_session(service, args.session), args.title)
     return 0
 
 
-@_guard
+@guard
 def cmd_delete(args: argparse.Namespace) -> int:
-    service = _service(args)
-    session_id = service.resolve(args.session)
+    service = service_of(args)
+    session_id = resolve_session(service, args.session)
     if not args.yes:
         raise CliError(f"refusing to delete session {session_id!r} without --yes")
     service.delete(session_id)
@@ -186,58 +167,120 @@ def cmd_delete(args: argparse.Namespace) -> int:
     return 0
 
 
-@_guard
+@guard
 def cmd_export(args: argparse.Namespace) -> int:
-    service = _service(args)
-    session_id = service.resolve(args.session)
+    service = service_of(args)
+    session_id = resolve_session(service, args.session)
     if args.output in (None, "-"):
-        _print_json(service.export_session(session_id))
+        print_json(service.export_session(session_id))
         return 0
+    if Path(args.output).expanduser().exists() and not args.force:
+        raise CliError(f"{args.output} exists (use --force to replace it)")
     target = service.export_to_file(session_id, args.output, overwrite=args.force)
     print(f"exported {session_id} to {target}")
     return 0
 
 
-@_guard
+@guard
 def cmd_import(args: argparse.Namespace) -> int:
-    service = _service(args)
+    service = service_of(args)
     if args.file == "-":
-        try:
-            doc = json.loads(sys.stdin.read())
-        except ValueError as exc:
-            raise CliError(f"stdin is not a JSON export: {exc}") from None
-        session_id = service.import_session(doc, overwrite=args.overwrite)
+        source, raw = "stdin", sys.stdin.buffer.read()
     else:
-        session_id = service.import_from_file(args.file, overwrite=args.overwrite)
-    print(session_id)
+        source = args.file
+        try:
+            raw = Path(args.file).expanduser().read_bytes()
+        except OSError as exc:
+            raise CliError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+    try:
+        doc = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise CliError(f"{source} is not a JSON export: {exc}") from None
+    session_id = doc.get("session_id") if isinstance(doc, dict) else None
+    if not args.overwrite and isinstance(session_id, str):
+        try:
+            exists = service.resolve(session_id, exact=True) == session_id
+        except SessionServiceError:  # absent or invalid: import_session says what is wrong
+            exists = False
+        if exists:
+            raise CliError(f"session {session_id!r} already exists (use --overwrite to replace it)")
+    print(service.import_session(doc, overwrite=args.overwrite))
     return 0
 
 
 # ---------------------------------------------------------------------- add / decisions
-@_guard
+@guard
 def cmd_add(args: argparse.Namespace) -> int:
-    service = _service(args)
+    service = service_of(args)
     try:
         session_id = service.resolve(args.session)
-    except SessionServiceError:
+    except SessionNotFoundError as exc:
         if not args.create:
-            raise
+            raise CliError(f"{exc} (use --create to make a session titled so)") from None
         session_id = service.create(args.session)
         print(f"created session {session_id} ({args.session})", file=sys.stderr)
     store = service.get(session_id)
-    problems: list[AddProblem] = []
-    candidates: list[dict[str, Any]] = []
-    for item in collect([Path(p) for p in args.paths]):
+    report = _add(store, [Path(p) for p in args.paths], update=args.update)
+    print(f"{report.summary()} to {session_id}")
+    if report.skipped and not (report.added or report.updated or report.present):
+        raise CliError(f"nothing added ({report.skipped} path(s) could not be read)")
+    return 1 if report.skipped else 0
+
+
+class AddReport:
+    """What ``add`` did, counted truthfully: each input is exactly one of these."""
+
+    def __init__(self) -> None:
+        self.added = 0  # new to the session
+        self.updated = 0  # already there and rewritten (--update)
+        self.present = 0  # already there, left as it was (or identical)
+        self.duplicates = 0  # the same sound more than once in this input
+        self.skipped = 0  # unreadable or not a candidate
+
+    def summary(self) -> str:
+        parts = [
+            f"{n} {label}"
+            for n, label in (
+                (self.updated, "updated"),
+                (self.present, "already present"),
+                (self.duplicates, "duplicate" if self.duplicates == 1 else "duplicates"),
+                (self.skipped, "skipped"),
+            )
+            if n
+        ]
+        noun = "candidate" if self.added == 1 else "candidates"
+        return f"added {self.added} {noun}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def _add(store: SessionStore, paths: list[Path], *, update: bool) -> AddReport:
+    report = AddReport()
+    fresh: dict[str, dict[str, Any]] = {}
+    for item in collect(paths):
         if isinstance(item, AddProblem):
-            problems.append(item)
+            report.skipped += 1
             print(f"foley-tui: skipped {item.path}: {item.reason}", file=sys.stderr)
+            continue
+        sound_id = candidate_key(item)
+        if sound_id is None:
+            report.skipped += 1
+            print("foley-tui: skipped a candidate without sound.id", file=sys.stderr)
+        elif sound_id in fresh:
+            report.duplicates += 1
         else:
-            candidates.append(item)
-    count = store.cache_candidates(candidates)
-    print(f"added {count} candidate{'s' if count != 1 else ''} to {session_id}")
-    if problems and count == 0:
-        raise CliError(f"nothing added ({len(problems)} path(s) could not be read)")
-    return 1 if problems else 0
+            fresh[sound_id] = item
+    existing = set(store.candidate_ids())
+    to_write = []
+    for sound_id, candidate in fresh.items():
+        if sound_id not in existing:
+            report.added += 1
+            to_write.append(candidate)
+        elif update and store.candidate(sound_id) != candidate:
+            report.updated += 1
+            to_write.append(candidate)
+        else:
+            report.present += 1  # what is there (maybe the agent's) is never rewritten
+    store.cache_candidates(to_write)
+    return report
 
 
 def _check_known(store: SessionStore, sound_id: str, force: bool) -> None:
@@ -252,9 +295,9 @@ def _check_known(store: SessionStore, sound_id: str, force: bool) -> None:
         )
 
 
-@_guard
+@guard
 def cmd_pick(args: argparse.Namespace) -> int:
-    store = _open(_service(args), args.session)
+    store = open_session(args)
     _check_known(store, args.sound_id, args.force)
     # Only the fields given change (read-modify-write under the session lock): an
     # onset foley wrote, symbolic or numeric, and any other key of the pick are kept.
@@ -269,26 +312,26 @@ def cmd_pick(args: argparse.Namespace) -> int:
     return 0
 
 
-@_guard
+@guard
 def cmd_reject(args: argparse.Namespace) -> int:
-    store = _open(_service(args), args.session)
+    store = open_session(args)
     _check_known(store, args.sound_id, args.force)
     store.add_reject(args.sound_id, reason=args.reason)
     print(f"rejected {args.sound_id}")
     return 0
 
 
-@_guard
+@guard
 def cmd_clear(args: argparse.Namespace) -> int:
-    store = _open(_service(args), args.session)
+    store = open_session(args)
     store.clear(args.sound_id)
     print(f"cleared {args.sound_id}")
     return 0
 
 
-@_guard
+@guard
 def cmd_undo(args: argparse.Namespace) -> int:
-    store = _open(_service(args), args.session)
+    store = open_session(args)
     undo = args.command == "undo"
     if getattr(args, "skip", False):
         entry = store.skip_undo() if undo else store.skip_redo()
@@ -306,13 +349,13 @@ def cmd_undo(args: argparse.Namespace) -> int:
     return 0
 
 
-@_guard
+@guard
 def cmd_picks(args: argparse.Namespace) -> int:
-    store = _open(_service(args), args.session, touch=False)
+    store = open_session(args, touch=False)
     picks = store.picks()
     joined = [(pick, store.candidate(sid)) for sid, pick in sorted(picks.items())]
     if args.json:
-        _print_json([{**pick.to_dict(), "candidate": cand} for pick, cand in joined])
+        print_json([{**pick.to_dict(), "candidate": cand} for pick, cand in joined])
         return 0
     if not joined:
         print("no picks")
@@ -325,6 +368,50 @@ def cmd_picks(args: argparse.Namespace) -> int:
             f"{pick.sound_id}\t{pick.layer or '-'}\t{format_onset(pick.onset)}\t{duration}\t"
             f"{caption}"
         )
+    return 0
+
+
+def decision_of(sound_id: str, picked: set[str], rejected: set[str]) -> str:
+    """``undecided``, ``picked``, ``rejected``, or ``conflict`` when foley left both (the
+    model's Status names; foley's own ``verdict`` field is its verification, not this)."""
+    if sound_id in picked:
+        return (Status.CONFLICT if sound_id in rejected else Status.PICKED).value
+    return Status.REJECTED.value if sound_id in rejected else Status.UNDECIDED.value
+
+
+@guard
+def cmd_candidates(args: argparse.Namespace) -> int:
+    store = open_session(args, touch=False)
+    picked, rejected = set(store.picked_ids()), set(store.rejected_ids())
+    listed: list[dict[str, Any]] = []
+    for row in store.rows():
+        full = store.candidate(row.sound_id) if not row.unreadable else None
+        query = Candidate(full or {}).event.get("query")
+        listed.append(
+            {
+                "sound_id": row.sound_id,
+                "caption": row.caption,
+                "duration_s": row.duration_s,
+                "event_query": query if isinstance(query, str) else None,
+                "decision": decision_of(row.sound_id, picked, rejected),
+            }
+        )
+    if args.json:
+        print_json(listed)
+        return 0
+    if not listed:
+        print("no candidates")
+        return 0
+    for item in listed:
+        duration = item["duration_s"]
+        cells = [
+            item["sound_id"],
+            item["decision"],
+            f"{duration:.2f}s" if duration is not None else "-",
+            item["event_query"] or "-",
+            item["caption"],
+        ]
+        print("\t".join(cells))
     return 0
 
 
@@ -367,7 +454,22 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("session", metavar="SESSION")
     p.add_argument("paths", metavar="PATH", nargs="+")
     p.add_argument("--create", action="store_true", help="create SESSION (as a title) if missing")
+    p.add_argument(
+        "--update",
+        action="store_true",
+        help="rewrite candidates already in the session with what PATH gives now "
+        "(default: leave them as they are)",
+    )
     p.set_defaults(func=cmd_add)
+
+    p = subparsers.add_parser(
+        "candidates",
+        parents=[common],
+        help="list a session's candidates: id, decision, duration, event query, caption",
+    )
+    p.add_argument("session", metavar="SESSION", help="id, title or unique id prefix")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_candidates)
 
     p = subparsers.add_parser("pick", parents=[common], help="pick a sound")
     p.add_argument("session", metavar="SESSION")

@@ -33,14 +33,16 @@ class FakePlayer:
     callback: StateCallback | None = None
     closed: bool = False
     scene: Scene | None = None
+    starting: bool = False
 
     def _record(self, name: str, *args: Any) -> None:
         self.calls.append((name, args))
 
     def names(self) -> list[str]:
-        """The method names called, in order (state-callback registration and prefetch
-        hints left out: they are not user-visible actions)."""
-        return [name for name, _ in self.calls if name not in ("set_state_callback", "prefetch")]
+        """The method names called, in order (start-up, state-callback registration and
+        prefetch hints left out: they are not user-visible actions)."""
+        hidden = ("set_state_callback", "prefetch", "start")
+        return [name for name, _ in self.calls if name not in hidden]
 
     def played(self) -> list[tuple[str, float]]:
         """(source file name, start) of every play() call."""
@@ -49,6 +51,9 @@ class FakePlayer:
     def _notify(self) -> None:
         if self.callback is not None:
             self.callback(self.status())
+
+    def start(self) -> None:
+        self._record("start")
 
     def play(self, source: Source, start_s: float = 0.0) -> None:
         self._record("play", source, start_s)

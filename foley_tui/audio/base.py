@@ -93,9 +93,24 @@ class Player(Protocol):
     """What the UI needs from an audio player.
 
     Implementations: ``SoundDevicePlayer`` (PortAudio), ``NullPlayer`` (no device: keeps
-    time, makes no sound) and the tests' fake. All methods return quickly and never raise
-    for bad audio: a failure becomes ``PlayerStatus.error`` and a state callback.
+    time, makes no sound), ``DeferredPlayer`` (opens one of those in the background) and
+    the tests' fake. All methods return quickly and never raise for bad audio or a broken
+    device: a failure becomes ``PlayerStatus.error``, a state callback, or a silent player
+    whose ``unavailable_reason`` says why.
+
+    Start-up is part of the protocol: the owner calls :meth:`start` once (the app does it
+    after its first frame); a player that opens its device in the background reports
+    :attr:`starting` until it is up. Players built ready (the device opened in the
+    constructor, or no device at all) treat ``start`` as a no-op and are never ``starting``.
     """
+
+    def start(self) -> None:
+        """Open the output if that is still to do; returns at once (never waits for a
+        device) and may be called more than once."""
+
+    @property
+    def starting(self) -> bool:
+        """True while the output is still being opened (``available`` is not known yet)."""
 
     @property
     def available(self) -> bool:

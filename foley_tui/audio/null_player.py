@@ -44,6 +44,13 @@ class NullPlayer:
         self._durations: OrderedDict[str, float] = OrderedDict()
 
     # -- Player protocol -------------------------------------------------------------
+    def start(self) -> None:
+        """Nothing to do: this player is ready once constructed."""
+
+    @property
+    def starting(self) -> bool:
+        return False
+
     @property
     def available(self) -> bool:
         return False

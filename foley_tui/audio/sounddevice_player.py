@@ -148,6 +148,13 @@ class SoundDevicePlayer:
         self._running = True
 
     # -- Player protocol -------------------------------------------------------------
+    def start(self) -> None:
+        """Nothing to do: this player is ready once constructed."""
+
+    @property
+    def starting(self) -> bool:
+        return False
+
     @property
     def available(self) -> bool:
         return not self._closed

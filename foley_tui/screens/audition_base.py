@@ -116,7 +116,7 @@ class AuditionBase(Screen[None]):
         if vs.loudness_match:
             view.append("LUFS match")
         available = self.player.available
-        if getattr(self.player, "starting", False):
+        if self.player.starting:
             device, available = "audio starting…", True
         elif available:
             device = self.player.device_name

@@ -22,21 +22,14 @@ class PreviewActions(CandidateDetails):
         self.post_message(PlayerStateChanged(status))
 
     def _check_audio(self) -> None:
-        """Once the player is up (it may start in the background), say if there is no
-        sound, and refresh the status line's device."""
-        if self._audio_checked or getattr(self.player, "starting", False):
+        """Once the player is up (it may start in the background), refresh the status
+        line's device. (The app says "no audio", once per run: ``FoleyApp._audio_ready``.)"""
+        if self._audio_checked or self.player.starting:
             return
         self._audio_checked = True
         # Prefetch hints given while a deferred player was starting were dropped: again.
         self._prefetched = (None, None)
         self._schedule_prefetch()
-        if not self.player.available:
-            self.notify(
-                self.player.unavailable_reason or "no output device",
-                title="No audio",
-                severity="warning",
-                timeout=10,
-            )
         self._update_status()
 
     def on_player_state_changed(self, message: PlayerStateChanged) -> None:

@@ -25,6 +25,8 @@ _PLAIN = re.compile(r"[A-Za-z0-9_~-][A-Za-z0-9_.~-]*\.json\Z")
 _ENCODED = re.compile(r"(?:[A-Za-z0-9_.~-]|%[0-9A-F]{2})+\.json\Z")
 # %XX escapes of unreserved characters (A-Z a-z 0-9 - . _ ~), which quote() never makes.
 _ESCAPED_UNRESERVED = re.compile(r"%(?:[46][1-9A-F]|[57][0-9A]|3[0-9]|2[DE]|5F|7E)")
+#: The folders foley keeps inside a session (no nested session may be named like them).
+SESSION_FOLDERS = frozenset({"candidates", "picks", "rejects"})
 #: Longest file name most file systems accept (bytes).
 MAX_NAME_BYTES = 255
 
@@ -133,27 +135,44 @@ def loads_object(data: bytes) -> dict[str, Any]:
 
 
 def validate_session_id(session_id: object) -> str:
-    """Return ``session_id`` if it is a safe single folder name under ``sessions/``.
+    """Return ``session_id`` if it names a folder safely inside ``sessions/``.
 
-    foley joins the id into the path unescaped, so ``../x`` would escape. We refuse
-    separators, NUL and control characters, ``.``/``..`` and any leading dot (hidden
-    names are ours and foley skips them), and names too long for a file system.
+    foley joins the id into the path unescaped: ``proj/scene1`` is the folder
+    ``sessions/proj/scene1/`` and ``" my scene "`` (spaces included) is a valid id, so we
+    accept both. What could escape ``sessions/`` or hide is refused: an empty part (a
+    leading, trailing or doubled ``/``), ``.``/``..`` or any part starting with a dot
+    (hidden names are ours and foley skips them), a nested part named like a session's
+    own folders (``proj/picks`` would land inside session ``proj``'s picks and break
+    foley's listing), backslash, NUL and control characters, and parts too long for a
+    file system.
     """
     if not isinstance(session_id, str) or not session_id:
         raise InvalidSessionIdError(f"session id must be a non-empty string (got {session_id!r})")
-    bad = [ch for ch in session_id if ch in "/\\\0" or ord(ch) < 32 or ord(ch) == 127]
+    bad = [ch for ch in session_id if ch in "\\\0" or ord(ch) < 32 or ord(ch) == 127]
     if bad:
         raise InvalidSessionIdError(
             f"invalid session id {session_id!r}: contains {''.join(sorted(set(bad)))!r}"
         )
-    if session_id.startswith(".") or session_id.strip() != session_id:
-        raise InvalidSessionIdError(
-            f"invalid session id {session_id!r}: must not start with '.' or be padded with spaces"
-        )
-    if len(session_id.encode("utf-8", errors="replace")) > MAX_NAME_BYTES:
-        raise InvalidSessionIdError(f"invalid session id: longer than {MAX_NAME_BYTES} bytes")
     try:
         session_id.encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidSessionIdError(f"invalid session id {session_id!r}: not UTF-8") from None
+    parts = session_id.split("/")
+    for index, part in enumerate(parts):
+        if not part:
+            raise InvalidSessionIdError(
+                f"invalid session id {session_id!r}: an empty part (leading, trailing or '//')"
+            )
+        if part.startswith("."):
+            raise InvalidSessionIdError(
+                f"invalid session id {session_id!r}: a part must not start with '.'"
+            )
+        if len(part.encode("utf-8")) > MAX_NAME_BYTES:
+            raise InvalidSessionIdError(
+                f"invalid session id: a part is longer than {MAX_NAME_BYTES} bytes"
+            )
+        if index and part in SESSION_FOLDERS:
+            raise InvalidSessionIdError(
+                f"invalid session id {session_id!r}: {part!r} is a session's own folder"
+            )
     return session_id

@@ -56,6 +56,8 @@ from foley_tui.store.trash import move_to_trash
 from foley_tui.store.usage import USAGE_FILE, Usage, ledger_of
 
 NAMESPACES = ("candidates", "picks", "rejects")
+#: How deep nested session ids (``a/b/c``) are looked for under ``sessions/``.
+MAX_NESTING = 8
 EXPORT_FORMAT = "foley-tui-session"
 EXPORT_KEYS = frozenset(
     {
@@ -200,13 +202,24 @@ class SessionService(LedgerServiceMixin):
 
     # ------------------------------------------------------------------ helpers
     def _path(self, session_id: str) -> Path:
-        return self.sessions_dir / validate_session_id(session_id)
+        """The session's folder; a nested id (``proj/scene1``) is nested folders, as in
+        foley. Its parent folders must be real folders: a symbolic link there could lead
+        out of ``sessions/``."""
+        parts = validate_session_id(session_id).split("/")
+        folder = self.sessions_dir
+        for part in parts[:-1]:
+            folder = folder / part
+            if folder.is_symlink():
+                raise InvalidSessionIdError(
+                    f"invalid session id {session_id!r}: {part!r} is a symbolic link"
+                )
+        return folder / parts[-1]
 
     def _exists(self, session_id: str) -> bool:
         if self._memory is not None:
             with self._lock:
                 return session_id in self._memory
-        return self._path(session_id).is_dir()
+        return _is_session_dir(self._path(session_id))
 
     def _open(self, session_id: str) -> SessionStore:
         with self._lock:
@@ -244,19 +257,31 @@ class SessionService(LedgerServiceMixin):
         if self._memory is not None:
             with self._lock:
                 return list(self._memory)
+        ids: builtins.list[str] = []
+        self._walk(self.sessions_dir, "", ids, depth=0)
+        return ids
+
+    def _walk(self, folder: Path, prefix: str, ids: builtins.list[str], *, depth: int) -> None:
+        """Collect the session folders under ``folder``: foley's nested ids
+        (``proj/scene1``) are listed as such, and a folder that only holds sessions
+        (``proj``) is not itself one. Symbolic links are not followed below the top."""
         try:
-            entries = list(os.scandir(self.sessions_dir))
-        except FileNotFoundError:
-            return []
-        ids = []
+            entries = list(os.scandir(folder))
+        except (FileNotFoundError, NotADirectoryError):
+            return
         for entry in entries:
             if entry.name.startswith(".") or not entry.is_dir():
                 continue
+            session_id = prefix + entry.name
             try:
-                ids.append(validate_session_id(entry.name))
+                validate_session_id(session_id)
             except InvalidSessionIdError:
                 continue
-        return ids
+            path = Path(entry.path)
+            if _is_session_dir(path):
+                ids.append(session_id)
+            if depth < MAX_NESTING and not entry.is_symlink():
+                self._walk(path, session_id + "/", ids, depth=depth + 1)
 
     # ------------------------------------------------------------------ contract
     def create(self, title: str | None = None) -> str:
@@ -332,25 +357,39 @@ class SessionService(LedgerServiceMixin):
                 infos.append(self.info(session_id))
         return sorted(infos, key=lambda i: (i.created, i.session_id))
 
-    def resolve(self, ref: str) -> str:
-        """An exact id, an exact title (case-insensitive) or a unique id prefix -> the id."""
+    #: When True, :meth:`resolve` takes exact ids only (the CLI's ``--exact``, for scripts).
+    exact_refs: bool = False
+
+    def resolve(self, ref: str, *, exact: bool | None = None) -> str:
+        """A session reference -> its id: an exact id (always wins, spaces and all), then
+        an exact title (case-insensitive), then a unique id prefix. ``exact`` (default:
+        :attr:`exact_refs`) accepts only an exact id, as foley would take it."""
+        if not isinstance(ref, str) or not ref:
+            raise SessionNotFoundError("empty session reference")
+        invalid: InvalidSessionIdError | None = None
+        try:
+            if self._exists(ref):
+                return ref
+        except InvalidSessionIdError as exc:
+            invalid = exc  # may still be a title; said if nothing matches
+        if self.exact_refs if exact is None else exact:
+            raise invalid or SessionNotFoundError(f"no session with the exact id {ref!r}")
         ref = ref.strip()
         if not ref:
             raise SessionNotFoundError("empty session reference")
-        ids = self._ids()
-        if ref in ids:
-            return ref
-        titled = [i.session_id for i in self.list() if (i.title or "").casefold() == ref.casefold()]
+        infos = self.list()
+        titled = [i.session_id for i in infos if (i.title or "").casefold() == ref.casefold()]
         if len(titled) == 1:
             return titled[0]
         if len(titled) > 1:
             raise SessionServiceError(f"several sessions are titled {ref!r}: {', '.join(titled)}")
-        prefixed = sorted(i for i in ids if i.startswith(ref) or i.lower().startswith(ref.lower()))
+        low = ref.casefold()
+        prefixed = sorted(i.session_id for i in infos if i.session_id.casefold().startswith(low))
         if len(prefixed) == 1:
             return prefixed[0]
         if len(prefixed) > 1:
             raise SessionServiceError(f"ambiguous session {ref!r}: {', '.join(prefixed)}")
-        raise SessionNotFoundError(f"no session {ref!r}")
+        raise invalid or SessionNotFoundError(f"no session {ref!r}")
 
     def most_recent(self) -> str | None:
         """The session opened or updated last, or None when there is none."""
@@ -385,10 +424,22 @@ class SessionService(LedgerServiceMixin):
         folder = self._path(session_id)
         try:
             move_to_trash(folder)  # a link is moved as a link, never followed
+            self._prune_parents(session_id)
         except OSError as exc:
             raise SessionServiceError(
                 f"could not delete {session_id!r}: {exc.strerror or exc}"
             ) from exc
+
+    def _prune_parents(self, session_id: str) -> None:
+        """After a nested session (``proj/scene1``) goes, remove the folders that only
+        held it (``proj``) if they are now empty, so no bogus empty session appears."""
+        parts = session_id.split("/")[:-1]
+        while parts:
+            try:
+                (self.sessions_dir / "/".join(parts)).rmdir()  # only if empty
+            except OSError:
+                return
+            parts.pop()
 
     # ------------------------------------------------------------------ export
     def export_session(self, session_id: str) -> dict[str, Any]:
@@ -574,6 +625,24 @@ class SessionService(LedgerServiceMixin):
 
 def _constant(record: dict[str, Any]) -> Callable[[builtins.list[dict[str, Any]]], dict[str, Any]]:
     return lambda _new: record
+
+
+def _is_session_dir(path: Path) -> bool:
+    """A session folder holds one of foley's namespaces or our state, or is an empty
+    folder (a session with nothing in it yet); a folder that only holds other folders
+    (``proj`` of ``proj/scene1``) is not a session."""
+    try:
+        if not path.is_dir():
+            return False
+        has_subfolder = False
+        for entry in os.scandir(path):
+            if entry.name in NAMESPACES or entry.name == STATE_DIR:
+                return True
+            if not entry.name.startswith(".") and entry.is_dir():
+                has_subfolder = True
+        return not has_subfolder
+    except OSError:
+        return False
 
 
 def _validate_export(doc: object) -> tuple[str, tuple[Any, ...]]:

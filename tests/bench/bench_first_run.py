@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 RUNS = 5
+#: The README's promise for a first run (issue 8): reported, never asserted in tests.
+TARGET_FIRST_RUN_S = 3.0
 FOLEY_TUI = Path(sys.executable).parent / "foley-tui"
 BASELINE_APP = """
 from textual.app import App
@@ -94,6 +96,8 @@ def main() -> dict[str, Any]:
         "first_run_ratio": statistics.median(first) / base,
         "resume_ratio": statistics.median(resume) / base,
         "build_demo_s": statistics.median(builds),
+        "target_first_run_s": TARGET_FIRST_RUN_S,
+        "first_run_within_target": statistics.median(first) <= TARGET_FIRST_RUN_S,
         "runs": RUNS,
     }
     print(f"{'case':<34}{'median':>10}{'x baseline':>12}")
@@ -105,6 +109,8 @@ def main() -> dict[str, Any]:
     print(f"{'resume (reopen the demo)':<34}{resume_s:>9.2f}s{resume_ratio:>12.2f}")
     print(f"{'baseline: minimal Textual app':<34}{base:>9.2f}s{1.0:>12.2f}")
     print(f"{'build_demo in process':<34}{result['build_demo_s'] * 1000:>8.0f}ms")
+    verdict = "within" if result["first_run_within_target"] else "OVER"
+    print(f"first run: {verdict} the {TARGET_FIRST_RUN_S:.1f} s target")
     out = Path(__file__).parent / "results"
     out.mkdir(exist_ok=True)
     (out / "first_run.json").write_text(json.dumps(result, indent=2))

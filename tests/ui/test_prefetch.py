@@ -83,7 +83,7 @@ async def test_unplayable_rows_are_not_prefetched(data_dir: Any) -> None:
 async def test_prefetch_is_repeated_once_a_deferred_player_is_up(session: Session) -> None:
     """Hints given while the device was still opening were dropped: the screen gives them
     again when the player is up, so the first row is warm too."""
-    from foley_tui.cli_app import DeferredPlayer
+    from foley_tui.audio.deferred import DeferredPlayer
 
     gate = threading.Event()
     fake = FakePlayer()

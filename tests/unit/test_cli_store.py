@@ -127,7 +127,7 @@ def test_add_json_and_jsonl(
     ("argv", "message"),
     [
         (["pick", "nosuch", "x"], "no session 'nosuch'"),
-        (["session", "show", "../etc"], "no session"),
+        (["session", "show", "../etc"], "invalid session id"),
         (["pick", "S", "ghost"], "no candidate 'ghost'"),
         (["pick", "S", "ghost", "--force", "--onset", "nan"], "onset must be a finite number"),
         (["pick", "S", "ghost", "--force", "--onset", "1:75"], "seconds must be below 60"),

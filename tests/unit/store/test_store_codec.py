@@ -126,13 +126,19 @@ def test_loads_object_reasons(data: bytes, reason: str) -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    ["", ".", "..", "../x", "a/b", "a\\b", ".hidden", "x\x00y", "tab\there", " pad", "x" * 256],
+    [
+        *("", ".", "..", "../x", "a/../b", "a/./b", "/abs", "a/", "a//b", "a\\b", ".hidden"),
+        *("a/.hidden", "x\x00y", "tab\there", "x" * 256, "a/" + "x" * 256, "proj/picks"),
+    ],
 )
 def test_traversal_and_bad_session_ids(bad: str) -> None:
     with pytest.raises(InvalidSessionIdError):
         validate_session_id(bad)
 
 
-@pytest.mark.parametrize("good", ["default", "01J0000000000000000000000", "my scene", "é:1"])
+@pytest.mark.parametrize(
+    "good",
+    ["default", "01J0000000000000000000000", "my scene", "é:1", " pad ", "proj/scene1", "a/b/c"],
+)
 def test_good_session_ids(good: str) -> None:
     assert validate_session_id(good) == good

@@ -92,7 +92,9 @@ def test_foley_made_session_is_listed(data_dir: Path) -> None:
     assert infos[0].title is None
 
 
-@pytest.mark.parametrize("bad", ["../escape", "..", ".", "a/b", "/abs", ".foley-tui", "x\x00"])
+@pytest.mark.parametrize(
+    "bad", ["../escape", "..", ".", "a/../../victim", "/abs", ".foley-tui", "x\x00", "a//b"]
+)
 def test_traversal_ids_are_refused(data_dir: Path, bad: str) -> None:
     service = SessionService(data_dir)
     (data_dir / "victim").mkdir()
