@@ -35,7 +35,7 @@ from foley_tui.model import (
     validate_layer,
     validate_onset,
 )
-from foley_tui.store.backend import JournalAppend
+from foley_tui.store.backend import JournalAppend, JournalReplaced
 from foley_tui.store.codec import InvalidKeyError, encode_key
 from foley_tui.store.errors import StoreProblem, StoreWriteError, UndoConflictError
 from foley_tui.store.files import FileNamespace
@@ -327,17 +327,17 @@ class DecisionsMixin(StoreReads):
     def set_layer(self, sound_id: str, layer: Layer | None) -> Pick:
         """Set the mix layer, picking the sound if needed (one journal entry); the onset
         and any other key of the pick are kept."""
-        self.update_pick(sound_id, layer=layer)
-        return self._pick_now(sound_id)
+        return self._pick_after(sound_id, self.update_pick(sound_id, layer=layer))
 
     def set_onset(self, sound_id: str, onset: Onset) -> Pick:
         """Set the onset (seconds or an anchor string), picking the sound if needed."""
-        self.update_pick(sound_id, onset=onset)
-        return self._pick_now(sound_id)
+        return self._pick_after(sound_id, self.update_pick(sound_id, onset=onset))
 
-    def _pick_now(self, sound_id: str) -> Pick:
-        record = self._verdicts(sound_id).pick
-        return Pick.from_dict(record or {}, sound_id)
+    def _pick_after(self, sound_id: str, entry: JournalEntry | None) -> Pick:
+        """The pick a decision left (from its journal entry: no re-read of the file)."""
+        # Nothing changed (no entry): the file is as it was, read it.
+        record = entry.after.get("pick") if entry is not None else self._verdicts(sound_id).pick
+        return Pick.from_dict(record if isinstance(record, dict) else {}, sound_id)
 
     def clear(self, sound_id: str) -> None:
         """Remove a pick and a reject (no-op when undecided)."""
@@ -455,7 +455,23 @@ class DecisionsMixin(StoreReads):
             undone.pop(entry.target, None)
 
     def _refresh_journal(self) -> None:
-        """Read what is new in the journal (the whole of it the first time)."""
+        """Read what is new in the journal (the whole of it the first time, and again
+        when the file was replaced under us: an import --overwrite)."""
+        with self._lock:
+            try:
+                self._read_journal()
+            except JournalReplaced:
+                self._forget_journal()
+                self._read_journal()
+
+    def _forget_journal(self) -> None:
+        self.state.journal_reset()
+        self._journal_known = False
+        self._journal = []
+        self._done, self._undone = {}, {}
+        self._journal_start = self._journal_offset = self._last_seq = 0
+
+    def _read_journal(self) -> None:
         with self._lock:
             if not self._journal_known or self._journal_start > 0:
                 end = self._journal_start if self._journal_known else None
@@ -501,8 +517,7 @@ class DecisionsMixin(StoreReads):
             appended: JournalAppend = self.state.journal_append(self._journal_offset, build)
             if appended.read_from != self._journal_offset:
                 # The journal was replaced under us (an import): read it anew.
-                self._journal_known = False
-                self._journal = []
+                self._forget_journal()
                 self._refresh_journal()
             else:
                 self._journal.append(made[0])
