@@ -226,3 +226,47 @@ def test_a_candidate_in_context_replaces_its_alternative(
         == 1
     )
     assert "no word matches" in capsys.readouterr().err
+
+
+def test_export_carries_the_narration_reference(data_dir: Path, tmp_path: Path) -> None:
+    tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
+    assert (
+        main(
+            [
+                "session",
+                "narration",
+                tones.session_id,
+                str(tones.narration_path),
+                "--words",
+                str(tones.words_path),
+            ]
+        )
+        == 0
+    )
+    service = SessionService(data_dir)
+    # Symbolic pick onsets in exports are the decisions helper's part: keep numeric ones.
+    store = service.get(tones.session_id)
+    for spec in TONES:
+        if isinstance(spec.onset, str):
+            del store.picks_ns[tones.ids[spec.name]]
+    doc = service.export_session(tones.session_id)
+    assert doc["schema_version"] == 2
+    assert doc["narration"]["path"] == str(tones.narration_path.resolve())
+    assert len(doc["narration"]["words"]) == 5
+    service.delete(tones.session_id)
+    assert service.import_session(doc) == tones.session_id
+    session_path = service.get(tones.session_id).session_path
+    assert session_path is not None
+    restored = read_narration(Path(session_path))
+    assert restored is not None and restored.to_record() == doc["narration"]
+    # A damaged reference is refused before anything is written.
+    from foley_tui.store import SessionImportError
+    from foley_tui.store.service import checksum_of
+
+    bad = {k: v for k, v in doc.items() if k != "checksum"}
+    bad["narration"] = {**doc["narration"], "path": "relative.wav"}
+    bad["session_id"] = "other"
+    bad["checksum"] = checksum_of(bad)
+    with pytest.raises(SessionImportError, match="narration"):
+        service.import_session(bad)
+    assert "other" not in [i.session_id for i in service.list()]
