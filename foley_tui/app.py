@@ -14,6 +14,7 @@ from textual.binding import Binding
 from foley_tui.audio.base import Player
 from foley_tui.commands import AuditionCommands
 from foley_tui.config import Config
+from foley_tui.scene.narration import Narration
 from foley_tui.screens.audition import AuditionScreen
 from foley_tui.store import SessionService, SessionStore
 
@@ -49,6 +50,9 @@ class FoleyApp(App[None]):
         self.player = player
         self.config = config or Config()
         self.service = service
+        #: A narration given with ``open --narration`` for this run only (else the
+        #: session's own, read by the scene model).
+        self.narration: Narration | None = None
         self.keymap: dict[str, str] = dict(self.config.keymap)
         self.set_keymap(self.keymap)
 

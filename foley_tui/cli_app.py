@@ -26,6 +26,7 @@ from foley_tui.paths import data_dir
 
 if TYPE_CHECKING:
     from foley_tui.audio.mixer import Scene
+    from foley_tui.scene.narration import Narration
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -45,6 +46,10 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-audio", action="store_true", help="do not open an audio device (silent player)"
     )
+    parser.add_argument(
+        "--narration", metavar="FILE", help="use this narration for this run (not stored)"
+    )
+    parser.add_argument("--words", metavar="WORDS.json", help="its word timeline (foley aligner)")
     parser.set_defaults(func=run_open)
 
 
@@ -88,7 +93,12 @@ def make_app_player(device: str | None, no_audio: bool) -> DeferredPlayer:
 
 
 def launch(
-    session_id: str, *, data: Any = None, device: str | None = None, no_audio: bool = False
+    session_id: str,
+    *,
+    data: Any = None,
+    device: str | None = None,
+    no_audio: bool = False,
+    narration: Narration | None = None,
 ) -> int:
     """Run the app on ``session_id`` until the user quits (also used by other verbs)."""
     from foley_tui.app import FoleyApp
@@ -102,6 +112,7 @@ def launch(
         raise CliError(str(exc)) from None
     player = make_app_player(device, no_audio)
     app = FoleyApp(store, player, config, service)
+    app.narration = narration
     app.run()
     return app.return_code or 0
 
@@ -120,7 +131,29 @@ def run_open(args: argparse.Namespace) -> int:
         session_id = service.resolve(ref)
     except SessionServiceError as exc:
         raise CliError(str(exc)) from None
-    return launch(session_id, data=data, device=args.device, no_audio=args.no_audio)
+    return launch(
+        session_id,
+        data=data,
+        device=args.device,
+        no_audio=args.no_audio,
+        narration=_narration_for_run(args),
+    )
+
+
+def _narration_for_run(args: argparse.Namespace) -> Narration | None:
+    """``--narration FILE [--words W]``: checked before the app starts, never stored."""
+    from pathlib import Path
+
+    from foley_tui.scene.narration import NarrationError, make_narration
+
+    if args.narration is None:
+        if args.words is not None:
+            raise CliError("--words needs --narration")
+        return None
+    try:
+        return make_narration(Path(args.narration), Path(args.words) if args.words else None)
+    except NarrationError as exc:
+        raise CliError(str(exc)) from None
 
 
 class DeferredPlayer:
