@@ -229,6 +229,13 @@ class DeferredPlayer:
     def play_scene(self, scene: Scene, start_s: float = 0.0, end_s: float | None = None) -> None:
         self._wait().play_scene(scene, start_s, end_s)
 
+    def prefetch_scene(
+        self, scene: Scene, start_s: float = 0.0, end_s: float | None = None
+    ) -> None:
+        # A hint: dropped while the real player is still starting.
+        if self._player is not None:
+            self._player.prefetch_scene(scene, start_s, end_s)
+
     def stop(self) -> None:
         if self._player is not None:
             self._player.stop()

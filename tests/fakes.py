@@ -40,7 +40,8 @@ class FakePlayer:
     def names(self) -> list[str]:
         """The method names called, in order (state-callback registration and prefetch
         hints left out: they are not user-visible actions)."""
-        return [name for name, _ in self.calls if name not in ("set_state_callback", "prefetch")]
+        hints = ("set_state_callback", "prefetch", "prefetch_scene")
+        return [name for name, _ in self.calls if name not in hints]
 
     def played(self) -> list[tuple[str, float]]:
         """(source file name, start) of every play() call."""
@@ -64,6 +65,11 @@ class FakePlayer:
         self.position_s = start_s
         self.state = PlayerState.PLAYING
         self._notify()
+
+    def prefetch_scene(
+        self, scene: Scene, start_s: float = 0.0, end_s: float | None = None
+    ) -> None:
+        self._record("prefetch_scene", scene, start_s, end_s)
 
     def stop(self) -> None:
         self._record("stop")
