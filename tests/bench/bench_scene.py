@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -115,9 +116,15 @@ def worker(folder: Path) -> None:
             if runs % 20 == 0:
                 capture.truncate()
             player.clear_cache()
+            kind, mode = case.split("_")
+            if mode == "warm":  # what the UI does when a row or the timeline is shown
+                if kind == "scene":
+                    player.prefetch_scene(scene)
+                else:
+                    player.prefetch(source)
             watcher.arm()
             t0 = time.perf_counter()
-            if case == "scene":
+            if kind == "scene":
                 player.play_scene(scene)
             else:
                 player.play(source)
@@ -141,10 +148,11 @@ def key_to_sound(folder: Path, runs: int) -> dict[str, Any]:
     )
     assert proc.stdin is not None and proc.stdout is not None
     info = json.loads(proc.stdout.readline())
-    times: dict[str, list[float]] = {"preview": [], "scene": []}
-    calls: dict[str, list[float]] = {"preview": [], "scene": []}
-    for i in range(runs * 2):
-        case = "preview" if i % 2 == 0 else "scene"
+    cases = ["preview_cold", "scene_cold", "preview_warm", "scene_warm"]
+    times: dict[str, list[float]] = {case: [] for case in cases}
+    calls: dict[str, list[float]] = {case: [] for case in cases}
+    for i in range(runs * len(cases)):
+        case = cases[i % len(cases)]
         proc.stdin.write(case + "\n")
         proc.stdin.flush()
         heard, call = proc.stdout.readline().split()
@@ -153,17 +161,15 @@ def key_to_sound(folder: Path, runs: int) -> dict[str, Any]:
     proc.stdin.write("\n")
     proc.stdin.flush()
     proc.wait(timeout=30)
-    med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
-    ratios = [s / p for p, s in zip(times["preview"], times["scene"], strict=True)]
-    return {
-        "device_rate": info["rate"],
-        "preview_ms": med["preview"],
-        "scene_ms": med["scene"],
-        "preview_call_ms": statistics.median(calls["preview"]) * 1e3,
-        "scene_call_ms": statistics.median(calls["scene"]) * 1e3,
-        "ratio_median": statistics.median(ratios),
-        "runs": runs,
-    }
+    out: dict[str, Any] = {"device_rate": info["rate"], "runs": runs}
+    for case in cases:
+        out[f"{case}_ms"] = statistics.median(times[case]) * 1e3
+        out[f"{case}_call_ms"] = statistics.median(calls[case]) * 1e3
+    for mode in ("cold", "warm"):
+        pairs = zip(times[f"preview_{mode}"], times[f"scene_{mode}"], strict=True)
+        out[f"ratio_{mode}"] = statistics.median([s / p for p, s in pairs])
+        out[f"ratio_of_medians_{mode}"] = out[f"scene_{mode}_ms"] / out[f"preview_{mode}_ms"]
+    return out
 
 
 def mixing_cost(folder: Path) -> dict[str, Any]:
@@ -188,8 +194,10 @@ def mixing_cost(folder: Path) -> dict[str, Any]:
         "block_frames": BLOCK,
         "block_ms": block_ms,
         "premix_median_ms": statistics.median(premix) * 1e3,
+        "premix_mean_ms": statistics.fmean(premix) * 1e3,
         "premix_p99_ms": float(np.percentile(premix, 99)) * 1e3,
-        "premix_realtime_x": block_ms / (statistics.median(premix) * 1e3),
+        "premix_realtime_x": block_ms / (statistics.fmean(premix) * 1e3),
+        "load_average": os.getloadavg()[0],
         **callback,
     }
 
@@ -231,9 +239,8 @@ def _callback_cost(folder: Path, scene: Any) -> dict[str, float]:
     stream = streams[-1]
     out = np.zeros((BLOCK, 2), np.float32)
     results: dict[str, float] = {}
-    path = folder / "preview.wav"
-    if not path.exists():
-        write_tone(path, 1.0, 440.0)
+    path = folder / "preview10.wav"  # longer than the blocks measured: never idle
+    write_tone(path, 10.0, 440.0)
     stat = path.stat()
     source = Source(path, AudioFormat.WAV, "path", f"{path}|{stat.st_size}|{stat.st_mtime_ns}")
     for name, start in (
@@ -305,17 +312,22 @@ def main(runs: int = RUNS) -> dict[str, Any]:
 def report(results: dict[str, Any]) -> None:
     k = results["key_to_sound"]
     print(f"key to sound (ALSA file PCM, {k['device_rate']} Hz, median of {k['runs']}):")
-    print(f"  single preview (cold)           {k['preview_ms']:7.2f} ms")
-    print(f"  scene: 32 picks + narration     {k['scene_ms']:7.2f} ms")
-    print(f"  ratio scene/preview (median)    {k['ratio_median']:7.2f}")
+    for mode in ("cold", "warm"):
+        print(f"  single preview ({mode})          {k[f'preview_{mode}_ms']:7.2f} ms")
+        print(f"  scene, 32 picks + narr. ({mode}) {k[f'scene_{mode}_ms']:7.2f} ms")
+        print(
+            f"  ratio scene/preview ({mode})     {k[f'ratio_{mode}']:7.2f} median of ratios, "
+            f"{k[f'ratio_of_medians_{mode}']:.2f} ratio of medians"
+        )
     m = results["mixing"]
     print(
         f"mixing {m['voices']} voices at 48 kHz, {m['block_frames']}-frame blocks "
         f"({m['block_ms']:.1f} ms of sound):"
     )
     print(
-        f"  feeder premix per block         {m['premix_median_ms']:7.3f} ms median, "
-        f"{m['premix_p99_ms']:.3f} ms p99 ({m['premix_realtime_x']:.0f}x real time)"
+        f"  feeder premix per block         {m['premix_mean_ms']:7.3f} ms mean, "
+        f"{m['premix_p99_ms']:.3f} ms p99 ({m['premix_realtime_x']:.1f}x real time; "
+        f"load average {m['load_average']:.1f})"
     )
     print(f"  audio callback, scene           {m['callback_scene_us']:7.1f} us")
     print(f"  audio callback, one preview     {m['callback_preview_us']:7.1f} us")
