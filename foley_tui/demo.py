@@ -300,11 +300,7 @@ def build_demo(
         store.cache_candidates(candidates)
         _order(data_dir, session_id, candidates)
         for sound_id, layer, onset in DEMO_PICKS:
-            if isinstance(onset, str):
-                # A symbolic anchor, written as foley's agent writes a pick.
-                store.picks_ns[sound_id] = {"sound_id": sound_id, "layer": layer, "onset": onset}
-            else:
-                store.add_pick(sound_id, layer=layer, onset=onset)
+            store.add_pick(sound_id, layer=layer, onset=onset)
         for sound_id, reason in DEMO_REJECTS:
             store.add_reject(sound_id, reason=reason)
         if store.session_path is not None:
