@@ -58,11 +58,11 @@ def keymap_ids() -> frozenset[str]:
     screens and modals (sessions, help, onset, reject reason)."""
     from textual.binding import Binding
 
-    from foley_tui.screens import help, onset, reason, sessions, sessions_modals
+    from foley_tui.screens import help, onset, reason, sessions, sessions_modals, timeline
     from foley_tui.screens.audition import BINDING_IDS
 
     ids = set(BINDING_IDS)
-    for module in (help, onset, reason, sessions, sessions_modals):
+    for module in (help, onset, reason, sessions, sessions_modals, timeline):
         for obj in vars(module).values():
             for binding in getattr(obj, "BINDINGS", None) or ():
                 if isinstance(binding, Binding) and binding.id:

@@ -12,7 +12,7 @@ from foley_tui.audio.base import (
     Source,
     StateCallback,
 )
-from foley_tui.audio.mixer import Scene
+from foley_tui.audio.mixer import Scene, scene_source
 
 
 @dataclass
@@ -61,7 +61,7 @@ class FakePlayer:
     def play_scene(self, scene: Scene, start_s: float = 0.0, end_s: float | None = None) -> None:
         self._record("play_scene", scene, start_s, end_s)
         self.scene = scene
-        self.source = None
+        self.source = scene_source(scene)
         self.position_s = start_s
         self.state = PlayerState.PLAYING
         self._notify()

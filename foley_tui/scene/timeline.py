@@ -231,7 +231,7 @@ class TimelineModel:
             return False
         return not self.soloed or lane in self.soloed
 
-    def set_loop_edge(self, seconds: float, *, start: bool) -> tuple[float, float] | None:
+    def set_loop_edge(self, seconds: float, *, start: bool) -> tuple[float, float]:
         """Set the loop region's start or end at ``seconds``; a region needs start < end
         (the other edge moves to keep one second, or the end of the scene)."""
         seconds = max(0.0, round(seconds, 3))
@@ -247,7 +247,7 @@ class TimelineModel:
                 if b <= a:
                     b = a + 1.0
         self.loop_region = (a, b)
-        return self.loop_region
+        return a, b
 
     def describe(self, pick: ScenePick) -> str:
         """One line for the status bar: the pick, where it sits, how foley reads it."""
