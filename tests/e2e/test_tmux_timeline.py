@@ -16,10 +16,10 @@ import numpy as np
 from tests.alsa_capture import AlsaCapture, strip_silence
 from tests.e2e.test_audio_output import require_portaudio
 from tests.e2e.test_tmux_e2e import FOLEY_TUI, Tmux
-from tests.e2e.test_tmux_e2e import tmux as tmux  # noqa: F401  (fixture)
+from tests.e2e.test_tmux_e2e import tmux as tmux
 
 
-def test_demo_timeline_plays_the_scene(tmp_path: Path, tmux: Callable[[], Tmux]) -> None:  # noqa: F811
+def test_demo_timeline_plays_the_scene(tmp_path: Path, tmux: Callable[[], Tmux]) -> None:
     require_portaudio()
     assert FOLEY_TUI.exists(), f"foley-tui is not installed next to {sys.executable}"
     capture = AlsaCapture.create(tmp_path / "alsa")
