@@ -96,7 +96,7 @@ TIMELINE_BINDINGS: tuple[Binding, ...] = (
         )
         for i, layer in enumerate(LAYERS)
     ),
-    _b("o", "edit_onset", "Onset…", "edit-onset", "Type the pick's onset"),
+    _b("o", "edit_onset", "Onset…", "onset", "Type the pick's onset"),
     _b("[", "nudge(-0.1)", "Onset -0.1 s", "onset-earlier", "Move the onset 0.1 s earlier"),
     _b("]", "nudge(0.1)", "Onset +0.1 s", "onset-later", "Move the onset 0.1 s later"),
     _b("{", "nudge(-1.0)", "Onset -1 s", "onset-earlier-long", "Move the onset 1 s earlier"),
