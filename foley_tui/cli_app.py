@@ -229,6 +229,12 @@ class DeferredPlayer:
     def play_scene(self, scene: Scene, start_s: float = 0.0, end_s: float | None = None) -> None:
         self._wait().play_scene(scene, start_s, end_s)
 
+    @property
+    def latency_s(self) -> float:
+        """The real player's reported output latency (0 until it is up, or without one):
+        the timeline's tap subtracts it."""
+        return float(getattr(self._player, "latency_s", 0.0) or 0.0)
+
     def prefetch_scene(
         self, scene: Scene, start_s: float = 0.0, end_s: float | None = None
     ) -> None:

@@ -101,6 +101,7 @@ async def test_nudging_an_anchor_asks_first(data_dir: Path, tmp_path: Path) -> N
 async def test_play_scene_mute_solo_tap(data_dir: Path, tmp_path: Path) -> None:
     tones = _tones(data_dir, tmp_path)
     player = FakePlayer()
+    player.latency_s = 0.034  # type: ignore[attr-defined]  # what the device reports
     app = _app(data_dir, tones, player)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _timeline(pilot)
@@ -122,8 +123,8 @@ async def test_play_scene_mute_solo_tap(data_dir: Path, tmp_path: Path) -> None:
         player.position_s = 1.234  # the playhead
         await pilot.pause(0.15)
         assert screen.view.playhead_s == 1.234
-        await pilot.press("T")  # numeric pick: no question
-        assert _pick(data_dir, tones, "numeric")["onset"] == 1.234
+        await pilot.press("T")  # numeric pick: no question; heard 34 ms before the key
+        assert _pick(data_dir, tones, "numeric")["onset"] == 1.2
         await pilot.press("escape")  # stops the scene, stays
         assert player.names()[-1] == "stop"
         assert isinstance(app.screen, TimelineScreen)
@@ -150,3 +151,27 @@ async def test_c_plays_a_candidate_in_context(data_dir: Path, tmp_path: Path) ->
         assert abs(start - 0.15) < 1e-9  # on 'door' (0.4 s) less the 0.25 s pre-roll
         keys = {v.key for v in scene.voices}
         assert tones.ids["alt"] in keys and tones.ids["slam"] not in keys
+
+
+def test_timeline_keys_never_shadow_an_audition_key_it_offers() -> None:
+    from foley_tui.screens.audition import ALL_BINDINGS
+    from foley_tui.screens.timeline import TIMELINE_BINDINGS
+
+    audition = {key: b.id for b in ALL_BINDINGS for key in b.key.split(",")}
+    offered = {b.id for b in TIMELINE_BINDINGS}
+    for binding in TIMELINE_BINDINGS:
+        for key in binding.key.split(","):
+            theirs = audition.get(key)
+            if theirs is not None and theirs in offered:
+                assert theirs == binding.id, (key, theirs, binding.id)
+
+
+def test_the_deferred_player_reports_the_devices_latency() -> None:
+    from foley_tui.cli_app import DeferredPlayer
+
+    fake = FakePlayer()
+    fake.latency_s = 0.05  # type: ignore[attr-defined]
+    deferred = DeferredPlayer(lambda: fake)
+    deferred.start()
+    assert deferred._wait() is fake
+    assert deferred.latency_s == 0.05
