@@ -263,6 +263,104 @@ def _callback_cost(folder: Path, scene: Any) -> dict[str, float]:
     return results
 
 
+PULSE_CONF = """\
+pcm_type.pulse {{ lib "{lib}/libasound_module_pcm_pulse.so" }}
+ctl_type.pulse {{ lib "{lib}/libasound_module_ctl_pulse.so" }}
+pcm.!default {{ type pulse server "unix:{socket}" }}
+ctl.!default {{ type pulse server "unix:{socket}" }}
+"""
+
+
+def paced_worker(folder: Path, seconds: float) -> None:
+    """Play a 32-voice scene on the (paced) default device; time every callback."""
+    from foley_tui.audio.player import SoundDevicePlayer
+
+    costs: list[float] = []
+
+    class Timed(SoundDevicePlayer):
+        def _callback(self, outdata: Any, frames: int, _time: Any, status: Any) -> None:
+            t0 = time.perf_counter()
+            super()._callback(outdata, frames, _time, status)
+            costs.append(time.perf_counter() - t0)
+
+    from foley_tui.audio.base import AudioFormat, Source
+
+    player = Timed()
+    scene = make_scene(folder, folder / "narration.flac")
+    path = write_tone(folder / "preview.wav", seconds + 5, 440.0)
+    stat = path.stat()
+    source = Source(path, AudioFormat.WAV, "path", f"{path}|{stat.st_size}|{stat.st_mtime_ns}")
+    out: dict[str, Any] = {"rate": player.samplerate, "latency_ms": player.latency_s * 1e3}
+    time.sleep(0.5)
+    for name in ("preview", "scene"):
+        costs.clear()
+        before = player.underruns
+        if name == "scene":
+            player.play_scene(scene)
+        else:
+            player.play(source)
+        time.sleep(seconds)
+        out[f"{name}_underruns"] = player.underruns - before
+        out[f"{name}_callbacks"] = len(costs)
+        out[f"{name}_callback_median_us"] = statistics.median(costs) * 1e6
+        out[f"{name}_callback_p99_us"] = float(np.percentile(costs, 99)) * 1e6
+        player.stop()
+        time.sleep(0.3)
+    player.close()
+    print(json.dumps(out), flush=True)
+
+
+def paced(folder: Path, seconds: float = 20.0) -> dict[str, Any] | None:
+    """32 voices on a PulseAudio null sink (a clocked device): underruns and callback CPU.
+    Skipped (None) when pulseaudio or its ALSA plugin is not installed."""
+    import shutil
+
+    lib = Path("/usr/lib/x86_64-linux-gnu/alsa-lib")
+    if shutil.which("pulseaudio") is None or not (lib / "libasound_module_pcm_pulse.so").exists():
+        print("paced: pulseaudio or libasound2-plugins missing, skipped")
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    socket = folder / "native"
+    server = subprocess.Popen(
+        [
+            "pulseaudio",
+            "-n",
+            "--daemonize=no",
+            "--exit-idle-time=-1",
+            "--disable-shm=yes",
+            "-L",
+            "module-null-sink sink_name=bench",
+            "-L",
+            f"module-native-protocol-unix socket={socket} auth-anonymous=1",
+        ],
+        env={**os.environ, "XDG_RUNTIME_DIR": str(folder), "HOME": str(folder)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not socket.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        conf = folder / "asound.conf"
+        conf.write_text(PULSE_CONF.format(lib=lib, socket=socket))
+        write_long(folder / "narration.flac", 60.0)
+        done = subprocess.run(
+            [sys.executable, __file__, "--paced-worker", str(folder), "--seconds", str(seconds)],
+            env={**os.environ, "ALSA_CONFIG_PATH": str(conf)},
+            capture_output=True,
+            text=True,
+            timeout=seconds + 120,
+            check=True,
+        )
+        result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        result["seconds"] = seconds
+        result["load_average"] = os.getloadavg()[0]
+        return result
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
 def memory(folder: Path) -> dict[str, Any]:
     """RSS added by mixing a one-hour narration (a child process per case)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -301,6 +399,7 @@ def main(runs: int = RUNS) -> dict[str, Any]:
             "key_to_sound": key_to_sound(folder / "k2s", runs),
             "mixing": mixing_cost(folder / "mix"),
             "memory": memory(folder / "mem"),
+            "paced": paced(folder / "paced"),
         }
     report(results)
     out = HERE / "results"
@@ -331,6 +430,19 @@ def report(results: dict[str, Any]) -> None:
     )
     print(f"  audio callback, scene           {m['callback_scene_us']:7.1f} us")
     print(f"  audio callback, one preview     {m['callback_preview_us']:7.1f} us")
+    p = results.get("paced")
+    if p is not None:
+        print(
+            f"paced (PulseAudio null sink, {p['rate']} Hz, {p['seconds']:.0f} s each, "
+            f"load average {p['load_average']:.1f}):"
+        )
+        for name in ("preview", "scene"):
+            print(
+                f"  {name:<8} {p[f'{name}_underruns']} underruns in "
+                f"{p[f'{name}_callbacks']} callbacks; callback "
+                f"{p[f'{name}_callback_median_us']:.0f} us median, "
+                f"{p[f'{name}_callback_p99_us']:.0f} us p99"
+            )
     r = results["memory"]
     print("memory (peak RSS, mixing the first and the last minute):")
     print(f"  one-minute narration            {r['one_minute_peak_rss_mb']:7.1f} MB")
@@ -343,9 +455,13 @@ def report(results: dict[str, Any]) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--worker", type=Path)
+    parser.add_argument("--paced-worker", type=Path)
+    parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--runs", type=int, default=RUNS)
     args = parser.parse_args()
     if args.worker is not None:
         worker(args.worker)
+    elif args.paced_worker is not None:
+        paced_worker(args.paced_worker, args.seconds)
     else:
         main(args.runs)
