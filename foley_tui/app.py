@@ -26,6 +26,7 @@ from textual.timer import Timer
 from foley_tui.audio.base import Player
 from foley_tui.commands import AuditionCommands
 from foley_tui.config import Config
+from foley_tui.scene.narration import Narration
 from foley_tui.screens.audition import AuditionScreen
 from foley_tui.store import SessionService, SessionStore
 from foley_tui.terminal_watch import TerminalWatch
@@ -78,6 +79,9 @@ class FoleyApp(App[None]):
         self._watch: TerminalWatch | None = None
         self._audio_timer: Timer | None = None
         self._ender: threading.Timer | None = None
+        #: A narration given with ``open --narration`` for this run only (else the
+        #: session's own, read by the scene model).
+        self.narration: Narration | None = None
         self.keymap: dict[str, str] = dict(self.config.keymap)
         self.set_keymap(self.keymap)
 

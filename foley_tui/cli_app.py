@@ -10,13 +10,16 @@ broken screen.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from foley_tui.audio.base import Player
 from foley_tui.audio.deferred import DeferredPlayer
 from foley_tui.cli import CliError, add_app_options
 from foley_tui.cli_common import resolve_session, service_of
 from foley_tui.config import Config, ConfigError, load_config
+
+if TYPE_CHECKING:
+    from foley_tui.scene.narration import Narration
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -33,6 +36,10 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         help="session id, title or unique id prefix (default: the most recent session)",
     )
     add_app_options(parser)
+    parser.add_argument(
+        "--narration", metavar="FILE", help="use this narration for this run (not stored)"
+    )
+    parser.add_argument("--words", metavar="WORDS.json", help="its word timeline (foley aligner)")
     parser.set_defaults(func=run_open)
 
 
@@ -41,11 +48,11 @@ def keymap_ids() -> frozenset[str]:
     screens and modals (sessions, help, onset, reject reason)."""
     from textual.binding import Binding
 
-    from foley_tui.screens import help, onset, reason, sessions, sessions_modals
+    from foley_tui.screens import help, onset, reason, sessions, sessions_modals, timeline
     from foley_tui.screens.audition import BINDING_IDS
 
     ids = set(BINDING_IDS)
-    for module in (help, onset, reason, sessions, sessions_modals):
+    for module in (help, onset, reason, sessions, sessions_modals, timeline):
         for obj in vars(module).values():
             for binding in getattr(obj, "BINDINGS", None) or ():
                 if isinstance(binding, Binding) and binding.id:
@@ -76,7 +83,12 @@ def make_app_player(device: str | None, no_audio: bool) -> DeferredPlayer:
 
 
 def launch(
-    session_id: str, *, data: Any = None, device: str | None = None, no_audio: bool = False
+    session_id: str,
+    *,
+    data: Any = None,
+    device: str | None = None,
+    no_audio: bool = False,
+    narration: Narration | None = None,
 ) -> int:
     """Run the app on ``session_id`` until the user quits (also used by other verbs)."""
     from foley_tui.app import FoleyApp
@@ -90,6 +102,7 @@ def launch(
         raise CliError(str(exc)) from None
     player = make_app_player(device, no_audio)
     app = FoleyApp(store, player, config, service, audio_notice=not no_audio)
+    app.narration = narration
     try:
         app.run()
     finally:
@@ -110,4 +123,26 @@ def run_open(args: argparse.Namespace) -> int:
         if ref is None:
             raise CliError("no session yet: give SESSION, or run `foley-tui demo`")
     session_id = resolve_session(service, ref)
-    return launch(session_id, data=service.data_dir, device=args.device, no_audio=args.no_audio)
+    return launch(
+        session_id,
+        data=service.data_dir,
+        device=args.device,
+        no_audio=args.no_audio,
+        narration=_narration_for_run(args),
+    )
+
+
+def _narration_for_run(args: argparse.Namespace) -> Narration | None:
+    """``--narration FILE [--words W]``: checked before the app starts, never stored."""
+    from pathlib import Path
+
+    from foley_tui.scene.narration import NarrationError, make_narration
+
+    if args.narration is None:
+        if args.words is not None:
+            raise CliError("--words needs --narration")
+        return None
+    try:
+        return make_narration(Path(args.narration), Path(args.words) if args.words else None)
+    except NarrationError as exc:
+        raise CliError(str(exc)) from None

@@ -187,13 +187,13 @@ def cmd_play_scene(args: argparse.Namespace) -> int:
     from foley_tui.audio.base import PlayerState, PlayerStatus
     from foley_tui.audio.player import make_player
 
-    model = _model(args)
+    store = _store(args)
+    model = _model(args, store)
     if model.narration_problem:
         print(f"foley-tui: warning: {model.narration_problem}", file=sys.stderr)
-    scene = _scene_of(model, args)
+    scene, start = _scene_and_start(model, store, args)
     if not scene.voices:
         raise CliError("nothing to play: no placed, playable pick and no narration", status=1)
-    start = args.start or 0.0
     if args.end is not None and args.end <= start:
         raise CliError("--to must be after --from")
     player = make_player(args.device)
@@ -226,17 +226,41 @@ def cmd_play_scene(args: argparse.Namespace) -> int:
     return 0
 
 
-def _scene_of(model: SceneModel, args: argparse.Namespace) -> Any:
+def _scene_and_start(
+    model: SceneModel, store: SessionStore, args: argparse.Namespace
+) -> tuple[Any, float]:
+    """The scene to mix and where to start: ``--candidate`` puts that candidate at its
+    effective onset (its alternatives for the same event left out) and starts
+    ``--pre-roll`` seconds before it, unless ``--from`` says otherwise."""
+    from foley_tui.scene.build import in_context, same_event_picks
+
+    extra = None
+    leave_out: frozenset[str] = frozenset()
+    start = args.start or 0.0
+    if args.candidate is not None:
+        if store.candidate(args.candidate) is None:
+            raise CliError(f"no candidate {args.candidate!r} in {store.session_id}")
+        found = in_context(model, store, args.candidate, pre_roll_s=args.pre_roll)
+        if found is None:
+            subject = model.pick(args.candidate)
+            why = subject.reading.note if subject is not None else "its onset does not resolve"
+            raise CliError(f"{args.candidate} has no place in the scene: {why}", status=1)
+        extra, context_start = found
+        leave_out = same_event_picks(model, store, args.candidate)
+        if args.start is None:
+            start = context_start
     scene = model.to_scene(
         loudness_match=args.loudness is not None,
         target_lufs=args.loudness if args.loudness is not None else -23.0,
         narration=not args.no_narration,
+        extra=extra,
+        leave_out=leave_out,
     )
     for lane in args.mute or ():
         scene.set_muted(lane, True)
     for lane in args.solo or ():
         scene.set_soloed(lane, True)
-    return scene
+    return scene, start
 
 
 def _announce(model: SceneModel, scene: Any, where: str) -> None:
@@ -267,13 +291,13 @@ def cmd_render_scene(args: argparse.Namespace) -> int:
         raise CliError(f"--rate must be within {MIN_RATE}-{MAX_RATE} Hz")
     if out.exists() and not args.force:
         raise CliError(f"{out} exists (use --force to replace it)")
-    model = _model(args)
+    store = _store(args)
+    model = _model(args, store)
     if model.narration_problem:
         print(f"foley-tui: warning: {model.narration_problem}", file=sys.stderr)
-    scene = _scene_of(model, args)
+    scene, start = _scene_and_start(model, store, args)
     if not scene.voices:
         raise CliError("nothing to render: no placed, playable pick and no narration", status=1)
-    start = args.start or 0.0
     scene.volume_db = args.volume
     mix = SceneMix(scene, rate, start_s=start, end_s=args.end)
     _announce(model, scene, str(out))
@@ -319,6 +343,18 @@ def _mix_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--volume", type=float, default=0.0, metavar="DB", help="volume in dB")
     p.add_argument(
         "--loudness", type=float, metavar="LUFS", help="match each pick's loudness to LUFS"
+    )
+    p.add_argument(
+        "--candidate",
+        metavar="SOUND_ID",
+        help="audition this candidate in context: at its effective onset, over the scene",
+    )
+    p.add_argument(
+        "--pre-roll",
+        type=_seconds,
+        default=2.0,
+        metavar="S",
+        help="with --candidate, start S seconds before it (default 2)",
     )
 
 

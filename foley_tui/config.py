@@ -54,6 +54,8 @@ class Settings:
     """Let the resolver fetch remote previews."""
     poll_interval_s: float = 0.5
     """How often to check the store for changes made by another process."""
+    context_pre_roll_s: float = 2.0
+    """``C`` (a candidate in context) starts the scene this long before the candidate."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +107,8 @@ def _check_setting(path: Path, name: str, value: object, default: object) -> obj
         number = float(value)  # type: ignore[arg-type]
         if name == "poll_interval_s" and not 0.05 <= number <= 60:
             raise ConfigError(f"{path}: [settings] {name}: must be between 0.05 and 60 s")
+        if name == "context_pre_roll_s" and not 0 <= number <= 60:
+            raise ConfigError(f"{path}: [settings] {name}: must be between 0 and 60 s")
         return number
     if name == "details_min_width" and not 0 <= int(value) <= 1000:  # type: ignore[call-overload]
         raise ConfigError(f"{path}: [settings] {name}: must be between 0 and 1000")

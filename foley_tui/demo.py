@@ -19,6 +19,10 @@ The candidates themselves (captions, licence records, scores, the starting decis
 are data, in :mod:`foley_tui.demo_catalog`; this module stores their audio and writes
 the session.
 
+The session also gets a narration (``assets/demo/narration.flac``, synthesised once with
+espeak-ng by ``assets/generate_narration.py``, CC0) and its word timeline, so the scene
+events' symbolic onsets (``on 'slammed'``, ``during 'wind'``) resolve and the scene plays.
+
 Headless: never imports textual.
 """
 
@@ -44,6 +48,7 @@ from foley_tui.demo_catalog import (
     SOUNDS,
     DemoSound,
 )
+from foley_tui.scene.narration import Narration, NarrationError, make_narration, write_narration
 from foley_tui.store import SessionService, encode_key
 
 __all__ = [
@@ -59,12 +64,17 @@ __all__ = [
     "DemoSound",
     "build_demo",
     "demo_candidates",
+    "demo_narration",
     "find_demo",
     "sounds_dir",
 ]
 
 DEMO_TITLE = "Demo: a stormy night"
 """The demo session's fixed title (how ``foley-tui demo`` finds it again)."""
+
+NARRATION_AUDIO = "narration.flac"
+NARRATION_WORDS = "narration_words.json"
+"""The demo narration and its word timeline, beside ``sounds/`` (assets/demo/)."""
 
 LOCAL_FOLDER = "foley-tui-demo"
 """Folder under the data dir holding the demo's index-in-place (local path) files."""
@@ -238,6 +248,21 @@ def _order(data_dir: Path, session_id: str, candidates: list[dict[str, Any]]) ->
         os.utime(folder / encode_key(candidate["sound"]["id"]), ns=(stamp, stamp))
 
 
+def demo_narration(data_dir: Path, sounds: Path | None = None) -> Narration:
+    """Put the demo's narration (espeak-ng, CC0) beside its local sounds in ``data_dir``
+    and return the session's reference to it, with its word timeline."""
+    folder = (sounds if sounds is not None else sounds_dir()).parent
+    audio = folder / NARRATION_AUDIO
+    words = folder / NARRATION_WORDS
+    for path in (audio, words):
+        if not path.is_file():
+            raise DemoError(f"demo narration missing: {path}")
+    target = data_dir / LOCAL_FOLDER / NARRATION_AUDIO
+    if not target.exists() or target.stat().st_size != audio.stat().st_size:
+        _write_atomic(target, audio.read_bytes())
+    return make_narration(target, words)
+
+
 def find_demo(service: SessionService) -> str | None:
     """The id of the demo session in ``service``, if there is one (found by its title)."""
     for info in service.list():
@@ -278,7 +303,9 @@ def build_demo(
             store.add_pick(sound_id, layer=layer, onset=onset)
         for sound_id, reason in DEMO_REJECTS:
             store.add_reject(sound_id, reason=reason)
-    except OSError as exc:
+        if store.session_path is not None:
+            write_narration(Path(store.session_path), demo_narration(data_dir))
+    except (OSError, NarrationError) as exc:
         # A half-built demo would be found (by its title) and opened next time: remove it.
         service.delete(session_id)
         raise DemoError(f"cannot write the demo session into {data_dir}: {exc}") from exc

@@ -172,15 +172,22 @@ class DemoSound:
     audioset: tuple[str, ...] = ()
 
 
-RAIN = _event("rain on a tin roof", "ambience", loop=True, salience="high", onset="scene_start")
-DOOR = _event("a door slams shut", "sfx_fg", salience="high", onset="after:arrives")
-STEPS = _event("footsteps on gravel", "sfx_fg", onset="scene_start+2s")
-THUNDER = _event("distant thunder", "ambience", salience="medium", onset="after:slam")
-WIND = _event("wind howling around the house", "ambience", loop=True, salience="low")
-CLOCK = _event("a clock ticking in the hallway", "sfx_fg", salience="low", loop=True)
-BELL = _event("a church bell tolls midnight", "stinger", salience="high", onset="end")
-GLASS = _event("a glass set down on the table", "sfx_fg", salience="low")
-HEART = _event("a pounding heartbeat", "stinger", salience="medium")
+# Onsets in foley's grammar (foley.weave.anchor), resolved against the demo narration's
+# words (assets/demo/narration_words.json): a quoted word for one-shots, the sentence
+# a bed spans, the scene boundary a stinger opens; None for a bed means "the whole scene".
+RAIN = _event("rain on a tin roof", "ambience", loop=True, salience="high", onset=None)
+DOOR = _event("a door slams shut", "sfx_fg", salience="high", onset="on 'slammed'")
+STEPS = _event("footsteps on gravel", "sfx_fg", onset="on 'footsteps'")
+THUNDER = _event("distant thunder", "ambience", salience="medium", onset="as 'thunder'")
+WIND = _event(
+    "wind howling around the house", "ambience", loop=True, salience="low", onset="during 'wind'"
+)
+CLOCK = _event(
+    "a clock ticking in the hallway", "sfx_fg", salience="low", loop=True, onset="when 'clock'"
+)
+BELL = _event("a church bell tolls midnight", "stinger", salience="high", onset="at 'bell'")
+GLASS = _event("a glass set down on the table", "sfx_fg", salience="low", onset="on 'glass'")
+HEART = _event("a pounding heartbeat", "stinger", salience="medium", onset="on 'heart'")
 
 GENERATED_PROMPT = "strong wind howling around an old stone house at night, gusts, no rain"
 
@@ -514,11 +521,16 @@ SOUNDS: tuple[DemoSound, ...] = (
 )
 """Every demo candidate, in the order an agent would have found them."""
 
-# Decisions the demo starts with, so the counts and the cost tally have something to
-# show: (sound id, layer, onset) picks and (sound id, reason) rejects.
-DEMO_PICKS: tuple[tuple[str, Layer | None, float | None], ...] = (
-    ("freesound:701245", "ambience", 0.0),
-    ("elevenlabs:gen-5d1f0c2a9e", "ambience", None),
+# Decisions the demo starts with, so the counts, the cost tally and the scene have
+# something to show: (sound id, layer, onset) picks and (sound id, reason) rejects. The
+# onsets are foley's: a number of seconds, a symbolic anchor of the pick's own (written
+# as foley's agent writes it), or None (the event's suggestion).
+DEMO_PICKS: tuple[tuple[str, Layer | None, float | str | None], ...] = (
+    ("freesound:701245", "ambience", 0.0),  # the rain bed from the top
+    ("elevenlabs:gen-5d1f0c2a9e", "ambience", None),  # the wind: during 'wind'
+    ("freesound:590114", None, "on 'crunched'"),  # footsteps on the crunch, not 'footsteps'
+    ("sonniss:GDC2024-door-017", None, 13.4),  # the slam, nudged just before 'slammed'
+    ("freesound:622519", None, None),  # the bell: at 'bell' (a scene boundary)
 )
 DEMO_REJECTS: tuple[tuple[str, str | None], ...] = (
     ("freesound:593318", "birdsong does not belong in a storm at night"),

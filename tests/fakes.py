@@ -12,7 +12,7 @@ from foley_tui.audio.base import (
     Source,
     StateCallback,
 )
-from foley_tui.audio.mixer import Scene
+from foley_tui.audio.mixer import Scene, scene_source
 
 
 @dataclass
@@ -41,7 +41,7 @@ class FakePlayer:
     def names(self) -> list[str]:
         """The method names called, in order (start-up, state-callback registration and
         prefetch hints left out: they are not user-visible actions)."""
-        hidden = ("set_state_callback", "prefetch", "start")
+        hidden = ("set_state_callback", "prefetch", "prefetch_scene", "start")
         return [name for name, _ in self.calls if name not in hidden]
 
     def played(self) -> list[tuple[str, float]]:
@@ -65,10 +65,15 @@ class FakePlayer:
     def play_scene(self, scene: Scene, start_s: float = 0.0, end_s: float | None = None) -> None:
         self._record("play_scene", scene, start_s, end_s)
         self.scene = scene
-        self.source = None
+        self.source = scene_source(scene)
         self.position_s = start_s
         self.state = PlayerState.PLAYING
         self._notify()
+
+    def prefetch_scene(
+        self, scene: Scene, start_s: float = 0.0, end_s: float | None = None
+    ) -> None:
+        self._record("prefetch_scene", scene, start_s, end_s)
 
     def stop(self) -> None:
         self._record("stop")

@@ -45,6 +45,8 @@ class Tone:
     seconds: float = 0.2
 
 
+SLAM_EVENT: dict[str, object] = {"query": "a door slams", "layer": "sfx_fg", "onset": "on 'door'"}
+
 TONES = [
     Tone("numeric", 1000.0, "sfx_fg", 0.5, None, 0.5),
     Tone(
@@ -52,7 +54,7 @@ TONES = [
         1500.0,
         None,
         "on 'slammed'",
-        {"query": "a door slams", "layer": "sfx_fg", "onset": "on 'door'"},
+        SLAM_EVENT,
         0.8,
     ),
     Tone(
@@ -68,6 +70,10 @@ TONES = [
     Tone("sting", 2500.0, "stinger", "at 'fell'", None, 1.8),
     Tone("zebra", 3000.0, "sfx_fg", "on 'zebra'", None, None),
 ]
+
+#: A candidate for the same event as "slam", not picked: auditioned in context it sits at
+#: the event's suggested onset ("on 'door'", 0.4 s) and "slam" is left out.
+ALT = Tone("alt", 1200.0, None, None, SLAM_EVENT, 0.4)
 
 
 def tone(rate: int, seconds: float, freq: float, amp: float = 0.25) -> Audio:
@@ -111,6 +117,12 @@ def make_tone_session(data_dir: Path, folder: Path, rate: int) -> ToneSession:
         sid = candidate["sound"]["id"]
         ids[spec.name] = sid
         store.picks_ns[sid] = {"sound_id": sid, "layer": spec.layer, "onset": spec.onset}
+    alt = folder / "alt.wav"
+    sf.write(str(alt), tone(rate, ALT.seconds, ALT.freq), rate, subtype="FLOAT")
+    candidate = candidate_from_audio(alt)
+    candidate["event"] = ALT.event
+    store.cache_candidates([candidate])
+    ids[ALT.name] = candidate["sound"]["id"]
     narration_path = folder / "narration.wav"
     sf.write(str(narration_path), narration(rate), rate, subtype="FLOAT")
     words_path = folder / "words.json"
@@ -133,25 +145,38 @@ def placed_tone(spec: Tone, rate: int, frames: int) -> Audio:
     return out
 
 
-def expected_mix(rate: int) -> Audio:
+def in_context_tones() -> list[Tone]:
+    """The tones heard when ALT is auditioned in context: ALT replaces its alternative."""
+    return [t for t in TONES if t.name != "slam"] + [ALT]
+
+
+def expected_mix(rate: int, tones: list[Tone] | None = None) -> Audio:
     base = narration(rate)
     frames = len(base)
-    return base + sum((placed_tone(spec, rate, frames) for spec in TONES), np.zeros_like(base))
+    chosen = TONES if tones is None else tones
+    return base + sum((placed_tone(spec, rate, frames) for spec in chosen), np.zeros_like(base))
 
 
-def find_tones(mix: Audio, rate: int) -> dict[str, tuple[int, float]]:
-    """For each placed tone: the frame where it starts in ``mix`` and its gain there,
-    found from ``mix`` minus everything else (the narration and the other tones)."""
-    frames = len(mix)
+def find_tones(
+    mix: Audio, rate: int, tones: list[Tone] | None = None, start: int = 0
+) -> dict[str, tuple[int, float]]:
+    """For each placed tone: the scene frame where it starts in ``mix`` (which begins at
+    scene frame ``start``) and its gain there, found from ``mix`` minus everything else
+    (the narration and the other tones)."""
+    chosen = TONES if tones is None else tones
+    frames = start + len(mix)
     base = narration(rate)[:frames]
+    full = np.zeros((frames, 2), np.float32)
+    full[start:] = mix
+    mix = full
     found: dict[str, tuple[int, float]] = {}
-    for spec in TONES:
+    for spec in chosen:
         if spec.expected_onset is None:
             continue
         others = base + sum(
-            (placed_tone(o, rate, frames) for o in TONES if o is not spec), np.zeros_like(base)
+            (placed_tone(o, rate, frames) for o in chosen if o is not spec), np.zeros_like(base)
         )
-        residual = mix[:frames, 0] - others[:frames, 0]
-        start = int(np.argmax(np.abs(residual) > 1e-3))
-        found[spec.name] = (start, float(residual[start]) / 0.25)
+        residual = mix[start:, 0] - others[start:frames, 0]
+        at = int(np.argmax(np.abs(residual) > 1e-3))
+        found[spec.name] = (start + at, float(residual[at]) / 0.25)
     return found

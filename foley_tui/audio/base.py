@@ -134,6 +134,13 @@ class Player(Protocol):
         ``"scene"``. The scene's live controls (mute, solo, loop region) are read as it
         plays."""
 
+    def prefetch_scene(
+        self, scene: Scene, start_s: float = 0.0, end_s: float | None = None
+    ) -> None:
+        """A hint that ``scene`` may be played soon from ``start_s``: premix its first
+        block so ``play_scene`` with the same scene, start and controls starts as fast
+        as a prefetched preview. Called from a worker; never raises."""
+
     def stop(self) -> None: ...
 
     def pause(self) -> None: ...

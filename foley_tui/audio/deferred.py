@@ -215,6 +215,20 @@ class DeferredPlayer:
         if player is not None:
             player.prefetch(source)
 
+    def prefetch_scene(
+        self, scene: Scene, start_s: float = 0.0, end_s: float | None = None
+    ) -> None:
+        # A hint, like prefetch: dropped while the device is still opening.
+        player = self._current()
+        if player is not None:
+            player.prefetch_scene(scene, start_s, end_s)
+
+    @property
+    def latency_s(self) -> float:
+        """The real player's reported output latency (0 until it is up, or without one):
+        the timeline's tap subtracts it."""
+        return float(getattr(self._current(), "latency_s", 0.0) or 0.0)
+
     def close(self) -> None:
         with self._lock:
             self._closed = True

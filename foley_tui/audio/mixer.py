@@ -47,8 +47,9 @@ CEILING_DB = -1.0
 #: Gain changes (mute, solo, volume) ramp over at most this long.
 GAIN_RAMP_S = 0.010
 
-#: Blocks read from each voice's decoder.
+#: Blocks read from each voice's decoder (at most; at least MIN_READ).
 DECODE_BLOCK = 4096
+MIN_READ = 512
 
 NARRATION_LANE = "narration"
 
@@ -106,6 +107,10 @@ class Scene:
             region = (max(start, 0.0), end)
         self.loop_region = region
         self._revision += 1
+
+    def controls(self) -> tuple[object, ...]:
+        """Everything a premixed block depends on besides the voices (a cache key)."""
+        return (self.muted, self.soloed, self.loop_region, self.volume_db, self._revision)
 
     def audible(self, lane: str) -> bool:
         if lane in self.muted:
@@ -326,8 +331,11 @@ class SceneMix:
             rest = state.pending[count:]
             state.pending = rest if len(rest) else None
         while got < count and not decoder.done:
+            # Read what this block needs (a short first block decodes little: a quick
+            # start), at least MIN_READ and at most DECODE_BLOCK input frames at a time.
+            want = min(max(count - got, MIN_READ), DECODE_BLOCK)
             try:
-                block = decoder.read(DECODE_BLOCK)
+                block = decoder.read(want)
             except DecodeError as exc:
                 self.problems.append(str(exc))
                 break
@@ -435,17 +443,18 @@ class SceneVoice(Voice):
     scene clock even when a loop region wraps it.
     """
 
-    def __init__(self, scene: Scene, mix: SceneMix, read_ahead: int) -> None:
+    def __init__(
+        self, scene: Scene, mix: SceneMix, read_ahead: int, start_s: float | None = None
+    ) -> None:
         decoder = SceneDecoder(mix)
-        super().__init__(
-            scene_source(scene), None, decoder.info, mix.rate, mix.position_s, loop=False
-        )
+        start = mix.position_s if start_s is None else start_s
+        super().__init__(scene_source(scene), None, decoder.info, mix.rate, start, loop=False)
         self.scene = scene
         self.mix = mix
         self.scene_decoder = decoder
         self.decoder = decoder  # type: ignore[assignment]  # reads like a BlockDecoder
         self.read_ahead = read_ahead
-        self.position = mix.position_s
+        self.position = start
 
     def push(self, block: Frames) -> None:
         if len(block):

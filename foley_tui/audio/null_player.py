@@ -90,6 +90,11 @@ class NullPlayer:
             self._durations[source.identity] = self._duration
             self._set(PlayerState.PLAYING, self._clamp(mix.position_s))
 
+    def prefetch_scene(
+        self, scene: Scene, start_s: float = 0.0, end_s: float | None = None
+    ) -> None:
+        """Nothing to premix without a device."""
+
     def stop(self) -> None:
         with self._lock:
             if self._state is not PlayerState.STOPPED:

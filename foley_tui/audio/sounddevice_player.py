@@ -50,7 +50,7 @@ from foley_tui.audio.player_common import DEFAULT_TARGET_LUFS, Notifier, PlayerS
 from foley_tui.audio.voice import HeadCache, Ramp, Voice
 
 if TYPE_CHECKING:
-    from foley_tui.audio.mixer import Scene
+    from foley_tui.audio.mixer import Scene, SceneMix
 
 #: Fade used when a new sound replaces the old one, on stop and on pause (no click).
 SWITCH_FADE_S = 0.010
@@ -118,6 +118,7 @@ class SoundDevicePlayer:
         self._settings = PlayerSettings()
         self._notifier = Notifier("foley-player-notify")
         self._voice: Voice | None = None
+        self._prepared: tuple[tuple[object, ...], SceneMix, np.ndarray] | None = None
         self._fading: list[Voice] = []
         self._last_source: Source | None = None
         self._last_position = 0.0
@@ -201,9 +202,15 @@ class SoundDevicePlayer:
         with self._lock:
             self._error = None
             scene.volume_db = self._settings.volume_db
-            mix = SceneMix(scene, self.samplerate, start_s=start_s, end_s=end_s)
-            voice = SceneVoice(scene, mix, max(int(SCENE_READ_AHEAD_S * self.samplerate), 4096))
-            voice.push(voice.scene_decoder.read(FIRST_BLOCK_FRAMES))
+            ready = self._take_prepared(scene, start_s, end_s)
+            if ready is not None:
+                mix, first = ready
+            else:
+                mix = SceneMix(scene, self.samplerate, start_s=start_s, end_s=end_s)
+                first = mix.read(FIRST_BLOCK_FRAMES)
+            ahead = max(int(SCENE_READ_AHEAD_S * self.samplerate), 4096)
+            voice = SceneVoice(scene, mix, ahead, mix.position_s - len(first) / self.samplerate)
+            voice.push(first)
             voice.eof = mix.done
             if mix.problems:
                 self._error = "; ".join(mix.problems)
@@ -212,6 +219,49 @@ class SoundDevicePlayer:
             if voice.buffered == 0:
                 self._wake.set()
         self._notifier.emit(self.status())
+
+    def prefetch_scene(
+        self, scene: Scene, start_s: float = 0.0, end_s: float | None = None
+    ) -> None:
+        """Premix the first block of ``scene`` from ``start_s`` (opening its voices'
+        files), so a play_scene() with the same scene, start and controls starts at once.
+        Call it from a worker; one prepared scene is kept. Never raises."""
+        from foley_tui.audio.mixer import SceneMix
+
+        if self._closed:
+            return
+        scene.volume_db = self._settings.volume_db
+        key = self._scene_key(scene, start_s, end_s)
+        try:
+            mix = SceneMix(scene, self.samplerate, start_s=start_s, end_s=end_s)
+            first = mix.read(FIRST_BLOCK_FRAMES)
+        except Exception:  # a hint: play_scene() reports any real problem
+            return
+        with self._lock:
+            old, self._prepared = self._prepared, (key, mix, first)
+        if old is not None:
+            old[1].close()
+
+    def _scene_key(self, scene: Scene, start_s: float, end_s: float | None) -> tuple[object, ...]:
+        return (
+            id(scene),
+            len(scene.voices),
+            round(start_s * self.samplerate),
+            end_s,
+            scene.controls(),
+        )
+
+    def _take_prepared(
+        self, scene: Scene, start_s: float, end_s: float | None
+    ) -> tuple[SceneMix, np.ndarray] | None:
+        prepared, self._prepared = self._prepared, None
+        if prepared is None:
+            return None
+        key, mix, first = prepared
+        if key != self._scene_key(scene, start_s, end_s):
+            mix.close()
+            return None
+        return mix, first
 
     def stop(self) -> None:
         with self._lock:

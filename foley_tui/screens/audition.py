@@ -40,6 +40,7 @@ from foley_tui.screens.audition_decide import DecisionActions
 from foley_tui.screens.audition_loading import SessionLoading
 from foley_tui.screens.audition_preview import VOLUME_RANGE_DB, VOLUME_STEP_DB
 from foley_tui.screens.help import HelpEntry, HelpScreen
+from foley_tui.screens.scene_actions import open_timeline, play_in_context
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
 from foley_tui.widgets.listing import SORTS, STATUS_FILTERS, ViewSettings
@@ -148,6 +149,13 @@ class AuditionScreen(SessionLoading, DecisionActions):
         if action == "sessions":
             return _sessions_available() and getattr(self.app, "service", None) is not None
         return True
+
+    # -- actions: scene (foley_tui/screens/scene_actions.py) -------------------------
+    def action_timeline(self) -> None:
+        open_timeline(self)
+
+    def action_in_context(self) -> None:
+        play_in_context(self)
 
     # -- actions: move --------------------------------------------------------------
     def _moved(self, before: str | None) -> None:

@@ -171,6 +171,19 @@ BINDING_SECTIONS: tuple[tuple[str, tuple[Binding, ...]], ...] = (
         ),
     ),
     (
+        "Scene",
+        (
+            _b("t", "timeline", "Timeline", "timeline", "The picks against time: play the scene"),
+            _b(
+                "C",
+                "in_context",
+                "In context",
+                "in-context",
+                "Play the candidate at its place in the scene, after a pre-roll",
+            ),
+        ),
+    ),
+    (
         "View",
         (
             _b(
@@ -215,6 +228,7 @@ BINDING_IDS: frozenset[str] = frozenset(b.id for b in ALL_BINDINGS if b.id)
 
 # Actions that need a highlighted candidate.
 _NEEDS_ROW = {
+    "in_context",
     "play_stop",
     "play_start",
     "pick",

@@ -23,6 +23,12 @@ from typing import Any
 
 from foley_tui import paths
 from foley_tui.model import ValidationError, validate_layer, validate_onset
+from foley_tui.scene.narration import (
+    NARRATION_FILE,
+    Narration,
+    NarrationError,
+    read_narration,
+)
 from foley_tui.store.backend import (
     JOURNAL_FILE,
     META_FILE,
@@ -75,6 +81,8 @@ EXPORT_KEYS = frozenset(
         # schema version 2 (G): the conversation and the usage counters
         "messages",
         "usage",
+        # schema version 2 (F): the narration reference (path, sha256, word timeline)
+        "narration",
     }
 )
 #: The export schema this version writes, and every one it still imports.
@@ -480,6 +488,9 @@ class SessionService(LedgerServiceMixin):
         }
         doc["messages"] = [m.to_record() for m in self.messages(session_id)]
         doc["usage"] = self.usage(session_id).to_record()
+        narration = _narration_record(store)
+        if narration is not None:
+            doc["narration"] = narration
         try:
             doc["checksum"] = checksum_of(doc)
         except ValueError as exc:
@@ -516,6 +527,7 @@ class SessionService(LedgerServiceMixin):
     def import_session(self, doc: dict[str, Any], *, overwrite: bool = False) -> str:
         """Import an export document; refuses a bad schema version, checksum or shape."""
         session_id, parts = _validate_export(doc)
+        narration = _validate_narration(doc)
         if self._exists(session_id) and not overwrite:
             raise SessionImportError(
                 f"session {session_id!r} already exists (import with overwrite to replace it)"
@@ -547,7 +559,7 @@ class SessionService(LedgerServiceMixin):
                 rejects,
                 journal,
                 overwrite,
-                state_files=ledger_files(messages, usage),
+                state_files={**ledger_files(messages, usage), **_narration_files(narration)},
             )
         except OSError as exc:
             raise SessionImportError(
@@ -735,6 +747,36 @@ def ledger_files(messages: builtins.list[dict[str, Any]], usage: Usage) -> dict[
     if usage != Usage():
         files[USAGE_FILE] = dumps(usage.to_record())
     return files
+
+
+def _narration_record(store: SessionStore) -> dict[str, Any] | None:
+    """The session's narration reference as exported (a damaged one is left out: the
+    export reports what it can carry, and ``session narration`` says what is wrong)."""
+    if store.session_path is None:
+        return None
+    try:
+        narration = read_narration(Path(store.session_path))
+    except NarrationError:
+        return None
+    return narration.to_record() if narration is not None else None
+
+
+def _narration_files(narration: Narration | None) -> dict[str, bytes]:
+    """The state file holding an imported narration reference (none without one)."""
+    return {} if narration is None else {NARRATION_FILE: dumps(narration.to_record())}
+
+
+def _validate_narration(doc: dict[str, Any]) -> Narration | None:
+    """The narration reference of an export (schema 2, optional)."""
+    record = doc.get("narration")
+    if record is None:
+        return None
+    if doc.get("schema_version") == 1:
+        raise SessionImportError("'narration' needs schema version 2")
+    try:
+        return Narration.from_record(record)
+    except NarrationError as exc:
+        raise SessionImportError(f"'narration': {exc}") from None
 
 
 def _validate_ledger(doc: dict[str, Any]) -> tuple[builtins.list[dict[str, Any]], Usage]:

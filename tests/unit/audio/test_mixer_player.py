@@ -94,3 +94,25 @@ def test_null_player_keeps_the_scene_time(tmp_path: Path) -> None:
 
 def test_fake_sd_fixture_is_used(fake_sd: types.ModuleType) -> None:
     assert fake_sd.OutputStream is FakeStream
+
+
+def test_a_prefetched_scene_starts_from_its_premixed_block(
+    player: SoundDevicePlayer,
+    tmp_path: Path,
+) -> None:
+    stream = FakeStream.instances[-1]
+    scene = scene_of(tmp_path)
+    expected = np.concatenate(list(render(scene, RATE)))
+    player.prefetch_scene(scene)
+    assert player._prepared is not None
+    player.play_scene(scene)
+    assert player._prepared is None  # taken
+    out = drain(stream, player, len(expected))
+    np.testing.assert_array_equal(out, expected)
+    # Changed controls make a prepared block stale: it is dropped, never played.
+    player.prefetch_scene(scene)
+    scene.set_muted("stinger", True)
+    player.play_scene(scene)
+    assert player._prepared is None
+    muted = np.concatenate(list(render(scene, RATE)))
+    np.testing.assert_array_equal(drain(stream, player, len(muted)), muted)

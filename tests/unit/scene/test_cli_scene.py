@@ -13,7 +13,13 @@ import soundfile as sf
 from foley_tui.cli import main
 from foley_tui.scene.narration import read_narration, sha256_of
 from foley_tui.store import SessionService
-from tests.scene_fixtures import TONES, expected_mix, find_tones, make_tone_session
+from tests.scene_fixtures import (
+    TONES,
+    expected_mix,
+    find_tones,
+    in_context_tones,
+    make_tone_session,
+)
 
 RATE = 48000
 
@@ -160,3 +166,102 @@ def test_render_scene_is_the_mix_of_tones_at_their_onsets(
     assert sf.info(str(flac)).subtype == "PCM_24"
     assert main(["render-scene", tones.session_id, "-o", str(flac)]) == 2
     assert "exists" in capsys.readouterr().err
+
+
+def test_a_candidate_in_context_replaces_its_alternative(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
+    assert (
+        main(
+            [
+                "session",
+                "narration",
+                tones.session_id,
+                str(tones.narration_path),
+                "--words",
+                str(tones.words_path),
+            ]
+        )
+        == 0
+    )
+    out = tmp_path / "context.wav"
+    # ALT sits at its event's suggestion (on 'door', 0.4 s); a 0.25 s pre-roll starts
+    # the mix at 0.15 s; the picked alternative "slam" is left out.
+    assert (
+        main(
+            [
+                "render-scene",
+                tones.session_id,
+                "-o",
+                str(out),
+                "--float",
+                "--candidate",
+                tones.ids["alt"],
+                "--pre-roll",
+                "0.25",
+            ]
+        )
+        == 0
+    )
+    mix, _ = sf.read(str(out), dtype="float32")
+    start = round(0.15 * RATE)
+    expected = expected_mix(RATE, in_context_tones())
+    np.testing.assert_allclose(mix, expected[start:], atol=1e-6)
+    found = find_tones(mix, RATE, in_context_tones(), start=start)
+    assert found["alt"][0] == round(0.4 * RATE)
+    assert "slam" not in found
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "render-scene",
+                tones.session_id,
+                "-o",
+                str(tmp_path / "z.wav"),
+                "--candidate",
+                tones.ids["zebra"],
+            ]
+        )
+        == 1
+    )
+    assert "no word matches" in capsys.readouterr().err
+
+
+def test_export_carries_the_narration_reference(data_dir: Path, tmp_path: Path) -> None:
+    tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
+    assert (
+        main(
+            [
+                "session",
+                "narration",
+                tones.session_id,
+                str(tones.narration_path),
+                "--words",
+                str(tones.words_path),
+            ]
+        )
+        == 0
+    )
+    service = SessionService(data_dir)
+    doc = service.export_session(tones.session_id)
+    assert doc["schema_version"] == 2
+    assert doc["narration"]["path"] == str(tones.narration_path.resolve())
+    assert len(doc["narration"]["words"]) == 5
+    service.delete(tones.session_id)
+    assert service.import_session(doc) == tones.session_id
+    session_path = service.get(tones.session_id).session_path
+    assert session_path is not None
+    restored = read_narration(Path(session_path))
+    assert restored is not None and restored.to_record() == doc["narration"]
+    # A damaged reference is refused before anything is written.
+    from foley_tui.store import SessionImportError
+    from foley_tui.store.service import checksum_of
+
+    bad = {k: v for k, v in doc.items() if k != "checksum"}
+    bad["narration"] = {**doc["narration"], "path": "relative.wav"}
+    bad["session_id"] = "other"
+    bad["checksum"] = checksum_of(bad)
+    with pytest.raises(SessionImportError, match="narration"):
+        service.import_session(bad)
+    assert "other" not in [i.session_id for i in service.list()]

@@ -1,0 +1,481 @@
+"""TimelineScreen: the session's picks against time, played as a scene.
+
+``t`` from the audition screen opens it. The picks sit in lanes by layer (beds span their
+sentence), unresolved anchors in an "unplaced" lane; a cursor moves between picks and
+the audition keys for layer, onset, nudges, undo and preview volume work on the pick under
+it (written through and journaled like every decision). ``P`` plays the scene with a
+moving playhead; ``T`` taps the highlighted pick's onset to the playhead, less the
+device's output latency. Esc stops the scene when it plays, else goes back.
+
+The screen composes :class:`~foley_tui.widgets.timeline.TimelineView` and applies what the
+headless :class:`~foley_tui.scene.timeline.TimelineModel` decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from foley_tui.audio.base import SCENE_HOW, Player, PlayerState
+from foley_tui.model import LAYERS, ValidationError
+from foley_tui.scene.build import SceneModel, build_scene
+from foley_tui.scene.narration import Narration
+from foley_tui.scene.reading import clock
+from foley_tui.scene.timeline import Edit, TimelineModel
+from foley_tui.screens.onset import OnsetChoice, OnsetScreen
+from foley_tui.screens.sessions_modals import ConfirmModal
+from foley_tui.store import SessionStore, StoreWriteError
+
+#: Preview volume step and range (as the audition screen's).
+VOLUME_STEP_DB = 2.0
+VOLUME_RANGE_DB = (-40.0, 12.0)
+#: Playhead refresh rate while the scene plays.
+PLAYHEAD_HZ = 20
+
+
+def _b(
+    key: str, action: str, description: str, binding_id: str, tooltip: str, *, show: bool = False
+) -> Binding:
+    return Binding(key, action, description, show=show, id=binding_id, tooltip=tooltip)
+
+
+#: The timeline's keys. The audition keys it honours keep their audition ids and keys;
+#: the new ones (zoom, scroll, mute, solo, loop region, tap, play scene) use keys no
+#: audition action available here uses.
+TIMELINE_BINDINGS: tuple[Binding, ...] = (
+    _b("left,h", "move(-1)", "Earlier pick", "timeline-prev", "Highlight the previous pick"),
+    _b("right,l", "move(1)", "Later pick", "timeline-next", "Highlight the next pick"),
+    _b("up,k", "move_lane(-1)", "Lane up", "timeline-lane-up", "The nearest pick a lane up"),
+    _b("down,j", "move_lane(1)", "Lane down", "timeline-lane-down", "The nearest pick a lane down"),
+    _b(">", "zoom(-1)", "Zoom in", "timeline-zoom-in", "Fewer seconds per column", show=True),
+    _b("<", "zoom(1)", "Zoom out", "timeline-zoom-out", "More seconds per column", show=True),
+    _b("shift+right", "scroll(1)", "Scroll later", "timeline-scroll-later", "Scroll in time"),
+    _b("shift+left", "scroll(-1)", "Scroll earlier", "timeline-scroll-earlier", "Scroll in time"),
+    _b(
+        "P",
+        "play_scene",
+        "Play scene",
+        "timeline-play-scene",
+        "Play the scene from the view",
+        show=True,
+    ),
+    _b("space", "play_pick", "Play pick", "play-stop", "Play the highlighted pick alone"),
+    _b("escape", "escape", "Stop/back", "timeline-escape", "Stop the scene, else go back"),
+    _b("t", "back", "Back", "timeline-back", "Back to the list", show=True),
+    _b("T", "tap", "Tap onset", "timeline-tap", "Set the pick's onset to the playhead", show=True),
+    _b("m", "mute", "Mute lane", "timeline-mute", "Mute the highlighted pick's lane"),
+    _b("M", "solo", "Solo lane", "timeline-solo", "Solo the highlighted pick's lane"),
+    _b(
+        "(",
+        "loop_edge('start')",
+        "Loop from",
+        "timeline-loop-start",
+        "Start the loop region at the playhead (or the pick)",
+    ),
+    _b(
+        ")",
+        "loop_edge('end')",
+        "Loop to",
+        "timeline-loop-end",
+        "End the loop region at the playhead (or the pick's end)",
+    ),
+    _b("r", "toggle_loop", "Loop", "loop", "Loop the region while the scene plays"),
+    *(
+        _b(
+            str(i + 1),
+            f"set_layer('{layer}')",
+            f"Layer {layer}",
+            f"layer-{layer.replace('_', '-')}",
+            f"Set the pick's layer to {layer}",
+        )
+        for i, layer in enumerate(LAYERS)
+    ),
+    _b("o", "edit_onset", "Onset…", "onset", "Type the pick's onset"),
+    _b("[", "nudge(-0.1)", "Onset -0.1 s", "onset-earlier", "Move the onset 0.1 s earlier"),
+    _b("]", "nudge(0.1)", "Onset +0.1 s", "onset-later", "Move the onset 0.1 s later"),
+    _b("{", "nudge(-1.0)", "Onset -1 s", "onset-earlier-long", "Move the onset 1 s earlier"),
+    _b("}", "nudge(1.0)", "Onset +1 s", "onset-later-long", "Move the onset 1 s later"),
+    _b("u", "undo", "Undo", "undo", "Undo the last decision"),
+    _b("ctrl+r", "redo", "Redo", "redo", "Redo the last undone decision"),
+    _b("+", "volume(1)", "Volume up", "volume-up", "Preview volume up 2 dB"),
+    _b("-", "volume(-1)", "Volume down", "volume-down", "Preview volume down 2 dB"),
+)
+
+
+class TimelineScreen(Screen[None]):
+    """The scene's timeline (see the module docstring)."""
+
+    BINDINGS = list(TIMELINE_BINDINGS)
+
+    DEFAULT_CSS = """
+    TimelineScreen #timeline-title { height: 1; background: $panel; padding: 0 1; }
+    TimelineScreen #timeline-status { height: auto; padding: 0 1; color: $text-muted; }
+    TimelineScreen TimelineView { margin: 1 0 0 0; }
+    """
+
+    def __init__(
+        self,
+        store: SessionStore,
+        player: Player,
+        *,
+        narration: Narration | None = None,
+        loudness_match: bool = False,
+        volume_db: float = 0.0,
+        on_volume: Callable[[float], None] | None = None,
+    ) -> None:
+        super().__init__()
+        self.store = store
+        self.player = player
+        self.narration = narration
+        self.loudness_match = loudness_match
+        self.volume_db = volume_db
+        self._on_volume = on_volume
+        self.model = TimelineModel(self._build())
+        self._scene: Any = None  # the mixer's Scene while it plays (live mute/solo/loop)
+        self._looping = False
+
+    def _build(self) -> SceneModel:
+        return build_scene(self.store, narration=self.narration)
+
+    # -- layout ----------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        from foley_tui.widgets.timeline import TimelineView
+
+        with Vertical():
+            yield Static(self._title(), id="timeline-title")
+            yield TimelineView(self.model, id="timeline")
+            yield Static("", id="timeline-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._show()
+        self.set_interval(1 / PLAYHEAD_HZ, self._tick)
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        self.model.ensure_visible(self.view.lane_cells)
+        self.view.refresh_model()
+        self._prefetch()
+        narration = self.model.scene.narration
+        if narration is not None and self.model.scene.narration_problem is None:
+            self.run_worker(
+                lambda: self._narration_peaks(narration.path),
+                thread=True,
+                group="narration-peaks",
+                exclusive=True,
+            )
+
+    def _narration_peaks(self, path: Any) -> None:
+        """Worker: the narration's waveform, 50 buckets a second (a long one sampled)."""
+        from foley_tui.audio.decode import DecodeError, probe
+        from foley_tui.audio.peaks import exact_peaks, overview_peaks
+
+        try:
+            duration = probe(path).duration_s
+            buckets = max(min(int(duration * 50), 200_000), 1)
+            result = (
+                exact_peaks(path, buckets) if duration <= 600 else overview_peaks(path, buckets)
+            )
+        except (DecodeError, OSError):
+            return
+        self.app.call_from_thread(self.view.set_narration_peaks, result.peaks, result.duration_s)
+
+    @property
+    def view(self) -> Any:
+        from foley_tui.widgets.timeline import TimelineView
+
+        return self.query_one(TimelineView)
+
+    def _title(self) -> str:
+        scene = self.model.scene
+        narration = (
+            f"narration: {scene.narration.path.name} ({len(scene.words)} words)"
+            if scene.narration is not None
+            else "no narration: symbolic onsets cannot be placed"
+        )
+        if scene.narration_problem:
+            narration = f"narration problem: {scene.narration_problem}"
+        placed, unplaced = len(scene.placed), len(scene.unplaced)
+        return (
+            f"Timeline · {placed} placed, {unplaced} unplaced · {narration} · "
+            f"{self.model.zoom:g} s/col"
+        )
+
+    def _show(self) -> None:
+        self.query_one("#timeline-title", Static).update(self._title())
+        current = self.model.current
+        status = self.model.describe(current) if current is not None else "no picks yet"
+        self.query_one("#timeline-status", Static).update(status)
+        self.view.refresh_model()
+
+    # -- playhead --------------------------------------------------------------------
+    @property
+    def scene_playing(self) -> bool:
+        status = self.player.status()
+        return (
+            status.source is not None
+            and status.source.how == SCENE_HOW
+            and status.state is PlayerState.PLAYING
+        )
+
+    def _tick(self) -> None:
+        status = self.player.status()
+        playing = (
+            status.source is not None
+            and status.source.how == SCENE_HOW
+            and status.state is not PlayerState.STOPPED
+        )
+        self.view.playhead_s = status.position_s if playing else None
+        if playing:
+            self.model.ensure_visible(self.view.lane_cells, status.position_s)
+
+    # -- actions: move and view ------------------------------------------------------
+    def action_move(self, step: int) -> None:
+        if self.model.move(step) is not None:
+            self.model.ensure_visible(self.view.lane_cells)
+            self._show()
+
+    def action_move_lane(self, step: int) -> None:
+        if self.model.move_lane(step) is not None:
+            self.model.ensure_visible(self.view.lane_cells)
+            self._show()
+
+    def action_zoom(self, step: int) -> None:
+        self.model.zoom_step(step, self.view.lane_cells)
+        self._show()
+
+    def action_scroll(self, direction: int) -> None:
+        self.model.scroll(direction * max(self.view.lane_cells // 4, 1), self.view.lane_cells)
+        self._show()
+
+    def action_back(self) -> None:
+        self._stop_scene()
+        self.dismiss(None)
+
+    def action_escape(self) -> None:
+        status = self.player.status()
+        if status.state is not PlayerState.STOPPED and status.source is not None:
+            self.player.stop()
+            self.view.playhead_s = None
+            return
+        self.dismiss(None)
+
+    # -- actions: play ---------------------------------------------------------------
+    def _mixer_scene(self) -> Any:
+        scene = self.model.scene.to_scene(loudness_match=self.loudness_match)
+        for lane in self.model.muted:
+            scene.set_muted(lane, True)
+        for lane in self.model.soloed:
+            scene.set_soloed(lane, True)
+        if self._looping and self.model.loop_region is not None:
+            scene.set_loop_region(self.model.loop_region)
+        return scene
+
+    def _start_s(self) -> float:
+        if self._looping and self.model.loop_region is not None:
+            return self.model.loop_region[0]
+        return self.model.offset_s
+
+    def _prefetch(self) -> None:
+        """Premix the scene's first block in a worker, so P starts as fast as a preview."""
+        scene = self._mixer_scene()
+        start = self._start_s()
+        self._scene = scene
+        self.run_worker(
+            lambda: self.player.prefetch_scene(scene, start),
+            thread=True,
+            group="scene-prefetch",
+            exclusive=True,
+        )
+
+    def action_play_scene(self) -> None:
+        if self.scene_playing:
+            self._stop_scene()
+            return
+        scene = self._scene if self._scene is not None else self._mixer_scene()
+        if not scene.voices:
+            self.notify("Nothing to play: no placed, playable pick and no narration.")
+            return
+        self.player.play_scene(scene, self._start_s())
+        self.notify(f"Playing the scene from {clock(self._start_s())}", timeout=2)
+
+    def action_play_pick(self) -> None:
+        current = self.model.current
+        from foley_tui.audio.base import Source
+
+        if current is None:
+            return
+        status = self.player.status()
+        if (
+            status.state is PlayerState.PLAYING
+            and status.source is not None
+            and (status.source.how != SCENE_HOW)
+        ):
+            self.player.stop()
+            return
+        if not isinstance(current.source, Source):
+            reason = getattr(current.source, "reason", "no audio")
+            self.notify(f"Cannot play: {reason}", severity="warning")
+            return
+        self.player.play(current.source)
+
+    def _stop_scene(self) -> None:
+        if self.scene_playing:
+            self.player.stop()
+        self.view.playhead_s = None
+
+    def _changed_controls(self) -> None:
+        """Mute/solo/loop changed: apply to the playing scene, re-prefetch otherwise."""
+        if self.scene_playing and self._scene is not None:
+            scene = self._scene
+            for lane in {*scene.muted, *self.model.muted}:
+                scene.set_muted(lane, lane in self.model.muted)
+            for lane in {*scene.soloed, *self.model.soloed}:
+                scene.set_soloed(lane, lane in self.model.soloed)
+            region = self.model.loop_region if self._looping else None
+            if region != scene.loop_region:
+                scene.set_loop_region(region)
+        else:
+            self._prefetch()
+        self._show()
+
+    def action_mute(self) -> None:
+        current = self.model.current
+        if current is None:
+            return
+        lane = self.model.lane_of(current)
+        muted = self.model.toggle_mute(lane)
+        self.notify(f"{lane} {'muted' if muted else 'unmuted'}", timeout=2)
+        self._changed_controls()
+
+    def action_solo(self) -> None:
+        current = self.model.current
+        if current is None:
+            return
+        lane = self.model.lane_of(current)
+        soloed = self.model.toggle_solo(lane)
+        self.notify(f"{lane} {'soloed' if soloed else 'unsoloed'}", timeout=2)
+        self._changed_controls()
+
+    def action_loop_edge(self, edge: str) -> None:
+        status = self.player.status()
+        current = self.model.current
+        if self.scene_playing:
+            at = status.position_s
+        elif current is not None and current.onset_s is not None:
+            at = current.onset_s if edge == "start" else current.end_s or current.onset_s
+        else:
+            at = self.model.offset_s
+        a, b = self.model.set_loop_edge(at, start=edge == "start")
+        self.notify(f"Loop region {clock(a)} to {clock(b)}", timeout=2)
+        self._changed_controls()
+
+    def action_toggle_loop(self) -> None:
+        if self.model.loop_region is None:
+            self.model.set_loop_edge(self.model.offset_s, start=True)
+        self._looping = not self._looping
+        self.notify("Loop on" if self._looping else "Loop off", timeout=2)
+        self._changed_controls()
+
+    def action_volume(self, direction: int) -> None:
+        low, high = VOLUME_RANGE_DB
+        self.volume_db = max(low, min(high, self.volume_db + direction * VOLUME_STEP_DB))
+        self.player.set_volume_db(self.volume_db)
+        if self._on_volume is not None:
+            self._on_volume(self.volume_db)
+        self.notify(f"Volume {self.volume_db:+.0f} dB", timeout=1)
+
+    # -- actions: decide -------------------------------------------------------------
+    def _write(self, what: Callable[[], object]) -> bool:
+        try:
+            what()
+        except (StoreWriteError, ValidationError, OSError) as exc:
+            self.notify(f"Not saved: {exc}", title="Store", severity="error", timeout=8)
+            return False
+        self.model.rebuild(self._build())
+        self.model.ensure_visible(self.view.lane_cells)
+        self._show()
+        self._prefetch()
+        return True
+
+    def action_set_layer(self, layer: str) -> None:
+        current = self.model.current
+        if current is None:
+            return
+        self._write(lambda: self.store.set_layer(current.sound_id, layer))  # type: ignore[arg-type]
+
+    def action_edit_onset(self) -> None:
+        current = self.model.current
+        if current is None:
+            return
+        pick = self.store.picks_ns.get(current.sound_id) or {}
+
+        def done(choice: OnsetChoice | None) -> None:
+            if choice is not None:
+                self._write(lambda: self.store.set_onset(current.sound_id, choice.onset))
+
+        self.app.push_screen(OnsetScreen(current.caption, pick.get("onset")), done)
+
+    def _apply(self, edit: Edit | None, verb: str) -> None:
+        if edit is None:
+            return
+
+        def write() -> None:
+            self._write(lambda: self.store.set_onset(edit.sound_id, edit.onset))
+
+        if edit.replaces_anchor is None:
+            write()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                write()
+
+        self.app.push_screen(
+            ConfirmModal(
+                f"{verb}: replace the anchor?",
+                f"The onset is foley's anchor {edit.replaces_anchor!r}. Replace it with "
+                f"{clock(edit.onset)} (a number: it no longer follows the narration)?",
+                yes_label="Replace",
+            ),
+            answered,
+        )
+
+    def action_nudge(self, delta: float) -> None:
+        self._apply(self.model.nudge(delta), "Nudge")
+
+    def action_tap(self) -> None:
+        if not self.scene_playing:
+            self.notify("Tap while the scene plays (P).", timeout=2)
+            return
+        latency = float(getattr(self.player, "latency_s", 0.0) or 0.0)
+        self._apply(self.model.tap(self.player.status().position_s, latency), "Tap")
+
+    def action_undo(self) -> None:
+        self._journal(undo=True)
+
+    def action_redo(self) -> None:
+        self._journal(undo=False)
+
+    def _journal(self, *, undo: bool) -> None:
+        try:
+            entry = self.store.undo() if undo else self.store.redo()
+        except (StoreWriteError, OSError) as exc:
+            self.notify(str(exc), title="Store", severity="error", timeout=8)
+            return
+        if entry is None:
+            self.notify(f"Nothing to {'undo' if undo else 'redo'}.", timeout=2)
+            return
+        self.model.rebuild(self._build())
+        if self.model.pick(entry.sound_id) is not None:
+            self.model.cursor = entry.sound_id
+        self.model.ensure_visible(self.view.lane_cells)
+        self._show()
+        self._prefetch()
+        self.notify(f"{'Undid' if undo else 'Redid'} a decision", timeout=2)

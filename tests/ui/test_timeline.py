@@ -1,0 +1,178 @@
+"""The timeline screen through Pilot, checked against the files on disk: open and leave,
+move, nudge (and the question before replacing an anchor), layer, undo, tap, mute/solo,
+play the scene; and ``C`` in the list (a candidate in context)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from foley_tui.app import FoleyApp
+from foley_tui.audio.base import SCENE_HOW
+from foley_tui.audio.mixer import Scene
+from foley_tui.config import Config, Settings
+from foley_tui.scene.narration import make_narration, write_narration
+from foley_tui.screens.sessions_modals import ConfirmModal
+from foley_tui.screens.timeline import TimelineScreen
+from foley_tui.store import SessionService, encode_key
+from tests.fakes import FakePlayer
+from tests.scene_fixtures import ToneSession, make_tone_session
+from tests.ui.conftest import settle
+
+SIZE = (120, 30)
+
+
+def _tones(data_dir: Path, tmp_path: Path) -> ToneSession:
+    tones = make_tone_session(data_dir, tmp_path / "audio", 48000)
+    session_path = data_dir / "sessions" / tones.session_id
+    write_narration(session_path, make_narration(tones.narration_path, tones.words_path))
+    return tones
+
+
+def _app(data_dir: Path, tones: ToneSession, player: FakePlayer, **settings: Any) -> FoleyApp:
+    service = SessionService(data_dir)
+    config = Config(settings=Settings(**settings))
+    return FoleyApp(service.get(tones.session_id), player, config, service)
+
+
+def _pick(data_dir: Path, tones: ToneSession, name: str) -> dict[str, Any]:
+    path = data_dir / "sessions" / tones.session_id / "picks" / encode_key(tones.ids[name])
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+async def _timeline(pilot: Pilot[Any]) -> TimelineScreen:
+    await settle(pilot)
+    await pilot.press("t")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, TimelineScreen)
+    return screen
+
+
+async def test_open_move_nudge_layer_undo(data_dir: Path, tmp_path: Path) -> None:
+    tones = _tones(data_dir, tmp_path)
+    app = _app(data_dir, tones, FakePlayer())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _timeline(pilot)
+        assert screen.model.cursor == tones.ids["numeric"]
+        await pilot.press("]")  # numeric 0.5 -> 0.6, written through
+        assert _pick(data_dir, tones, "numeric")["onset"] == 0.6
+        assert screen.model.current is not None and screen.model.current.onset_s == 0.6
+        await pilot.press("2")  # the layer it has: sfx_fg
+        assert _pick(data_dir, tones, "numeric")["layer"] == "sfx_fg"
+        await pilot.press("4")
+        assert _pick(data_dir, tones, "numeric")["layer"] == "stinger"
+        assert screen.model.lane_of(screen.model.current) == "stinger"
+        await pilot.press("u")
+        assert _pick(data_dir, tones, "numeric")["layer"] == "sfx_fg"
+        await pilot.press("u")
+        assert _pick(data_dir, tones, "numeric")["onset"] == 0.5
+        await pilot.press("right")
+        assert screen.model.cursor == tones.ids["slam"]
+        await pilot.press("escape")  # nothing plays: back to the list
+        await pilot.pause()
+        assert not isinstance(app.screen, TimelineScreen)
+
+
+async def test_nudging_an_anchor_asks_first(data_dir: Path, tmp_path: Path) -> None:
+    tones = _tones(data_dir, tmp_path)
+    app = _app(data_dir, tones, FakePlayer())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _timeline(pilot)
+        await pilot.press("right")  # slam: on 'slammed' (0.8 s)
+        await pilot.press("]")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("n")
+        await pilot.pause()
+        assert _pick(data_dir, tones, "slam")["onset"] == "on 'slammed'"  # kept
+        await pilot.press("]")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert _pick(data_dir, tones, "slam")["onset"] == 0.9
+        assert screen.model.current is not None and screen.model.current.onset_s == 0.9
+
+
+async def test_play_scene_mute_solo_tap(data_dir: Path, tmp_path: Path) -> None:
+    tones = _tones(data_dir, tmp_path)
+    player = FakePlayer()
+    player.latency_s = 0.034  # type: ignore[attr-defined]  # what the device reports
+    app = _app(data_dir, tones, player)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _timeline(pilot)
+        await pilot.press("P")
+        played = [args for name, args in player.calls if name == "play_scene"]
+        assert played, player.names()
+        scene = played[-1][0]
+        assert isinstance(scene, Scene)
+        lanes = sorted(v.lane for v in scene.voices)
+        assert lanes == ["ambience", "narration", "sfx_fg", "sfx_fg", "stinger"]  # no zebra
+        assert player.status().source is not None
+        assert player.status().source.how == SCENE_HOW  # type: ignore[union-attr]
+        await pilot.press("m")  # mute the cursor's lane (sfx_fg) while it plays
+        assert "sfx_fg" in scene.muted
+        await pilot.press("M")  # solo it too
+        assert scene.soloed == frozenset({"sfx_fg"})
+        await pilot.press("M", "m")
+        assert not scene.muted and not scene.soloed
+        player.position_s = 1.234  # the playhead
+        await pilot.pause(0.15)
+        assert screen.view.playhead_s == 1.234
+        await pilot.press("T")  # numeric pick: no question; heard 34 ms before the key
+        assert _pick(data_dir, tones, "numeric")["onset"] == 1.2
+        await pilot.press("escape")  # stops the scene, stays
+        assert player.names()[-1] == "stop"
+        assert isinstance(app.screen, TimelineScreen)
+        await pilot.press("t")
+        await pilot.pause()
+        assert not isinstance(app.screen, TimelineScreen)
+
+
+async def test_c_plays_a_candidate_in_context(data_dir: Path, tmp_path: Path) -> None:
+    tones = _tones(data_dir, tmp_path)
+    player = FakePlayer()
+    app = _app(data_dir, tones, player, context_pre_roll_s=0.25)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.audition
+        assert screen is not None
+        row = screen.listing.view.index(tones.ids["alt"])
+        screen.candidate_list.move_to(row)
+        await pilot.pause()
+        await pilot.press("C")
+        calls = [args for name, args in player.calls if name == "play_scene"]
+        assert calls
+        scene, start, _end = calls[-1]
+        assert abs(start - 0.15) < 1e-9  # on 'door' (0.4 s) less the 0.25 s pre-roll
+        keys = {v.key for v in scene.voices}
+        assert tones.ids["alt"] in keys and tones.ids["slam"] not in keys
+
+
+def test_timeline_keys_never_shadow_an_audition_key_it_offers() -> None:
+    from foley_tui.screens.audition import ALL_BINDINGS
+    from foley_tui.screens.timeline import TIMELINE_BINDINGS
+
+    audition = {key: b.id for b in ALL_BINDINGS for key in b.key.split(",")}
+    offered = {b.id for b in TIMELINE_BINDINGS}
+    for binding in TIMELINE_BINDINGS:
+        for key in binding.key.split(","):
+            theirs = audition.get(key)
+            if theirs is not None and theirs in offered:
+                assert theirs == binding.id, (key, theirs, binding.id)
+
+
+def test_the_deferred_player_reports_the_devices_latency() -> None:
+    from foley_tui.audio.deferred import DeferredPlayer
+
+    fake = FakePlayer()
+    fake.latency_s = 0.05  # type: ignore[attr-defined]
+    deferred = DeferredPlayer(lambda: fake)
+    assert deferred.latency_s == 0.0  # nothing to report before the device is up
+    deferred.start()
+    assert deferred.wait_ready(30.0)
+    assert deferred.latency_s == 0.05
