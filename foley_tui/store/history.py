@@ -21,7 +21,8 @@ from foley_tui.store.usage import Usage
 
 #: The history window's default size (messages and decisions together).
 DEFAULT_WINDOW = 20
-#: Who makes the decisions in our journal: the designer, through foley-tui (app or CLI).
+#: Who made a decision the journal names no author for (a file journal): the designer,
+#: through foley-tui (app or CLI).
 DECISION_AUTHOR = "user"
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
@@ -137,7 +138,14 @@ def from_decision(entry: JournalEntry) -> HistoryItem:
     else:
         text = f"{entry.sound_id}: {describe_state(entry.before)} -> {describe_state(entry.after)}"
     return HistoryItem(
-        "decision", entry.entry_id, entry.seq, entry.at, DECISION_AUTHOR, kind, text, entry.sound_id
+        "decision",
+        entry.entry_id,
+        entry.seq,
+        entry.at,
+        entry.author or DECISION_AUTHOR,  # the shared store records who decided
+        kind,
+        text,
+        entry.sound_id,
     )
 
 
