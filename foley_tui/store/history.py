@@ -17,10 +17,12 @@ from typing import Any
 from foley_tui.model import format_onset
 from foley_tui.store.messages import Message
 from foley_tui.store.records import JournalEntry, iso
+from foley_tui.store.usage import Usage
 
 #: The history window's default size (messages and decisions together).
 DEFAULT_WINDOW = 20
-#: Who makes the decisions in our journal: the designer, through foley-tui (app or CLI).
+#: Who made a decision the journal names no author for (a file journal): the designer,
+#: through foley-tui (app or CLI).
 DECISION_AUTHOR = "user"
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
@@ -136,7 +138,14 @@ def from_decision(entry: JournalEntry) -> HistoryItem:
     else:
         text = f"{entry.sound_id}: {describe_state(entry.before)} -> {describe_state(entry.after)}"
     return HistoryItem(
-        "decision", entry.entry_id, entry.seq, entry.at, DECISION_AUTHOR, kind, text, entry.sound_id
+        "decision",
+        entry.entry_id,
+        entry.seq,
+        entry.at,
+        entry.author or DECISION_AUTHOR,  # the shared store records who decided
+        kind,
+        text,
+        entry.sound_id,
     )
 
 
@@ -197,10 +206,44 @@ class HistoryFeed:
         return self.conversation.for_sound(sound_id)
 
 
+class LedgerWatch:
+    """What the audition screen shows of a session's conversation and ledger: the
+    messages attached to a candidate (in its details) and the agent's actual spend (in
+    the status line). :meth:`poll` says what moved since the last look, from this process
+    or another, for two stats when nothing did."""
+
+    def __init__(self, store: Any) -> None:
+        from foley_tui.store.messages import conversation_of
+        from foley_tui.store.usage import ledger_of
+
+        self.conversation = conversation_of(store)
+        self.ledger = ledger_of(store)
+        self._tokens: tuple[object, object] = (object(), object())
+        self.usage = Usage()
+
+    def poll(self) -> tuple[bool, bool]:
+        """(messages changed, usage changed) since the last poll; reads only then."""
+        tokens = (self.conversation.token(), self.ledger.token())
+        messages_moved = tokens[0] != self._tokens[0]
+        usage_moved = tokens[1] != self._tokens[1]
+        self._tokens = tokens
+        if messages_moved:
+            self.conversation.refresh()
+        if usage_moved:
+            usage = self.ledger.read()
+            usage_moved = usage != self.usage
+            self.usage = usage
+        return messages_moved, usage_moved
+
+    def for_sound(self, sound_id: str) -> list[Message]:
+        return self.conversation.for_sound(sound_id)
+
+
 __all__ = [
     "DEFAULT_WINDOW",
     "HistoryFeed",
     "HistoryItem",
+    "LedgerWatch",
     "decision_kind",
     "describe_state",
     "escape_controls",

@@ -149,6 +149,8 @@ class Conversation:
             else MESSAGES_FILE
         )
         self._messages: collections.deque[Message] = collections.deque(maxlen=window)
+        # sound id -> its messages (what a candidate's details show), kept as we read.
+        self._by_sound: dict[str, list[Message]] = {}
         self._last_seq = 0
         self._offset = 0
         self._problems: list[StoreProblem] = []
@@ -179,8 +181,7 @@ class Conversation:
                     self._problem(f"not a message at byte {start} (skipped, kept in the file)")
                     continue
                 new.append(message)
-                self._messages.append(message)
-                self._last_seq = max(self._last_seq, message.seq)
+                self._take(message)
             self._offset += end + 1
             return new
 
@@ -199,9 +200,28 @@ class Conversation:
             items = list(self._messages)
         return items[-n:]
 
+    def _take(self, message: Message) -> None:
+        if self._messages.maxlen is not None and len(self._messages) == self._messages.maxlen:
+            self._forget(self._messages[0])
+        self._messages.append(message)
+        self._last_seq = max(self._last_seq, message.seq)
+        if message.sound_id is not None:
+            self._by_sound.setdefault(message.sound_id, []).append(message)
+
+    def _forget(self, message: Message) -> None:
+        """The window dropped ``message``: so does the per-candidate index."""
+        if message.sound_id is not None:
+            mine = self._by_sound.get(message.sound_id, [])
+            if mine and mine[0] is message:
+                mine.pop(0)
+            if not mine:
+                self._by_sound.pop(message.sound_id, None)
+
     def for_sound(self, sound_id: str) -> list[Message]:
-        """Messages attached to one candidate, oldest first."""
-        return [m for m in self.messages() if m.sound_id == sound_id]
+        """Messages attached to one candidate, oldest first (indexed: no scan)."""
+        with self._lock:
+            self.refresh()
+            return list(self._by_sound.get(sound_id, ()))
 
     @property
     def last_seq(self) -> int:
@@ -233,8 +253,7 @@ class Conversation:
                 self.refresh()  # what other processes appended: our seq follows theirs
                 message = Message(new_ulid(), self._last_seq + 1, role, content, now_utc(), meta)
                 if not self._stored:
-                    self._messages.append(message)
-                    self._last_seq = message.seq
+                    self._take(message)
                     return message
                 line = json.dumps(message.to_record(), separators=(",", ":"), ensure_ascii=False)
                 written = self.state.append_line(
@@ -244,8 +263,7 @@ class Conversation:
                     continue  # another writer got there first (shared store): renumber
                 start, end = written
                 if start == self._offset:  # nothing unread before ours: take it as read
-                    self._messages.append(message)
-                    self._last_seq = message.seq
+                    self._take(message)
                     self._offset = end
                 else:
                     self.refresh()  # a torn line came before ours: read both (reporting it)
@@ -259,8 +277,7 @@ class Conversation:
             for record in records:
                 message = Message.from_record(record)
                 if message is not None:
-                    self._messages.append(message)
-                    self._last_seq = max(self._last_seq, message.seq)
+                    self._take(message)
 
 
 def encode_lines(records: list[dict[str, Any]]) -> bytes:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
@@ -213,6 +213,10 @@ class Ledger:
             self._memory = usage
             return True
         return self.state.swap_doc(USAGE_FILE, old, dumps(usage.to_record()))
+
+    def token(self) -> Hashable:
+        """Differs after any update (by any process): cheap to poll."""
+        return self.state.token_of(USAGE_FILE) if self._stored else self._memory
 
     @property
     def problems(self) -> list[StoreProblem]:

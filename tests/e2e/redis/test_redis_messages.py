@@ -93,3 +93,19 @@ def test_messages_and_usage_travel_with_a_redis_session(
     ]
     assert fresh.usage(sid).cost_micro_usd == 620_000
     assert fresh.append_message(sid, "user", "after import").seq == 3
+
+
+def test_the_history_window_names_who_decided_on_redis(
+    service: RedisSessionService, redis_server: RedisServer
+) -> None:
+    sid = service.create()
+    store = service.get(sid)
+    store.cache_candidates([{"sound": {"id": "door"}}])
+    service.append_message(sid, "agent", "try this door", {"sound_id": "door"})
+    ben = RedisSessionService(redis_server.url, user="ben")
+    ben.get(sid).add_pick("door", layer="sfx_fg")
+    items = service.history_window(sid, 5)
+    assert [(i.source, i.author, i.kind) for i in items] == [
+        ("message", "agent", "agent"),
+        ("decision", "ben", "pick"),
+    ]

@@ -589,3 +589,36 @@ def test_a_lost_race_on_a_shared_backend_renumbers_and_retries() -> None:
     ]
     state = Racy()
     assert Ledger(state).add(5, 0, 0).input_tokens == 15  # their 10 kept, ours added
+
+
+def test_per_candidate_index_follows_the_window() -> None:
+    service = SessionService.in_memory(window=3)
+    sid = service.create()
+    conversation = service.conversation(sid)
+    service.append_message(sid, "user", "a1", {"sound_id": "a"})
+    service.append_message(sid, "user", "b1", {"sound_id": "b"})
+    service.append_message(sid, "user", "a2", {"sound_id": "a"})
+    assert [m.content for m in conversation.for_sound("a")] == ["a1", "a2"]
+    service.append_message(sid, "user", "c1", {"sound_id": "c"})  # a1 leaves the window
+    assert [m.content for m in conversation.for_sound("a")] == ["a2"]
+    service.append_message(sid, "user", "x")
+    assert conversation.for_sound("b") == []  # b1 left too
+    assert [m.content for m in conversation.for_sound("c")] == ["c1"]
+
+
+def test_ledger_watch_says_what_moved(data_dir: Path) -> None:
+    from foley_tui.store.history import LedgerWatch
+
+    service = SessionService(data_dir)
+    sid = service.create()
+    watch = LedgerWatch(service.get(sid))
+    assert watch.poll() == (True, False)  # first look: messages read, usage still zero
+    assert watch.poll() == (False, False)
+    other = SessionService(data_dir)  # another process
+    other.append_message(sid, "agent", "on door", {"sound_id": "door"})
+    assert watch.poll() == (True, False)
+    assert [m.content for m in watch.for_sound("door")] == ["on door"]
+    other.update_token_usage(sid, 10, 1, 0.25)
+    assert watch.poll() == (False, True)
+    assert watch.usage.cost_micro_usd == 250_000
+    assert watch.poll() == (False, False)
