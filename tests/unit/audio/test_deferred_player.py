@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import cast
 
 from foley_tui.audio.base import AudioFormat, Player, PlayerState, PlayerStatus, Source
 from foley_tui.audio.deferred import STARTING_LABEL, DeferredPlayer
@@ -82,7 +81,7 @@ def test_a_scene_played_while_starting_starts_when_the_device_is_up() -> None:
 
     fake = FakePlayer()
     player, gate = gated(fake)
-    scene = cast(Scene, object())  # the deferred player only hands it on
+    scene = Scene(voices=[], label="empty scene")  # the deferred player only hands it on
     player.start()
     player.play(SOURCE)
     player.play_scene(scene, 2.0, 5.0)  # the latest request wins
