@@ -103,17 +103,23 @@ def parse_onset(text: str) -> Onset:
 
 
 def format_onset(onset: Onset) -> str:
-    """Format an onset for display: ``-`` when unset, an anchor as written, else ``m:ss.s``
-    (negative onsets keep their sign: ``-0:01.5``)."""
+    """Format an onset for display: ``-`` when unset, an anchor as written, else
+    ``m:ss.sss`` to the millisecond (a frame at 24 fps is 42 ms): ``0:03.350``; negative
+    onsets keep their sign (``-0:01.500``)."""
     if onset is None:
         return "-"
     if isinstance(onset, str):
         return onset
     if isinstance(onset, bool) or not isinstance(onset, int | float):
         return "?"
-    sign = "-" if onset < 0 else ""
-    minutes, seconds = divmod(abs(onset), 60)
-    return f"{sign}{int(minutes)}:{seconds:04.1f}"
+    try:
+        millis = round(abs(onset) * 1000)  # whole milliseconds: no float noise
+    except (OverflowError, ValueError):
+        return "?"
+    sign = "-" if onset < 0 and millis else ""
+    minutes, rest = divmod(millis, 60_000)
+    seconds, ms = divmod(rest, 1000)
+    return f"{sign}{minutes}:{seconds:02d}.{ms:03d}"
 
 
 class Status(Enum):

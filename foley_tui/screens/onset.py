@@ -36,9 +36,12 @@ class OnsetScreen(ModalScreen[OnsetChoice | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="modal-dialog"):
             yield Label(Content.from_markup("Onset for [b]$c[/b]", c=self.caption), id="title")
-            yield Label("seconds (12.5) or m:ss.s (1:02.5); empty clears it", classes="hint")
+            yield Label(
+                "seconds (12.5), m:ss.sss or an anchor (on 'slammed'); empty clears it",
+                classes="hint",
+            )
             value = "" if self.onset is None else format_onset(self.onset)
-            yield Input(value=value, placeholder="0:00.0", id="onset-input")
+            yield Input(value=value, placeholder="0:00.000", id="onset-input")
             yield Label("", id="error", classes="error")
 
     def on_mount(self) -> None:

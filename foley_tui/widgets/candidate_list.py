@@ -62,7 +62,7 @@ class Columns:
 
     @classmethod
     def for_width(cls, width: int) -> Columns:
-        glyph, duration, layer, onset, score = 3, 7, 9, 8, 6
+        glyph, duration, layer, onset, score = 3, 7, 9, 10, 6  # onset: -0:01.500
         source = 18 if width >= 90 else 12
         rest = width - (glyph + duration + layer + onset + source + score)
         if rest < 16:  # very narrow: drop source/licence before squeezing captions

@@ -46,7 +46,10 @@ def test_parse_onset_rejects(text: str) -> None:
 
 def test_format_onset() -> None:
     assert format_onset(None) == "-"
-    assert format_onset(62.5) == "1:02.5"
+    assert format_onset(62.5) == "1:02.500"
+    assert format_onset(3.35) == "0:03.350"  # to the millisecond, not 0:03.4
+    assert format_onset(0.1 + 0.2) == "0:00.300"  # no float noise
+    assert parse_onset(format_onset(3.35)) == 3.35
 
 
 def test_pick_from_foreign_dict_is_tolerant() -> None:
@@ -82,7 +85,7 @@ def test_parse_onset_numbers_and_anchors(text: str, onset: object) -> None:
 
 def test_format_onset_anchor_and_negative() -> None:
     assert format_onset("on 'slammed'") == "on 'slammed'"
-    assert format_onset(-1.5) == "-0:01.5"
+    assert format_onset(-1.5) == "-0:01.500"
 
 
 def test_candidate_view_tolerates_missing_and_odd_fields() -> None:

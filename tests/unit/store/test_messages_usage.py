@@ -182,7 +182,7 @@ def test_history_window_returns_the_last_n_in_order(service: SessionService) -> 
         ("decision", "undo"),
     ]
     assert [i.seq for i in items] == [1, 1, 2, 2, 3, 3]
-    assert items[1].text == "door: undecided -> picked (layer sfx_fg, onset 0:01.5)"
+    assert items[1].text == "door: undecided -> picked (layer sfx_fg, onset 0:01.500)"
     assert items[3].text == "rain: undecided -> rejected (hiss)"
     assert items[5].text == "undo #2: rain -> undecided"
     assert items[2].sound_id == "door" and items[1].author == "user"
