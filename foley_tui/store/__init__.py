@@ -10,12 +10,14 @@ from __future__ import annotations
 from foley_tui.store.codec import decode_name, dumps, encode_key, validate_session_id
 from foley_tui.store.errors import (
     InvalidSessionIdError,
+    SessionDeletedError,
     SessionExportError,
     SessionImportError,
     SessionNotFoundError,
     SessionServiceError,
     StoreProblem,
     StoreWriteError,
+    UndoConflictError,
 )
 from foley_tui.store.records import SCHEMA_VERSION, JournalEntry, SessionMeta
 from foley_tui.store.service import SessionInfo, SessionService
@@ -25,6 +27,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "InvalidSessionIdError",
     "JournalEntry",
+    "SessionDeletedError",
     "SessionExportError",
     "SessionImportError",
     "SessionInfo",
@@ -35,6 +38,7 @@ __all__ = [
     "SessionStore",
     "StoreProblem",
     "StoreWriteError",
+    "UndoConflictError",
     "decode_name",
     "dumps",
     "encode_key",

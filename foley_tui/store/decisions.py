@@ -327,17 +327,17 @@ class DecisionsMixin(StoreReads):
     def set_layer(self, sound_id: str, layer: Layer | None) -> Pick:
         """Set the mix layer, picking the sound if needed (one journal entry); the onset
         and any other key of the pick are kept."""
-        self.update_pick(sound_id, layer=layer)
-        return self._pick_now(sound_id)
+        return self._pick_after(sound_id, self.update_pick(sound_id, layer=layer))
 
     def set_onset(self, sound_id: str, onset: Onset) -> Pick:
         """Set the onset (seconds or an anchor string), picking the sound if needed."""
-        self.update_pick(sound_id, onset=onset)
-        return self._pick_now(sound_id)
+        return self._pick_after(sound_id, self.update_pick(sound_id, onset=onset))
 
-    def _pick_now(self, sound_id: str) -> Pick:
-        record = self._verdicts(sound_id).pick
-        return Pick.from_dict(record or {}, sound_id)
+    def _pick_after(self, sound_id: str, entry: JournalEntry | None) -> Pick:
+        """The pick a decision left (from its journal entry: no re-read of the file)."""
+        # Nothing changed (no entry): the file is as it was, read it.
+        record = entry.after.get("pick") if entry is not None else self._verdicts(sound_id).pick
+        return Pick.from_dict(record if isinstance(record, dict) else {}, sound_id)
 
     def clear(self, sound_id: str) -> None:
         """Remove a pick and a reject (no-op when undecided)."""
