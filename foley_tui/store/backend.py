@@ -93,6 +93,11 @@ def _record_of(line: bytes) -> dict[str, Any] | None:
     return record
 
 
+class JournalReplaced(Exception):
+    """The journal file is not the one the caller's offset points into (an import
+    replaced the session, or the file was deleted or truncated): read it anew from 0."""
+
+
 @dataclass(slots=True)
 class JournalAppend:
     """What :meth:`StateBackend.journal_append` did: the records other processes had
@@ -139,6 +144,10 @@ class StateBackend:
 
     def journal_token(self) -> Hashable:
         raise NotImplementedError
+
+    def journal_reset(self) -> None:
+        """Forget what was read of the journal (after :class:`JournalReplaced`)."""
+        return None
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
@@ -238,6 +247,8 @@ class FileState(StateBackend):
         # Byte offsets of garbage journal lines seen: each is one problem, counted once
         # however often the journal is read.
         self._bad_journal_lines: set[int] = set()
+        # The journal file our offsets point into (an import replaces it).
+        self._journal_ino: int | None = None
         self._thread_lock = threading.RLock()
         self._lock_depth = 0
 
@@ -316,13 +327,28 @@ class FileState(StateBackend):
             pos += len(line) + 1
         return records, offset + end + 1
 
+    def journal_reset(self) -> None:
+        self._journal_ino = None
+        self._bad_journal_lines.clear()
+
+    def _same_journal(self, st: os.stat_result, offset: int) -> bool:
+        """Whether an offset into the journal we read before still points into this file."""
+        same = offset == 0 or (st.st_size >= offset and self._journal_ino in (None, st.st_ino))
+        self._journal_ino = st.st_ino
+        return same
+
     def journal_read(self, offset: int, end: int | None = None) -> tuple[list[dict[str, Any]], int]:
         try:
             fd = os.open(self._file(JOURNAL_FILE), os.O_RDONLY | os.O_CLOEXEC)
         except FileNotFoundError:
+            if offset:
+                raise JournalReplaced from None
             return [], 0
         try:
-            size = os.fstat(fd).st_size
+            st = os.fstat(fd)
+            if not self._same_journal(st, offset):
+                raise JournalReplaced
+            size = st.st_size
             stop = size if end is None else min(end, size)
             if stop <= offset:
                 return [], offset
@@ -337,7 +363,9 @@ class FileState(StateBackend):
         except FileNotFoundError:
             return None, 0
         try:
-            size = os.fstat(fd).st_size
+            st = os.fstat(fd)
+            self._journal_ino = st.st_ino
+            size = st.st_size
             pos = size
             boundary: int | None = None
             carry = b""
@@ -376,8 +404,10 @@ class FileState(StateBackend):
         path = self._file(JOURNAL_FILE)
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
         try:
-            size = os.fstat(fd).st_size
-            read_from = offset if offset <= size else 0  # shrank: replaced, read it anew
+            st = os.fstat(fd)
+            size = st.st_size
+            # Another file than the one our offset points into: read it all anew.
+            read_from = offset if self._same_journal(st, offset) else 0
             records: list[dict[str, Any]] = []
             complete = read_from
             if size > read_from:

@@ -35,7 +35,7 @@ from foley_tui.model import (
     validate_layer,
     validate_onset,
 )
-from foley_tui.store.backend import JournalAppend
+from foley_tui.store.backend import JournalAppend, JournalReplaced
 from foley_tui.store.codec import InvalidKeyError, encode_key
 from foley_tui.store.errors import StoreProblem, StoreWriteError, UndoConflictError
 from foley_tui.store.files import FileNamespace
@@ -455,7 +455,23 @@ class DecisionsMixin(StoreReads):
             undone.pop(entry.target, None)
 
     def _refresh_journal(self) -> None:
-        """Read what is new in the journal (the whole of it the first time)."""
+        """Read what is new in the journal (the whole of it the first time, and again
+        when the file was replaced under us: an import --overwrite)."""
+        with self._lock:
+            try:
+                self._read_journal()
+            except JournalReplaced:
+                self._forget_journal()
+                self._read_journal()
+
+    def _forget_journal(self) -> None:
+        self.state.journal_reset()
+        self._journal_known = False
+        self._journal = []
+        self._done, self._undone = {}, {}
+        self._journal_start = self._journal_offset = self._last_seq = 0
+
+    def _read_journal(self) -> None:
         with self._lock:
             if not self._journal_known or self._journal_start > 0:
                 end = self._journal_start if self._journal_known else None
@@ -501,8 +517,7 @@ class DecisionsMixin(StoreReads):
             appended: JournalAppend = self.state.journal_append(self._journal_offset, build)
             if appended.read_from != self._journal_offset:
                 # The journal was replaced under us (an import): read it anew.
-                self._journal_known = False
-                self._journal = []
+                self._forget_journal()
                 self._refresh_journal()
             else:
                 self._journal.append(made[0])

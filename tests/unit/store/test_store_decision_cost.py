@@ -124,6 +124,10 @@ def test_a_layer_change_reads_the_pick_once_and_writes_it_once(
     assert ops.of("read", "s1.json") == 1
     assert ops.of("replace") == 1 and ops.of("unlink") == 0
     assert ops.on("journal.jsonl") == {"open": 1}
+    with counting(monkeypatch) as ops:  # the app's path returns the pick it wrote
+        pick = store.set_layer("s1", "music")
+    assert (pick.layer, pick.onset) == ("music", "on 'slammed'")
+    assert ops.of("read", "s1.json") == 1 and ops.of("replace") == 1
 
 
 def test_rejecting_a_pick_is_one_write_one_unlink(

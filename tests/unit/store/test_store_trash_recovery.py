@@ -335,3 +335,22 @@ def test_export_round_trips_both_verdicts_and_version_1_still_imports(
         "layer": "stinger",
         "onset": "on 'slammed'",
     }
+
+
+def test_an_open_store_follows_a_journal_replaced_by_an_import(data_dir: Path) -> None:
+    foley_session(data_dir)
+    service = SessionService(data_dir)
+    store = service.get("scene")
+    store.update_pick("door", layer="voice")
+    doc = service.export_session("scene")  # one entry
+    for layer in ("music", "ambience", "sfx_fg"):  # the open store's journal grows to 4
+        store.update_pick("door", layer=layer)
+    assert len(store.journal()) == 4
+    SessionService(data_dir).import_session(doc, overwrite=True)  # another process
+    assert [e.after["pick"]["layer"] for e in store.journal()] == ["voice"]
+    entry = store.update_pick("rain", layer="music")
+    assert entry is not None and entry.seq == 2
+    assert [e.seq for e in SessionService(data_dir).get("scene").journal()] == [1, 2]
+    target = store.undo_target()
+    assert target is not None and target.sound_id == "rain"
+    assert not [p for p in store.problems() if p.key == "journal.jsonl"]
