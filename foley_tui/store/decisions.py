@@ -238,6 +238,40 @@ class DecisionsMixin(StoreReads):
 
         return self._decide(sound_id, change)
 
+    def toggle_pick(
+        self, sound_id: str, *, layer: Layer | _Keep | None = KEEP, onset: Onset | _Keep = KEEP
+    ) -> JournalEntry | None:
+        """The ``p`` key, decided on the state read under the lock: a picked sound is
+        unpicked; a conflict resolves to picked (the reject goes; it never toggles off);
+        anything else is picked (with ``layer``/``onset`` where given)."""
+
+        def change(now: Verdicts) -> Verdicts:
+            if now.status is Status.PICKED:
+                return Verdicts(None, None)
+            return Verdicts(_pick_record(sound_id, now.pick, layer, onset))
+
+        return self._decide(sound_id, change)
+
+    def toggle_reject(self, sound_id: str, reason: str | None = None) -> JournalEntry | None:
+        """The ``x`` key: a rejected sound is cleared; a conflict resolves to rejected (the
+        pick goes; it never toggles off); anything else is rejected with ``reason``."""
+        if reason is not None and not isinstance(reason, str):
+            raise ValidationError(f"reason must be text or null (got {reason!r})")
+
+        def change(now: Verdicts) -> Verdicts:
+            if now.status is Status.REJECTED:
+                return Verdicts(None, None)
+            record: dict[str, Any] = (
+                dict(now.reject) if now.reject is not None else {"sound_id": sound_id}
+            )
+            if record.get("sound_id") != sound_id:
+                record["sound_id"] = sound_id
+            if now.status is not Status.CONFLICT or reason is not None:
+                record["reason"] = reason  # a conflict keeps the agent's reason
+            return Verdicts(None, record)
+
+        return self._decide(sound_id, change)
+
     def drop_reject(self, sound_id: str) -> JournalEntry | None:
         """Remove a reject only (a pick stays)."""
         return self._decide(sound_id, lambda now: Verdicts(now.pick, None))

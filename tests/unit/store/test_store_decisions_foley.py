@@ -205,3 +205,33 @@ def test_redo_is_compare_and_swap(
     view = foley_view(data_dir, session)
     assert view["picks"] == [{"sound_id": "bell", "layer": "stinger", "onset": None}]
     assert view["rejects"] == []  # forced: the journaled state, the pick alone
+
+
+def test_toggles_resolve_a_conflict_and_never_toggle_it_off(data_dir: Path, session: str) -> None:
+    foley_do(
+        data_dir,
+        session,
+        """
+s.add_pick("door", layer="stinger", onset=12.0)
+s.add_reject("door", reason="too crunchy")
+s.add_pick("glass", layer="music")
+s.add_reject("glass", reason="clipped")
+""",
+    )
+    store = SessionService(data_dir).get(session)
+    store.toggle_pick("door")  # conflict -> picked, the agent's placement kept
+    assert store.status("door") is Status.PICKED
+    store.toggle_reject("glass")  # conflict -> rejected, the agent's reason kept
+    assert store.status("glass") is Status.REJECTED
+    view = foley_view(data_dir, session)
+    assert view["picks"] == [{"sound_id": "door", "layer": "stinger", "onset": 12.0}]
+    assert view["rejects"] == [{"sound_id": "glass", "reason": "clipped"}]
+    store.toggle_pick("door")  # picked -> off
+    store.toggle_reject("glass")  # rejected -> off
+    assert (store.status("door"), store.status("glass")) == (Status.UNDECIDED,) * 2
+    store.toggle_pick("rain", layer="ambience")
+    store.toggle_reject("bell", "hiss")
+    assert foley_view(data_dir, session)["picks"] == [
+        {"sound_id": "rain", "layer": "ambience", "onset": None}
+    ]
+    assert store.rejects()["bell"].reason == "hiss"
