@@ -238,6 +238,40 @@ class DecisionsMixin(StoreReads):
 
         return self._decide(sound_id, change)
 
+    def toggle_pick(
+        self, sound_id: str, *, layer: Layer | _Keep | None = KEEP, onset: Onset | _Keep = KEEP
+    ) -> JournalEntry | None:
+        """The ``p`` key, decided on the state read under the lock: a picked sound is
+        unpicked; a conflict resolves to picked (the reject goes; it never toggles off);
+        anything else is picked (with ``layer``/``onset`` where given)."""
+
+        def change(now: Verdicts) -> Verdicts:
+            if now.status is Status.PICKED:
+                return Verdicts(None, None)
+            return Verdicts(_pick_record(sound_id, now.pick, layer, onset))
+
+        return self._decide(sound_id, change)
+
+    def toggle_reject(self, sound_id: str, reason: str | None = None) -> JournalEntry | None:
+        """The ``x`` key: a rejected sound is cleared; a conflict resolves to rejected (the
+        pick goes; it never toggles off); anything else is rejected with ``reason``."""
+        if reason is not None and not isinstance(reason, str):
+            raise ValidationError(f"reason must be text or null (got {reason!r})")
+
+        def change(now: Verdicts) -> Verdicts:
+            if now.status is Status.REJECTED:
+                return Verdicts(None, None)
+            record: dict[str, Any] = (
+                dict(now.reject) if now.reject is not None else {"sound_id": sound_id}
+            )
+            if record.get("sound_id") != sound_id:
+                record["sound_id"] = sound_id
+            if now.status is not Status.CONFLICT or reason is not None:
+                record["reason"] = reason  # a conflict keeps the agent's reason
+            return Verdicts(None, record)
+
+        return self._decide(sound_id, change)
+
     def drop_reject(self, sound_id: str) -> JournalEntry | None:
         """Remove a reject only (a pick stays)."""
         return self._decide(sound_id, lambda now: Verdicts(now.pick, None))
@@ -407,6 +441,78 @@ class DecisionsMixin(StoreReads):
                 self._rollback(sound_id, before, after)
                 raise _write_error(exc, f"could not journal the decision on {sound_id!r}") from exc
 
+    def pick_and_drop(
+        self,
+        sound_id: str,
+        others: Iterable[str],
+        *,
+        layer: Layer | _Keep | None = KEEP,
+        onset: Onset | _Keep = KEEP,
+    ) -> JournalEntry | None:
+        """Pick ``sound_id`` and drop the picks of ``others`` (one pick per scene event), as
+        ONE journal entry, undone and redone in one step. A reject of another sound stays
+        (foley's ``drop_pick``). All the records are read under the session lock before
+        anything is written; a failed write rolls every file back."""
+        items: list[tuple[str, Callable[[Verdicts], Verdicts | None]]] = [
+            (sound_id, lambda now: Verdicts(_pick_record(sound_id, now.pick, layer, onset)))
+        ]
+        items += [
+            (sid, lambda now: Verdicts(None, now.reject)) for sid in others if sid != sound_id
+        ]
+        return self._decide_group(items)
+
+    def _decide_group(
+        self,
+        items: list[tuple[str, Callable[[Verdicts], Verdicts | None]]],
+        *,
+        kind: str = "do",
+        target: int | None = None,
+    ) -> JournalEntry | None:
+        """:meth:`_decide` for several sounds at once: every ``change`` is computed (and
+        may refuse, as undo's compare-and-swap does) before any file is written; then the
+        files, then one journal entry. The first item's sound is the entry's own."""
+        if len(items) == 1:
+            sid, change = items[0]
+            return self._decide(sid, change, kind=kind, target=target)
+        for sid, _ in items:
+            self._valid_key(sid)
+        with self._locked():
+            planned: list[tuple[str, Verdicts, Verdicts]] = []
+            for sid, change in items:
+                before = self._verdicts(sid)
+                after = change(before)
+                if after is None:
+                    continue
+                same = (
+                    before.clean
+                    and _same(before.pick, after.pick)
+                    and _same(before.reject, after.reject)
+                )
+                if kind == "do" and same and planned:
+                    continue  # an unchanged other sound is not part of the entry
+                planned.append((sid, before, after))
+            first = planned[0] if planned else None
+            if first is None or (
+                kind == "do"
+                and len(planned) == 1
+                and first[1].clean
+                and _same(first[1].pick, first[2].pick)
+                and _same(first[1].reject, first[2].reject)
+            ):
+                return None
+            done: list[tuple[str, Verdicts, Verdicts]] = []
+            try:
+                if kind != "skip":
+                    for sid, before, after in planned:
+                        self._write(sid, before, after)
+                        done.append((sid, before, after))
+                also = tuple((s, b.to_state(), a.to_state()) for s, b, a in planned[1:])
+                return self._append(first[0], first[1], first[2], kind, target, also)
+            except OSError as exc:
+                for s, b, a in reversed(done):
+                    self._rollback(s, b, a)
+                raise _write_error(exc, f"could not save the decision on {first[0]!r}") from exc
+
     def _rollback(self, sound_id: str, before: Verdicts, after: Verdicts) -> None:
         if not before.clean:
             return  # never overwrite an unreadable file we could not parse
@@ -492,7 +598,13 @@ class DecisionsMixin(StoreReads):
             self._feed(records)
 
     def _append(
-        self, sound_id: str, before: Verdicts, after: Verdicts, kind: str, target: int | None
+        self,
+        sound_id: str,
+        before: Verdicts,
+        after: Verdicts,
+        kind: str,
+        target: int | None,
+        also: tuple[tuple[str, dict[str, Any], dict[str, Any]], ...] = (),
     ) -> JournalEntry:
         made: list[JournalEntry] = []
 
@@ -508,6 +620,7 @@ class DecisionsMixin(StoreReads):
                 after=after.to_state(),
                 kind=kind,
                 target=target,
+                also=also,
             )
             made.append(entry)
             return entry.to_record()
@@ -597,9 +710,11 @@ class DecisionsMixin(StoreReads):
                 if target is None:
                     return None
                 try:
-                    self._decide(
-                        target.sound_id,
-                        self._swap(kind, target, force=force, skip=skip),
+                    self._decide_group(
+                        [
+                            (sid, self._swap(kind, target, sid, old, new, force=force, skip=skip))
+                            for sid, old, new in target.changes()
+                        ],
                         kind="skip" if skip else kind,
                         target=target.seq,
                     )
@@ -619,14 +734,19 @@ class DecisionsMixin(StoreReads):
 
     @staticmethod
     def _swap(
-        kind: str, target: JournalEntry, *, force: bool, skip: bool
+        kind: str,
+        target: JournalEntry,
+        sid: str,
+        before: dict[str, Any],
+        after: dict[str, Any],
+        *,
+        force: bool,
+        skip: bool,
     ) -> Callable[[Verdicts], Verdicts]:
-        """The compare-and-swap of undo/redo: the files must still be as ``target`` left
-        them (undo) or found them (redo); a skip changes nothing."""
-        sid = target.sound_id
-        expected, wanted = (
-            (target.after, target.before) if kind == "undo" else (target.before, target.after)
-        )
+        """The compare-and-swap of undo/redo for one sound of ``target``: its files must
+        still be as the entry left them (undo) or found them (redo); a skip changes
+        nothing."""
+        expected, wanted = (after, before) if kind == "undo" else (before, after)
 
         def change(now: Verdicts) -> Verdicts:
             if skip:

@@ -85,6 +85,13 @@ class JournalEntry:
     target: int | None = None
     author: str | None = None
     """Who decided (the shared Redis store records it; None in a file journal)."""
+    also: tuple[tuple[str, dict[str, Any], dict[str, Any]], ...] = ()
+    """More sounds changed by the same decision, as (sound id, before, after): a group
+    (a pick that drops the event's other picks) applied, undone and redone as one."""
+
+    def changes(self) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+        """Every (sound id, before, after) of the entry, its own sound first."""
+        return [(self.sound_id, self.before, self.after), *self.also]
 
     def to_record(self) -> dict[str, Any]:
         record = {
@@ -99,6 +106,11 @@ class JournalEntry:
         }
         if self.author is not None:
             record["author"] = self.author
+        if self.also:
+            record["also"] = [
+                {"sound_id": sid, "before": before, "after": after}
+                for sid, before, after in self.also
+            ]
         return record
 
     @classmethod
@@ -108,6 +120,17 @@ class JournalEntry:
             if isinstance(seq, bool) or not isinstance(seq, int):
                 return None
             target = record.get("target")
+            also = record.get("also", [])
+            if not isinstance(also, list):
+                return None
+            group = tuple(
+                (
+                    str(item["sound_id"]),
+                    normalize_state(item.get("before")),
+                    normalize_state(item.get("after")),
+                )
+                for item in also
+            )
             return cls(
                 seq=seq,
                 entry_id=str(record.get("id") or ""),
@@ -118,6 +141,7 @@ class JournalEntry:
                 kind=str(record.get("kind") or "do"),
                 target=target if isinstance(target, int) and not isinstance(target, bool) else None,
                 author=record["author"] if isinstance(record.get("author"), str) else None,
+                also=group,
             )
         except (KeyError, TypeError, ValueError, OverflowError):
             return None

@@ -572,6 +572,18 @@ class RedisSessionStore(SessionStore):
             return entry
         raise StoreWriteError(f"the decision on {sound_id!r} kept being overtaken; try again")
 
+    def _decide_group(
+        self,
+        items: list[tuple[str, Callable[[Verdicts], Verdicts | None]]],
+        *,
+        kind: str = "do",
+        target: int | None = None,
+    ) -> JournalEntry | None:
+        if len(items) == 1:
+            return super()._decide_group(items, kind=kind, target=target)
+        # One script per sound would not be all or nothing: refuse rather than half-apply.
+        raise StoreWriteError("a decision over several sounds at once is not on Redis yet")
+
     def _took(self, entry: JournalEntry, stream_id: str) -> None:
         with self._lock:
             if self._journal_known and entry.seq == self._journal_offset + 1:

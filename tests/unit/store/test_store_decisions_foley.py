@@ -205,3 +205,71 @@ def test_redo_is_compare_and_swap(
     view = foley_view(data_dir, session)
     assert view["picks"] == [{"sound_id": "bell", "layer": "stinger", "onset": None}]
     assert view["rejects"] == []  # forced: the journaled state, the pick alone
+
+
+def test_toggles_resolve_a_conflict_and_never_toggle_it_off(data_dir: Path, session: str) -> None:
+    foley_do(
+        data_dir,
+        session,
+        """
+s.add_pick("door", layer="stinger", onset=12.0)
+s.add_reject("door", reason="too crunchy")
+s.add_pick("glass", layer="music")
+s.add_reject("glass", reason="clipped")
+""",
+    )
+    store = SessionService(data_dir).get(session)
+    store.toggle_pick("door")  # conflict -> picked, the agent's placement kept
+    assert store.status("door") is Status.PICKED
+    store.toggle_reject("glass")  # conflict -> rejected, the agent's reason kept
+    assert store.status("glass") is Status.REJECTED
+    view = foley_view(data_dir, session)
+    assert view["picks"] == [{"sound_id": "door", "layer": "stinger", "onset": 12.0}]
+    assert view["rejects"] == [{"sound_id": "glass", "reason": "clipped"}]
+    store.toggle_pick("door")  # picked -> off
+    store.toggle_reject("glass")  # rejected -> off
+    assert (store.status("door"), store.status("glass")) == (Status.UNDECIDED,) * 2
+    store.toggle_pick("rain", layer="ambience")
+    store.toggle_reject("bell", "hiss")
+    assert foley_view(data_dir, session)["picks"] == [
+        {"sound_id": "rain", "layer": "ambience", "onset": None}
+    ]
+    assert store.rejects()["bell"].reason == "hiss"
+
+
+def test_one_pick_per_event_is_one_entry_undone_in_one_step(
+    data_dir: Path, session: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    foley_do(
+        data_dir,
+        session,
+        """
+s.add_pick("door", layer="stinger", onset="on 'slammed'")
+s.add_pick("glass", layer="sfx_fg")
+s.add_reject("glass", reason="clipped")
+""",
+    )
+    root = data_dir / "sessions" / session
+    original = files_of(root)
+    store = SessionService(data_dir).get(session)
+    entry = store.pick_and_drop("rain", ["door", "glass", "bell"], layer="ambience")
+    assert entry is not None and [sid for sid, _, _ in entry.changes()] == ["rain", "door", "glass"]
+    view = foley_view(data_dir, session)
+    assert view["picks"] == [{"sound_id": "rain", "layer": "ambience", "onset": None}]
+    assert view["rejects"] == [{"sound_id": "glass", "reason": "clipped"}]  # kept
+    assert [e.kind for e in store.journal()] == ["do"]
+    store.undo()  # one step restores all three sounds, byte for byte
+    assert files_of(root) == original
+    store.redo()
+    assert foley_view(data_dir, session)["picks"] == view["picks"]
+    # the agent picks the door again: undo refuses for the whole group, nothing written
+    foley_do(data_dir, session, 's.add_pick("door", layer="music")')
+    before = files_of(root)
+    code, _, err = cli(capsys, "undo", session)
+    assert code != 0 and "'door'" in err and "now picked, music" in err
+    assert files_of(root) == before
+    fresh = SessionService(data_dir).get(session)  # other processes read the group too
+    target = fresh.undo_target()
+    assert target is not None and len(target.changes()) == 3
+    code, _, _ = cli(capsys, "undo", session, "--force")
+    assert code == 0 and files_of(root) == original
