@@ -11,11 +11,13 @@ import argparse
 import math
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from foley_tui.cli import CliError
 from foley_tui.cli_common import data_dir_of, open_session
+from foley_tui.limits import VOLUME_RANGE_DB
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -35,18 +37,51 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     play.add_argument("sound_id", nargs="?", metavar="SOUND_ID", help="candidate id in SESSION")
     play.add_argument("--device", metavar="D", help="output device: index or name (see devices)")
-    play.add_argument("--start", metavar="S", type=float, default=0.0, help="start at S seconds")
-    play.add_argument("--volume", metavar="DB", type=float, default=0.0, help="volume in dB")
+    play.add_argument(
+        "--start",
+        metavar="S",
+        type=_bounded("seconds", 0.0, MAX_START_S),
+        default=0.0,
+        help="start at S seconds",
+    )
+    play.add_argument(
+        "--volume",
+        metavar="DB",
+        type=_bounded("dB", *VOLUME_RANGE_DB),
+        default=0.0,
+        help=f"volume in dB ({VOLUME_RANGE_DB[0]:g} to {VOLUME_RANGE_DB[1]:+g})",
+    )
     play.add_argument(
         "--loudness",
         metavar="LUFS",
-        type=float,
+        type=_bounded("LUFS", -70.0, 0.0),
         help="match loudness to LUFS (declared loudness, else measured)",
     )
     play.add_argument(
         "--network", action="store_true", help="allow fetching a remote (http) preview"
     )
     play.set_defaults(func=run_play)
+
+
+#: Latest start accepted by ``play --start`` (a day; beyond the end plays nothing).
+MAX_START_S = 86400.0
+
+
+def _bounded(unit: str, low: float, high: float) -> Callable[[str], float]:
+    """An argparse type: a finite number within [low, high], else a clear usage error."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text[:40]!r}") from None
+        if not math.isfinite(value) or not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{text[:40]!r} is out of range ({low:g} to {high:g} {unit})"
+            )
+        return value
+
+    return parse
 
 
 def run_devices(args: argparse.Namespace) -> int:

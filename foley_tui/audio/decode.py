@@ -21,6 +21,8 @@ import numpy.typing as npt
 import soundfile as sf
 import soxr
 
+from foley_tui.safe_io import open_regular
+
 Frames = npt.NDArray[np.float32]
 
 #: libsndfile's supported rates span this, and so do we.
@@ -84,9 +86,22 @@ def _check_info(info: AudioInfo, path: Path) -> None:
 
 def open_sound(path: Path) -> sf.SoundFile:
     """Open ``path`` with soundfile, mapping its errors to :class:`DecodeError`."""
+    # Opened by us, checked to be a regular file, then handed to libsndfile as a
+    # descriptor: a path swapped for a FIFO or /dev/zero since it was resolved can
+    # neither block nor stream forever.
     try:
-        return sf.SoundFile(str(path))
-    except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
+        fd, _ = open_regular(path, follow=True)
+    except OSError as exc:
+        raise DecodeError(f"cannot open {path}: {exc.strerror or exc}") from None
+    # With closefd, libsndfile owns the descriptor from here on, and closes it itself
+    # when the open fails (closing it again could close another thread's new file).
+    try:
+        return sf.SoundFile(fd, closefd=True)
+    except sf.LibsndfileError as exc:
+        raise DecodeError(
+            f"unsupported or corrupt audio in {path.name}: {exc.error_string}"
+        ) from None
+    except (RuntimeError, TypeError) as exc:
         raise DecodeError(f"unsupported or corrupt audio in {path.name}: {exc}") from None
     except OSError as exc:
         raise DecodeError(f"cannot open {path}: {exc.strerror or exc}") from None

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from foley_tui.audio.base import AudioFormat, Source, Unplayable
+from foley_tui.safe_io import MAX_RECORD_BYTES, UnsafeFileError, open_regular, read_capped
 
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
 _GENERATION_NOTE = re.compile(r"paid generation kept in the generations cache:\s*(\S+)")
@@ -95,18 +96,24 @@ def _is_mpeg_frame(head: bytes) -> bool:
     return version != 1 and layer != 0 and bitrate != 0xF and rate != 3
 
 
-def sniff_file(path: Path) -> tuple[AudioFormat, int]:
-    """``(format, size)`` of a file from its size and header; raises ``OSError``."""
-    with open(path, "rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        head = handle.read(_HEADER_BYTES)
+def sniff_file(path: Path) -> tuple[AudioFormat, int, int]:
+    """``(format, size, mtime_ns)`` of a file from its header; raises ``OSError``.
+
+    Only a regular file is opened (links are followed: a library may use them), without
+    blocking: a FIFO, a device (``/dev/zero``), a socket or a folder raise
+    :class:`~foley_tui.safe_io.UnsafeFileError` / ``IsADirectoryError`` at once.
+    """
+    fd, st = open_regular(path, follow=True)
+    try:
+        head = os.pread(fd, _HEADER_BYTES, 0)
         if head[:3] == b"ID3" and len(head) >= 10:
             # Read just past a (usually small) ID3 tag to tell tagged FLAC from MP3.
             tag = (head[6] << 21) | (head[7] << 14) | (head[8] << 7) | head[9]
             if tag < 1 << 20:
-                handle.seek(0)
-                head = handle.read(10 + tag + 10 + 4)
-    return sniff_bytes(head), size
+                head = os.pread(fd, 10 + tag + 10 + 4, 0)
+    finally:
+        os.close(fd)
+    return sniff_bytes(head), st.st_size, st.st_mtime_ns
 
 
 def meta_filename(key: str) -> str:
@@ -144,13 +151,15 @@ class _Attempts:
 def _check(path: Path, how: str, loudness: float | None, attempts: _Attempts) -> Source | None:
     """A :class:`Source` for ``path`` if it exists, is non-empty and looks like audio."""
     try:
-        fmt, size = sniff_file(path)
-        mtime_ns = path.stat().st_mtime_ns
+        fmt, size, mtime_ns = sniff_file(path)
     except FileNotFoundError:
         attempts.fail(KIND_MISSING, f"missing {_describe(path)}")
         return None
     except IsADirectoryError:
         attempts.fail(KIND_UNSUPPORTED, f"{path} is a folder, not an audio file")
+        return None
+    except UnsafeFileError as exc:
+        attempts.fail(KIND_UNSUPPORTED, f"{_describe(path)} is {exc.strerror}")
         return None
     except OSError as exc:
         attempts.fail(KIND_MISSING, f"cannot read {path}: {exc.strerror or exc}")
@@ -314,12 +323,12 @@ def _generation(
     key = request_key
     for _hop in range(2):  # the entry itself, then at most one fallback pointer
         try:
-            raw = (root / "requests" / meta_filename(key)).read_bytes()
+            raw = read_capped(root / "requests" / meta_filename(key), MAX_RECORD_BYTES)
             entry = json.loads(raw)
         except FileNotFoundError:
             attempts.fail(KIND_MISSING, f"generation {key[:12]}… is not in the generations cache")
             return None
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             attempts.fail(KIND_UNSUPPORTED, f"generation entry {key[:12]}… is unreadable")
             return None
         target = entry.get("answered_by") if isinstance(entry, dict) else None

@@ -10,19 +10,28 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
 import re
+import stat
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from foley_tui.safe_io import (
+    MAX_JOURNAL_BYTES,
+    MAX_STATE_BYTES,
+    UnsafeFileError,
+    kind_of,
+    read_fd_capped_at,
+)
 from foley_tui.store.codec import DecodeError, dumps, encode_key, loads_object
 from foley_tui.store.errors import SessionDeletedError, StoreProblem
-from foley_tui.store.files import atomic_write, fsync_dir, read_object
+from foley_tui.store.files import atomic_write, check_folder, fsync_dir, read_object
 
 #: Name of our hidden folder inside a session folder.
 STATE_DIR = ".foley-tui"
@@ -255,9 +264,30 @@ class FileState(StateBackend):
     def _file(self, name: str) -> str:
         return os.path.join(self.path, name)
 
+    def _open_ours(self, name: str, *, append: bool = False) -> int:
+        """Open one of our files, never through a link (our folder or the file itself)
+        and never a FIFO or device (it would block, or stream forever)."""
+        check_folder(self.path)
+        path = self._file(name)
+        flags = os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+        flags |= (os.O_RDWR | os.O_APPEND | os.O_CREAT) if append else os.O_RDONLY
+        try:
+            fd = os.open(path, flags, 0o666)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise UnsafeFileError(path, f"{name} is a symbolic link (refused)") from None
+            raise
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            raise UnsafeFileError(path, f"{name} is {kind_of(st.st_mode)}, not a regular file")
+        return fd
+
     def ensure(self) -> None:
         """Make our folder inside the session folder, never the session folder itself: a
-        session deleted while it is open stays deleted (:class:`SessionDeletedError`)."""
+        session deleted while it is open stays deleted (:class:`SessionDeletedError`).
+        Our folder as a symbolic link is refused: writes (and unlinks) would go elsewhere."""
+        check_folder(self.path)
         if os.path.isdir(self.path):
             return
         if not os.path.isdir(self.session_path):
@@ -292,7 +322,8 @@ class FileState(StateBackend):
     # -- meta --------------------------------------------------------------------
     def read_meta(self) -> dict[str, Any] | None:
         try:
-            return read_object(self._file(META_FILE))
+            check_folder(self.path)
+            return read_object(self._file(META_FILE), limit=MAX_STATE_BYTES)
         except FileNotFoundError:
             return None
         except (DecodeError, OSError) as exc:
@@ -339,11 +370,14 @@ class FileState(StateBackend):
 
     def journal_read(self, offset: int, end: int | None = None) -> tuple[list[dict[str, Any]], int]:
         try:
-            fd = os.open(self._file(JOURNAL_FILE), os.O_RDONLY | os.O_CLOEXEC)
+            fd = self._open_ours(JOURNAL_FILE)
         except FileNotFoundError:
             if offset:
                 raise JournalReplaced from None
             return [], 0
+        except OSError as exc:  # a link, FIFO or device: refused, never read
+            self._problem(JOURNAL_FILE, exc.strerror or str(exc))
+            return [], offset
         try:
             st = os.fstat(fd)
             if not self._same_journal(st, offset):
@@ -352,6 +386,11 @@ class FileState(StateBackend):
             stop = size if end is None else min(end, size)
             if stop <= offset:
                 return [], offset
+            if stop - offset > MAX_JOURNAL_BYTES:
+                self._problem(
+                    JOURNAL_FILE, f"journal too large to read (over {MAX_JOURNAL_BYTES >> 20} MB)"
+                )
+                return [], offset
             data = os.pread(fd, stop - offset, offset)
         finally:
             os.close(fd)
@@ -359,8 +398,11 @@ class FileState(StateBackend):
 
     def journal_tail(self) -> tuple[int | None, int]:
         try:
-            fd = os.open(self._file(JOURNAL_FILE), os.O_RDONLY | os.O_CLOEXEC)
+            fd = self._open_ours(JOURNAL_FILE)
         except FileNotFoundError:
+            return None, 0
+        except OSError as exc:
+            self._problem(JOURNAL_FILE, exc.strerror or str(exc))
             return None, 0
         try:
             st = os.fstat(fd)
@@ -401,8 +443,7 @@ class FileState(StateBackend):
         self, offset: int, build: Callable[[list[dict[str, Any]]], dict[str, Any]]
     ) -> JournalAppend:
         self.ensure()
-        path = self._file(JOURNAL_FILE)
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        fd = self._open_ours(JOURNAL_FILE, append=True)
         try:
             st = os.fstat(fd)
             size = st.st_size
@@ -437,8 +478,7 @@ class FileState(StateBackend):
         between; a torn last line (a crash mid-append) first gets its newline.
         ``expect`` is not needed here: writers hold the flock of :meth:`lock`."""
         self.ensure()
-        path = self._file(name)
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        fd = self._open_ours(name, append=True)
         try:
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
@@ -464,18 +504,25 @@ class FileState(StateBackend):
 
     def read_from(self, name: str, offset: int) -> bytes:
         try:
-            with open(self._file(name), "rb") as fh:
-                fh.seek(offset)
-                return fh.read()
+            fd = self._open_ours(name)
         except FileNotFoundError:
             return b""
+        try:
+            size = os.fstat(fd).st_size
+            return read_fd_capped_at(fd, offset, size, MAX_JOURNAL_BYTES, self._file(name))
+        finally:
+            os.close(fd)
 
     def read_doc(self, name: str) -> bytes | None:
         try:
-            with open(self._file(name), "rb") as fh:
-                return fh.read()
+            fd = self._open_ours(name)
         except FileNotFoundError:
             return None
+        try:
+            size = os.fstat(fd).st_size
+            return read_fd_capped_at(fd, 0, size, MAX_STATE_BYTES, self._file(name))
+        finally:
+            os.close(fd)
 
     def swap_doc(self, name: str, old: bytes | None, new: bytes) -> bool:
         # Callers hold the flock of lock(): the check is for the contract, never racy.
@@ -496,7 +543,8 @@ class FileState(StateBackend):
                     self._lock_depth -= 1
                 return
             self.ensure()
-            fd = os.open(self._file(LOCK_FILE), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW  # never via a link
+            fd = os.open(self._file(LOCK_FILE), flags, 0o666)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
                 self._lock_depth = 1
@@ -510,6 +558,10 @@ class FileState(StateBackend):
         """Remove temp files a killed writer left in *our* folder (an index temp can be
         tens of MB). Never touches foley's folders; young temps may be in use."""
         now = time.time()
+        try:
+            check_folder(self.path)
+        except OSError:
+            return
         with contextlib.suppress(OSError), os.scandir(self.path) as entries:
             for entry in entries:
                 if entry.name.startswith(".") and entry.name.endswith(".tmp"):

@@ -129,6 +129,10 @@ def loads_object(data: bytes) -> dict[str, Any]:
         raise DecodeError(f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise DecodeError(f"invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise DecodeError("JSON nested too deeply to read") from None
+    except ValueError as exc:  # an integer beyond Python's digit limit
+        raise DecodeError(f"unreadable JSON value ({exc})") from None
     if not isinstance(value, dict):
         raise DecodeError(f"not a JSON object (a {type(value).__name__})")
     return value

@@ -14,12 +14,15 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import errno
 import os
 import secrets
+import stat as stat_mod
 import time
 from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any, NamedTuple
 
+from foley_tui.safe_io import MAX_RECORD_BYTES, UnsafeFileError, kind_of, read_capped
 from foley_tui.store.codec import DecodeError, decode_name, dumps, encode_key, loads_object
 from foley_tui.store.errors import StoreProblem
 
@@ -86,21 +89,39 @@ def unlink(path: str, *, durable: bool) -> bool:
     return True
 
 
-def read_bytes(path: str) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read()
+def read_bytes(path: str, limit: int = MAX_RECORD_BYTES) -> bytes:
+    """A session file's bytes: a regular file (not a link, FIFO, device...) under ``limit``."""
+    return read_capped(path, limit)
 
 
-def read_object(path: str, *, retry: bool = True) -> dict[str, Any]:
+def check_folder(path: str) -> None:
+    """Refuse a folder of a session that is a symbolic link (or not a folder at all).
+
+    A link would lead reads, writes and unlinks out of the session (``rejects/`` linked
+    to ``/home/me``); a missing folder is fine (foley creates namespaces on first write).
+    """
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat_mod.S_ISLNK(st.st_mode):
+        raise UnsafeFileError(path, "a symbolic link (refused: it could lead out of the session)")
+    if not stat_mod.S_ISDIR(st.st_mode):
+        raise UnsafeFileError(path, f"{kind_of(st.st_mode)} where a folder belongs")
+
+
+def read_object(path: str, *, retry: bool = True, limit: int = MAX_RECORD_BYTES) -> dict[str, Any]:
     """Read a JSON object; retry an empty/unparsable file for ~50 ms (foley mid-write).
 
-    Raises ``FileNotFoundError`` if the file is absent (also if it vanished meanwhile)
-    and :class:`DecodeError` if it stays unreadable.
+    Raises ``FileNotFoundError`` if the file is absent (also if it vanished meanwhile),
+    :class:`~foley_tui.safe_io.UnsafeFileError` (an ``OSError``, never retried) for a
+    link, FIFO, device or a file above ``limit``, and :class:`DecodeError` if it stays
+    unreadable.
     """
     delays = RETRY_DELAYS if retry else ()
     attempt = 0
     while True:
-        data = read_bytes(path)
+        data = read_bytes(path, limit)
         try:
             return loads_object(data)
         except DecodeError as exc:
@@ -128,6 +149,28 @@ def syncfs(path: str) -> bool:
         return bool(_libc.syncfs(fd) == 0)
     finally:
         os.close(fd)
+
+
+def open_folder(path: str) -> int:
+    """A descriptor of a session's folder, refusing a symbolic link (see :func:`check_folder`)."""
+    try:
+        return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            check_folder(path)  # raises the precise refusal
+        raise
+
+
+def _entry_kind(entry: os.DirEntry[str]) -> str:
+    """Why a listed entry is not a record file: a folder, a link, a FIFO..."""
+    if entry.is_dir(follow_symlinks=False):
+        return "a folder, not a file"
+    if entry.is_symlink():
+        return "a symbolic link (not followed)"
+    try:
+        return f"{kind_of(entry.stat(follow_symlinks=False).st_mode)}, not a regular file"
+    except OSError:
+        return "not a regular file"
 
 
 class ScanEntry(NamedTuple):
@@ -173,29 +216,33 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
         entries: list[ScanEntry] = []
         problems: list[StoreProblem] = []
         try:
-            iterator = os.scandir(self.path)
+            dir_fd = open_folder(self.path)
         except FileNotFoundError:
+            self.problems = problems
             return entries, problems
-        # fstatat relative to the open folder: no path walk per file (a third faster).
-        dir_fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY) if stat else -1
+        except OSError as exc:
+            problems.append(self._problem("", self.path, exc.strerror or str(exc)))
+            self.problems = problems
+            return entries, problems
         append = entries.append
         try:
-            with iterator:
+            # scandir of the descriptor (what was checked is what is listed) and fstatat
+            # relative to it: no path walk per file (a third faster).
+            with os.scandir(dir_fd) as iterator:
                 for entry in iterator:
                     name = entry.name
                     if name[0] == ".":
                         continue
                     hit = known.get(name) if known is not None else None
                     key = hit if hit is not None else decode_name(name)
+                    path = os.path.join(self.path, name)
                     if key is None:
                         problems.append(
-                            self._problem(
-                                name, entry.path, "foreign file name (foley cannot read it)"
-                            )
+                            self._problem(name, path, "foreign file name (foley cannot read it)")
                         )
                         continue
-                    if entry.is_dir(follow_symlinks=False):
-                        problems.append(self._problem(key, entry.path, "a folder, not a file"))
+                    if not entry.is_file(follow_symlinks=False):
+                        problems.append(self._problem(key, path, _entry_kind(entry)))
                         continue
                     if stat:
                         try:
@@ -206,8 +253,7 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
                     else:
                         append(ScanEntry(key, name, 0, 0))
         finally:
-            if dir_fd >= 0:
-                os.close(dir_fd)
+            os.close(dir_fd)
         self.problems = problems
         return entries, problems
 
@@ -232,8 +278,8 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
         if not isinstance(key, str):
             return False
         try:
-            return os.path.isfile(self.file_of(key))
-        except ValueError:
+            return stat_mod.S_ISREG(os.lstat(self.file_of(key)).st_mode)
+        except (ValueError, OSError):
             return False
 
     def __iter__(self) -> Iterator[str]:
@@ -250,6 +296,7 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
     def write(self, key: str, value: dict[str, Any], *, durable: bool | None = None) -> None:
         path = self.file_of(key)
         data = dumps(value)
+        check_folder(self.path)
         batching = self._batch is not None
         durable = (self.durable if durable is None else durable) and not batching
         try:
@@ -271,6 +318,7 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
 
     def discard(self, key: str, *, durable: bool | None = None) -> bool:
         """Delete ``key`` if present (plain unlink); True if it was there."""
+        check_folder(self.path)
         return unlink(self.file_of(key), durable=self.durable if durable is None else durable)
 
     @contextlib.contextmanager

@@ -18,7 +18,12 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+from foley_tui.safe_io import open_regular, read_capped
+
+#: Largest JSON/JSONL file of candidates ``add`` reads (a candidate is a few KB).
+MAX_ADD_JSON_BYTES = 512 << 20
 
 #: File name extensions we try as audio when walking a folder.
 AUDIO_EXTENSIONS = frozenset(
@@ -40,10 +45,16 @@ class AddProblem:
 
 
 def sha256_file(path: Path) -> str:
+    fd, _ = open_regular(path, follow=True)  # a FIFO or /dev/zero never blocks or streams
+    with os.fdopen(fd, "rb") as fh:
+        return _sha256_of(fh)
+
+
+def _sha256_of(fh: BinaryIO) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
+    fh.seek(0)
+    for block in iter(lambda: fh.read(1 << 20), b""):
+        digest.update(block)
     return digest.hexdigest()
 
 
@@ -129,13 +140,17 @@ def candidate_from_audio(path: Path) -> dict[str, Any]:
     import soundfile  # local import: only ``add`` needs libsndfile
 
     path = path.expanduser().resolve()
-    try:
-        info = soundfile.info(str(path))
-    except (RuntimeError, soundfile.LibsndfileError) as exc:
-        raise ValueError(f"not audio libsndfile can read ({exc})") from None
-    if info.samplerate <= 0 or info.channels <= 0:
-        raise ValueError("not audio libsndfile can read (no sample rate or channels)")
-    digest = sha256_file(path)
+    # One regular-file descriptor for the header and the hash: a FIFO, a device or a
+    # socket is refused at once (OSError) instead of blocking or reading forever.
+    fd, _ = open_regular(path, follow=True)
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            info = soundfile.info(fh)
+        except (RuntimeError, soundfile.LibsndfileError) as exc:
+            raise ValueError(f"not audio libsndfile can read ({exc})") from None
+        if info.samplerate <= 0 or info.channels <= 0:
+            raise ValueError("not audio libsndfile can read (no sample rate or channels)")
+        digest = _sha256_of(fh)
     duration = info.frames / info.samplerate if info.frames >= 0 else None
     sound: dict[str, Any] = {
         "id": sound_id_for(digest),
@@ -193,7 +208,7 @@ def _check_candidate(value: object, where: str) -> dict[str, Any]:
 def candidates_from_json(path: Path) -> list[dict[str, Any]]:
     """Candidate dicts from a JSON file (one object or a list) or JSONL (one per line)."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_capped(path, MAX_ADD_JSON_BYTES, follow=True).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"not UTF-8 ({exc.reason})") from None
     if path.suffix.lower() in JSONL_EXTENSIONS:
@@ -245,3 +260,5 @@ def collect(paths: list[Path]) -> Iterator[dict[str, Any] | AddProblem]:
                     yield candidate_from_audio(file)
             except (ValueError, OSError) as exc:
                 yield AddProblem(str(file), str(exc))
+            except RecursionError:
+                yield AddProblem(str(file), "JSON nested too deeply to read")

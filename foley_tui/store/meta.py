@@ -13,6 +13,7 @@ import time
 from datetime import datetime
 from typing import Any
 
+from foley_tui.limits import sanitize_view
 from foley_tui.model import ValidationError
 from foley_tui.store.backend import FileState
 from foley_tui.store.errors import StoreWriteError
@@ -63,7 +64,7 @@ class MetaMixin(StoreReads):
                 else iso(created),
                 "opened": stored.get("opened") if isinstance(stored.get("opened"), str) else None,
                 "cursor": cursor if isinstance(cursor, str) else None,
-                "view": view if isinstance(view, dict) else {},
+                "view": sanitize_view(view),  # clamped where it enters (hearing safety)
                 "origin": stored.get("origin")
                 if stored.get("origin") in ("foley", "foley-tui")
                 else "foley",
@@ -150,6 +151,7 @@ class MetaMixin(StoreReads):
             raise ValidationError(f"view must be a dict (got {type(view).__name__})")
         from foley_tui.store.codec import dumps
 
+        view = sanitize_view(view)
         dumps(view)  # refuse what cannot be stored before keeping it
         with self._lock:
             meta = self._load_meta()

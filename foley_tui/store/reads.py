@@ -16,10 +16,17 @@ from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
+from foley_tui.safe_io import UnsafeFileError, kind_of
 from foley_tui.store.backend import StateBackend
 from foley_tui.store.codec import DecodeError, decode_name
 from foley_tui.store.errors import StoreProblem
-from foley_tui.store.files import RETRY_DELAYS, FileNamespace, UnreadableEntry, read_object
+from foley_tui.store.files import (
+    RETRY_DELAYS,
+    FileNamespace,
+    UnreadableEntry,
+    open_folder,
+    read_object,
+)
 from foley_tui.store.index import CandidateIndex
 from foley_tui.store.records import JournalEntry, _reason
 
@@ -125,15 +132,18 @@ class StoreReads:
         out_map: dict[str, dict[str, Any]] = {}
         problems: list[StoreProblem] = []
         try:
-            iterator = os.scandir(ns.path)
+            dir_fd = open_folder(ns.path)
         except FileNotFoundError:
             with self._lock:
                 self._scan_problems[name] = []
                 self._decision_cache[name] = {}
             return []
-        dir_fd = os.open(ns.path, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError as exc:  # the folder is a link out of the session: nothing read
+            self._scan_problems[name] = [StoreProblem(name, "", ns.path, _reason(exc))]
+            self._decision_cache[name] = {}
+            return []
         try:
-            with iterator:
+            with os.scandir(dir_fd) as iterator:
                 for entry in iterator:
                     fname = entry.name
                     if fname[0] == ".":
@@ -158,12 +168,21 @@ class StoreReads:
                         )
                         continue
                     key = decoded
-                    if stat_mod.S_ISDIR(st.st_mode):
-                        problems.append(StoreProblem(name, key, entry.path, "a folder, not a file"))
+                    path = os.path.join(ns.path, fname)
+                    if not stat_mod.S_ISREG(st.st_mode):  # a folder, link, FIFO...: never opened
+                        reason = (
+                            "a folder, not a file"
+                            if stat_mod.S_ISDIR(st.st_mode)
+                            else f"{kind_of(st.st_mode)}, not a regular file"
+                        )
+                        problems.append(StoreProblem(name, key, path, reason))
                         continue
                     try:
-                        value = read_object(entry.path, retry=False)
+                        value = read_object(path, retry=False)
                     except FileNotFoundError:
+                        continue
+                    except UnsafeFileError as exc:  # too large: not worth a retry
+                        problems.append(StoreProblem(name, key, path, _reason(exc)))
                         continue
                     except (DecodeError, OSError):
                         failed.append((fname, key, stamp))

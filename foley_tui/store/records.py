@@ -47,9 +47,14 @@ def parse_iso(text: object, default: datetime | None = None) -> datetime | None:
         return default
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+        if not moment.tzinfo:
+            moment = moment.replace(tzinfo=UTC)
+        # A date at the edge of the calendar with an offset (9999-12-31T23:59-23:59)
+        # parses but cannot be shown or compared in local time: a bad value, not a crash.
+        moment.astimezone(UTC).astimezone()
+    except (ValueError, OverflowError):
         return default
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return moment
 
 
 def fs_time(ns: int) -> datetime:

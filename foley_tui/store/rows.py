@@ -24,11 +24,18 @@ from foley_tui.store.records import _reason
 
 
 def _num(value: object) -> float | None:
+    """A finite number as float, else None (bools, NaN, 1e400, a 401-digit integer)."""
     if value is None or value is True or value is False:
         return None
-    if isinstance(value, int | float) and math.isfinite(value):
-        return float(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, int):
+        return float(value) if -_INT_FLOAT_MAX <= value <= _INT_FLOAT_MAX else None
     return None
+
+
+#: Integers beyond this have no float (``float(10**400)`` raises OverflowError).
+_INT_FLOAT_MAX = int(1.7976931348623157e308)
 
 
 def _row_values(data: Mapping[str, Any]) -> list[Any]:

@@ -215,37 +215,28 @@ def test_resolve_is_cheap_no_full_read(
     data_dir: Path, audio_files: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Only a header read: reading more than a few hundred bytes is a bug."""
-    import builtins
+    import os
 
     sizes: list[int] = []
-    real_open = builtins.open
+    real_pread = os.pread
+    real_read = os.read
 
-    class Counting:
-        def __init__(self, handle):  # type: ignore[no-untyped-def]
-            self.handle = handle
+    def counting_pread(fd: int, n: int, offset: int) -> bytes:
+        data = real_pread(fd, n, offset)
+        sizes.append(len(data))
+        return data
 
-        def read(self, n: int = -1) -> bytes:
-            assert n != -1
-            data = self.handle.read(n)
-            sizes.append(len(data))
-            return data
-
-        def __getattr__(self, name):  # type: ignore[no-untyped-def]
-            return getattr(self.handle, name)
-
-        def __enter__(self):  # type: ignore[no-untyped-def]
-            return self
-
-        def __exit__(self, *exc):  # type: ignore[no-untyped-def]
-            self.handle.close()
-
-    def fake_open(path, mode="r", *args, **kwargs):  # type: ignore[no-untyped-def]
-        handle = real_open(path, mode, *args, **kwargs)
-        return Counting(handle) if "b" in mode else handle
+    def no_read(fd: int, n: int) -> bytes:
+        raise AssertionError("resolve must not read a file sequentially")
 
     key = put_blob(data_dir, audio_files["wav"].read_bytes())
-    monkeypatch.setattr(builtins, "open", fake_open)
-    assert isinstance(resolve(cand(sound={"content_sha256": key}), data_dir), Source)
+    monkeypatch.setattr(os, "pread", counting_pread)
+    monkeypatch.setattr(os, "read", no_read)
+    try:
+        found = resolve(cand(sound={"content_sha256": key}), data_dir)
+    finally:
+        monkeypatch.undo()
+    assert isinstance(found, Source)
     assert sizes and sum(sizes) <= 256
 
 

@@ -128,8 +128,8 @@ def test_half_written_file_is_retried(data_dir: Path, monkeypatch: pytest.Monkey
     seen = {"x.json": 0, "y.json": 0}
     real_read_bytes = files.read_bytes
 
-    def flaky_read_bytes(path: str) -> bytes:
-        data = real_read_bytes(path)
+    def flaky_read_bytes(path: str, limit: int = files.MAX_RECORD_BYTES) -> bytes:
+        data = real_read_bytes(path, limit)
         name = Path(path).name
         if name in seen and seen[name] < 2:
             seen[name] += 1
