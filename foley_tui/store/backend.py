@@ -71,6 +71,15 @@ class MemoryNamespace(MutableMapping[str, dict[str, Any]]):
         del self._data[key]
         self.version += 1
 
+    def raw(self, key: str) -> bytes:
+        return self._data[key]
+
+    def put_raw(self, key: str, data: bytes) -> None:
+        """Keep exact bytes (an import restoring a file foley wrote with a NaN)."""
+        encode_key(key)
+        self._data[key] = bytes(data)
+        self.version += 1
+
     def __iter__(self) -> Iterator[str]:
         return iter(list(self._data))
 

@@ -182,13 +182,117 @@ class ScanEntry(NamedTuple):
     size: int
 
 
+class SafeFiles(MutableMapping[str, bytes]):
+    """``Mapping[file name -> bytes]`` over one folder: the byte layer of a namespace.
+
+    The dol idea of a store (``dol.Files``) with our rules: only regular files are read
+    (no link, FIFO or device; under the size cap), writes are atomic (hidden temp file
+    plus ``os.replace``, fsync'd when ``durable`` and not batching), deletes are plain
+    unlinks, a folder that is a symbolic link is refused, and listing yields canonical
+    foley names only (hidden, foreign and non-regular entries are the scan's problems).
+    """
+
+    def __init__(self, path: str, *, durable: bool) -> None:
+        self.path = path
+        self.durable = durable
+        self.batch: list[str] | None = None
+
+    def _file(self, name: str) -> str:
+        if not name or "/" in name or name[0] == "." or "\0" in name:
+            raise KeyError(name)
+        return os.path.join(self.path, name)
+
+    def __getitem__(self, name: str) -> bytes:
+        try:
+            return read_capped(self._file(name))
+        except FileNotFoundError:
+            raise KeyError(name) from None
+
+    def __setitem__(self, name: str, data: bytes) -> None:
+        path = self._file(name)
+        check_folder(self.path)
+        durable = self.durable and self.batch is None
+        try:
+            atomic_write(path, data, durable=durable)
+        except FileNotFoundError:
+            # foley creates a namespace folder on first write; so do we, but never the
+            # session folder above it: a session deleted while open stays deleted.
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(self.path)
+            if durable:
+                fsync_dir(os.path.dirname(self.path))
+            atomic_write(path, data, durable=durable)
+        if self.batch is not None:
+            self.batch.append(path)
+
+    def __delitem__(self, name: str) -> None:
+        check_folder(self.path)
+        if not unlink(self._file(name), durable=self.durable):
+            raise KeyError(name)
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        try:
+            return stat_mod.S_ISREG(os.lstat(self._file(name)).st_mode)
+        except (KeyError, ValueError, OSError):
+            return False
+
+    def __iter__(self) -> Iterator[str]:
+        try:
+            dir_fd = open_folder(self.path)
+        except OSError:  # missing, or a link out of the session: nothing listed
+            return iter(())
+        try:
+            with os.scandir(dir_fd) as entries:
+                names = [
+                    e.name
+                    for e in entries
+                    if e.name[0] != "."
+                    and e.is_file(follow_symlinks=False)
+                    and decode_name(e.name) is not None
+                ]
+        finally:
+            os.close(dir_fd)
+        return iter(names)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def dol_namespace(files: MutableMapping[str, bytes]) -> MutableMapping[str, dict[str, Any]]:
+    """``Mapping[sound id -> dict]`` over a byte store, the way foley builds its stores:
+    ``dol.wrap_kvs`` with foley's key codec (``quote(id) + '.json'``) and value codec
+    (``json.dumps(value, indent=4)``; reading insists on a JSON object). Any byte store
+    works (our files, a dict, a Redis hash)."""
+    from dol import wrap_kvs
+
+    wrapped: MutableMapping[str, dict[str, Any]] = wrap_kvs(
+        files,
+        id_of_key=encode_key,
+        key_of_id=_decoded,
+        obj_of_data=loads_object,
+        data_of_obj=dumps,
+    )
+    return wrapped
+
+
+def _decoded(name: str) -> str:
+    key = decode_name(name)
+    if key is None:  # SafeFiles lists canonical names only; a race is a plain miss
+        raise KeyError(name)
+    return key
+
+
 class FileNamespace(MutableMapping[str, dict[str, Any]]):
     """``Mapping[sound id -> dict]`` over one foley namespace folder (``picks/`` ...).
 
-    Keys and bytes are foley's. Writes are atomic; ``durable`` namespaces (picks, rejects)
-    fsync each write; others batch (:meth:`batch`). Reading an unreadable entry raises
+    Built with dol (:func:`dol_namespace` over :class:`SafeFiles`): keys and bytes are
+    foley's. Writes are atomic; ``durable`` namespaces (picks, rejects) fsync each write;
+    others batch (:meth:`batch`). Reading an unreadable entry raises
     :class:`UnreadableEntry` (not ``KeyError``: the entry exists). Iteration skips hidden
-    files and reports foreign names in :attr:`problems` instead of failing.
+    files and reports foreign names in :attr:`problems` instead of failing. The bulk
+    paths (:meth:`scan`, the index) read the folder directly for speed.
     """
 
     def __init__(self, path: str | os.PathLike[str], namespace: str, *, durable: bool) -> None:
@@ -196,7 +300,8 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
         self.namespace = namespace
         self.durable = durable
         self.problems: list[StoreProblem] = []
-        self._batch: list[str] | None = None
+        self.files = SafeFiles(self.path, durable=durable)
+        self.store = dol_namespace(self.files)
 
     # -- helpers --------------------------------------------------------------
     def file_of(self, key: str) -> str:
@@ -258,17 +363,40 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
         return entries, problems
 
     def read(self, key: str, *, retry: bool = True) -> dict[str, Any]:
-        path = self.file_of(key)
-        try:
-            return read_object(path, retry=retry)
-        except FileNotFoundError:
-            raise KeyError(key) from None
-        except IsADirectoryError:
-            raise UnreadableEntry(self._problem(key, path, "a folder, not a file")) from None
-        except DecodeError as exc:
-            raise UnreadableEntry(self._problem(key, path, str(exc))) from None
-        except OSError as exc:
-            raise UnreadableEntry(self._problem(key, path, exc.strerror or str(exc))) from None
+        """The record of ``key`` through the dol store; an empty or unparsable file is
+        re-read for ~50 ms (foley writes in place)."""
+        encode_key(key)  # an invalid key is the caller's error, not a missing entry
+        delays = RETRY_DELAYS if retry else ()
+        attempt = 0
+        while True:
+            try:
+                return self.store[key]
+            except KeyError:
+                raise KeyError(key) from None
+            except DecodeError as exc:
+                message = str(exc)
+                if attempt >= len(delays) or not message.startswith(
+                    ("empty", "invalid JSON", "not UTF-8")
+                ):
+                    path = self.file_of(key)
+                    raise UnreadableEntry(self._problem(key, path, message)) from None
+            except IsADirectoryError:
+                path = self.file_of(key)
+                raise UnreadableEntry(self._problem(key, path, "a folder, not a file")) from None
+            except OSError as exc:
+                path = self.file_of(key)
+                reason = exc.strerror or str(exc)
+                raise UnreadableEntry(self._problem(key, path, reason)) from None
+            time.sleep(delays[attempt])
+            attempt += 1
+
+    def raw(self, key: str) -> bytes:
+        """The exact bytes of ``key``'s file (a regular file under the size cap)."""
+        return self.files[encode_key(key)]
+
+    def write_bytes(self, key: str, data: bytes) -> None:
+        """Write ``key``'s file with these exact bytes (an import restoring a file verbatim)."""
+        self.files[encode_key(key)] = data
 
     # -- Mapping ----------------------------------------------------------------
     def __getitem__(self, key: str) -> dict[str, Any]:
@@ -278,8 +406,8 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
         if not isinstance(key, str):
             return False
         try:
-            return stat_mod.S_ISREG(os.lstat(self.file_of(key)).st_mode)
-        except (ValueError, OSError):
+            return encode_key(key) in self.files
+        except ValueError:
             return False
 
     def __iter__(self) -> Iterator[str]:
@@ -293,45 +421,33 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
     def __setitem__(self, key: str, value: dict[str, Any]) -> None:
         self.write(key, value)
 
-    def write(self, key: str, value: dict[str, Any], *, durable: bool | None = None) -> None:
-        path = self.file_of(key)
-        data = dumps(value)
-        check_folder(self.path)
-        batching = self._batch is not None
-        durable = (self.durable if durable is None else durable) and not batching
-        try:
-            atomic_write(path, data, durable=durable)
-        except FileNotFoundError:
-            # foley creates a namespace folder on first write; so do we, but never the
-            # session folder above it: a session deleted while open stays deleted.
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(self.path)
-            if durable:
-                fsync_dir(os.path.dirname(self.path))
-            atomic_write(path, data, durable=durable)
-        if self._batch is not None:
-            self._batch.append(path)
+    def write(self, key: str, value: dict[str, Any]) -> None:
+        """Write ``key`` atomically (fsync'd when durable and not inside :meth:`batch`)."""
+        self.store[key] = value
 
     def __delitem__(self, key: str) -> None:
         if not self.discard(key):
             raise KeyError(key)
 
-    def discard(self, key: str, *, durable: bool | None = None) -> bool:
+    def discard(self, key: str) -> bool:
         """Delete ``key`` if present (plain unlink); True if it was there."""
-        check_folder(self.path)
-        return unlink(self.file_of(key), durable=self.durable if durable is None else durable)
+        try:
+            del self.store[key]
+        except KeyError:
+            return False
+        return True
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
         """Write many entries with one flush at the end instead of an fsync per file."""
-        if self._batch is not None:
+        if self.files.batch is not None:
             yield
             return
-        self._batch = []
+        self.files.batch = []
         try:
             yield
         finally:
-            written, self._batch = self._batch, None
+            written, self.files.batch = self.files.batch, None
             if written and os.path.isdir(self.path):
                 if not syncfs(self.path):
                     for path in written:

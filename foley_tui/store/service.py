@@ -8,6 +8,8 @@ Headless: never imports textual.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import builtins
 import contextlib
 import hashlib
@@ -22,7 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from foley_tui import paths
+from foley_tui.limits import sanitize_view
 from foley_tui.model import ValidationError, validate_layer, validate_onset
+from foley_tui.safe_io import MAX_RECORD_BYTES, read_capped
 from foley_tui.scene.narration import (
     NARRATION_FILE,
     Narration,
@@ -37,7 +41,13 @@ from foley_tui.store.backend import (
     MemoryNamespace,
     MemoryState,
 )
-from foley_tui.store.codec import InvalidKeyError, dumps, encode_key, validate_session_id
+from foley_tui.store.codec import (
+    InvalidKeyError,
+    dumps,
+    encode_key,
+    loads_object,
+    validate_session_id,
+)
 from foley_tui.store.errors import (
     InvalidSessionIdError,
     SessionExportError,
@@ -49,12 +59,14 @@ from foley_tui.store.files import FileNamespace, atomic_write, fsync_dir
 from foley_tui.store.ledger_service import LedgerServiceMixin
 from foley_tui.store.messages import MESSAGES_FILE, check_records, conversation_of, encode_lines
 from foley_tui.store.records import (
+    JOURNAL_KINDS,
     SCHEMA_VERSION,
     JournalEntry,
     candidate_key,
     iso,
     new_ulid,
     now_utc,
+    parse_iso,
 )
 from foley_tui.store.recovery import recover, replaced_name, staging_name, sweep_temps
 from foley_tui.store.session import SessionStore
@@ -65,7 +77,12 @@ NAMESPACES = ("candidates", "picks", "rejects")
 #: How deep nested session ids (``a/b/c``) are looked for under ``sessions/``.
 MAX_NESTING = 8
 EXPORT_FORMAT = "foley-tui-session"
-EXPORT_KEYS = frozenset(
+#: Largest export file we import (parsing takes about four times its size in memory).
+MAX_IMPORT_BYTES = 512 << 20
+#: Keys each export version may hold beyond version 1's (D: raw file bytes; G: the
+#: conversation and the usage counters, checked again in _validate_ledger).
+V2_KEYS = frozenset({"raw", "messages", "usage"})
+EXPORT_KEYS = V2_KEYS | frozenset(
     {
         "format",
         "schema_version",
@@ -246,6 +263,14 @@ class SessionService(LedgerServiceMixin):
             self._stores[session_id] = self._stores.pop(session_id)  # now the newest
         else:
             folder = self._path(session_id)
+            link = _linked_part(self.sessions_dir, session_id)
+            if link is not None:
+                # Everything of the session would be read, written and exported through
+                # the link, wherever it leads: refused (delete removes only the link).
+                raise SessionServiceError(
+                    f"session {session_id!r} is (inside) a symbolic link to "
+                    f"{os.readlink(link)!r}: refused (sessions must be real folders)"
+                )
             store = SessionStore(
                 session_id,
                 candidates=FileNamespace(folder / "candidates", "candidates", durable=False),
@@ -278,7 +303,8 @@ class SessionService(LedgerServiceMixin):
         except (FileNotFoundError, NotADirectoryError):
             return
         for entry in entries:
-            if entry.name.startswith(".") or not entry.is_dir():
+            # A symbolic link is no session of ours (see _open): not listed.
+            if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
                 continue
             session_id = prefix + entry.name
             try:
@@ -361,7 +387,8 @@ class SessionService(LedgerServiceMixin):
         """Every session, oldest first (foley-made ones dated from the file system)."""
         infos = []
         for session_id in self._ids():
-            with contextlib.suppress(SessionNotFoundError):
+            # One damaged session never hides the others.
+            with contextlib.suppress(SessionServiceError, OSError):
                 infos.append(self.info(session_id))
         return sorted(infos, key=lambda i: (i.created, i.session_id))
 
@@ -458,7 +485,9 @@ class SessionService(LedgerServiceMixin):
         store = self._open(session_id)
         meta = store.meta()
         candidates: dict[str, Any] = {}
-        for sid in store.candidate_ids():
+        # Names from the folder itself, never through the index (a cache we do not trust
+        # with what a backup holds).
+        for sid in _listed_keys(store.candidates):
             value = store.candidate(sid)
             if value is not None:
                 candidates[sid] = value
@@ -493,10 +522,16 @@ class SessionService(LedgerServiceMixin):
             doc["narration"] = narration
         try:
             doc["checksum"] = checksum_of(doc)
-        except ValueError as exc:
-            raise SessionExportError(
-                f"session {session_id!r} holds a value JSON cannot carry: {exc}"
-            ) from exc
+        except (ValueError, RecursionError):
+            # A file foley wrote with a NaN onset (or text our canonical form cannot
+            # encode) travels as its exact bytes and is restored verbatim.
+            _carry_raw(doc, store)
+            try:
+                doc["checksum"] = checksum_of(doc)
+            except (ValueError, RecursionError) as exc:
+                raise SessionExportError(
+                    f"session {session_id!r} holds a value JSON cannot carry: {exc}"
+                ) from exc
         return doc
 
     def export_to_file(self, session_id: str, path: Path | str, *, overwrite: bool = False) -> Path:
@@ -504,7 +539,8 @@ class SessionService(LedgerServiceMixin):
         if target.exists() and not overwrite:
             raise SessionExportError(f"{target} exists (use overwrite to replace it)")
         doc = self.export_session(session_id)
-        data = json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        # ASCII escapes: valid JSON whatever text the session holds (even lone surrogates).
+        data = json.dumps(doc, indent=1, ensure_ascii=True, allow_nan=False).encode("utf-8")
         try:
             atomic_write(str(target.resolve()), data, durable=True)
         except OSError as exc:
@@ -515,14 +551,10 @@ class SessionService(LedgerServiceMixin):
     def import_from_file(self, path: Path | str, *, overwrite: bool = False) -> str:
         source = Path(path).expanduser()
         try:
-            raw = source.read_bytes()
+            raw = read_capped(source, MAX_IMPORT_BYTES, follow=True)
         except OSError as exc:
-            raise SessionImportError(f"cannot read {source}: {exc.strerror or exc}") from exc
-        try:
-            doc = json.loads(raw.decode("utf-8-sig"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise SessionImportError(f"{source} is not a JSON export: {exc}") from None
-        return self.import_session(doc, overwrite=overwrite)
+            raise SessionImportError(f"cannot read {source}: {exc.strerror or exc}") from None
+        return self.import_session(parse_export(raw, str(source)), overwrite=overwrite)
 
     def import_session(self, doc: dict[str, Any], *, overwrite: bool = False) -> str:
         """Import an export document; refuses a bad schema version, checksum or shape."""
@@ -532,12 +564,22 @@ class SessionService(LedgerServiceMixin):
             raise SessionImportError(
                 f"session {session_id!r} already exists (import with overwrite to replace it)"
             )
-        meta, candidates, picks, rejects, journal, messages, usage = parts
+        meta, candidates, picks, rejects, journal, messages, usage, raw = parts
+        # Records carried as raw bytes join their namespace as bytes, written verbatim.
+        for name, values in (("candidates", candidates), ("picks", picks), ("rejects", rejects)):
+            values.update(raw.get(name, {}))
         if self._memory is not None:
             store = SessionStore.in_memory(session_id)
-            store.candidates.update(candidates)
-            store.picks_ns.update(picks)
-            store.rejects_ns.update(rejects)
+            for ns, values in (
+                (store.candidates, candidates),
+                (store.picks_ns, picks),
+                (store.rejects_ns, rejects),
+            ):
+                for key, value in values.items():
+                    if isinstance(value, bytes):
+                        ns.put_raw(key, value)  # type: ignore[attr-defined]
+                    else:
+                        ns[key] = value
             offset = 0
             for record in journal:
                 offset = store.state.journal_append(offset, _constant(record)).end
@@ -580,7 +622,8 @@ class SessionService(LedgerServiceMixin):
         state_files: dict[str, bytes] | None = None,
     ) -> None:
         """Write an imported session; ``state_files`` are more of our state files by name
-        (``*.jsonl`` logs and documents: the conversation, the usage counters...)."""
+        (``*.jsonl`` logs and documents: the conversation, the usage counters...). A record
+        given as ``bytes`` (a file foley wrote with a NaN...) is written verbatim."""
         # Build the whole session in a hidden staging folder, then rename it into place:
         # a failed import leaves nothing half-made, and foley never sees the staging folder.
         self.sessions_dir.mkdir(parents=True, exist_ok=True)
@@ -599,7 +642,10 @@ class SessionService(LedgerServiceMixin):
                 ns = FileNamespace(folder, name, durable=False)
                 with ns.batch():
                     for key, value in values.items():
-                        ns[key] = value
+                        if isinstance(value, bytes):
+                            ns.write_bytes(key, value)
+                        else:
+                            ns[key] = value
             state = staging / STATE_DIR
             state.mkdir()
             atomic_write(str(state / META_FILE), dumps(meta), durable=True)
@@ -657,19 +703,221 @@ def _is_session_dir(path: Path) -> bool:
         return False
 
 
+def _linked_part(root: Path, session_id: str) -> Path | None:
+    """The first folder of ``session_id``'s path under ``root`` that is a symbolic link
+    (``proj`` of ``proj/scene1`` too), or None."""
+    current = root
+    for part in session_id.split("/"):
+        current = current / part
+        if current.is_symlink():
+            return current
+    return None
+
+
+class _DuplicateKeyError(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: builtins.list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _DuplicateKeyError(key)
+        obj[key] = value
+    return obj
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (an export never holds it)")
+
+
+def parse_export(raw: bytes, source: str = "the export") -> Any:
+    """Parse an export file strictly: UTF-8 JSON with no duplicate keys and no NaN.
+
+    A duplicated key would let two readers see two different sessions in one file (and
+    a checksum over the parsed form cannot notice); NaN/Infinity are not JSON.
+    """
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SessionImportError(
+            f"{source} is not UTF-8 ({exc.reason} at byte {exc.start})"
+        ) from None
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_refuse_constant)
+    except _DuplicateKeyError as exc:
+        raise SessionImportError(f"{source}: duplicate key {exc.args[0]!r} in one object") from None
+    except json.JSONDecodeError as exc:
+        raise SessionImportError(
+            f"{source} is not a JSON export ({exc.msg} at line {exc.lineno})"
+        ) from None
+    except RecursionError:
+        raise SessionImportError(f"{source}: JSON nested too deeply") from None
+    except ValueError as exc:
+        raise SessionImportError(f"{source}: {exc}") from None
+
+
+def _listed_keys(ns: Any) -> builtins.list[str]:
+    """Keys of a namespace from its folder (file names decoded one by one)."""
+    if isinstance(ns, FileNamespace):
+        entries, _ = ns.scan(stat=False)
+        return sorted(e.key for e in entries)
+    return sorted(ns)
+
+
+def _canonical_ok(value: Any) -> bool:
+    try:
+        canonical_bytes({"v": value})
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _carry_raw(doc: dict[str, Any], store: SessionStore) -> None:
+    """Move every record the canonical JSON cannot carry into ``raw`` as its file's bytes."""
+    raw: dict[str, dict[str, str]] = {}
+    for name in NAMESPACES:
+        ns: Any = store.candidates if name == "candidates" else getattr(store, f"{name}_ns")
+        for key, value in list(doc[name].items()):
+            if _canonical_ok(value):
+                continue
+            del doc[name][key]
+            try:
+                data = ns.raw(key)
+            except (OSError, KeyError, AttributeError) as exc:
+                doc["problems"].append(
+                    {"namespace": name, "key": key, "reason": f"not exported: {exc}"}
+                )
+                continue
+            raw.setdefault(name, {})[key] = base64.b64encode(data).decode("ascii")
+    doc["raw"] = raw
+    if not _canonical_ok(doc["meta"]):  # a title with a lone surrogate...
+        title = doc["meta"].get("title")
+        if isinstance(title, str):
+            doc["meta"]["title"] = title.encode("utf-8", "replace").decode("utf-8")
+
+
+def _offence(where: str, message: str) -> SessionImportError:
+    return SessionImportError(f"{where}: {message}")
+
+
+def _check_record(name: str, key: str, value: dict[str, Any]) -> None:
+    """The strict checks of one imported record (the first offence is raised)."""
+    where = f"{name}/{key}"
+    if name == "candidates":
+        if candidate_key(value) not in (None, key):
+            raise _offence(where, f"sound.id is {candidate_key(value)!r}")
+        return
+    if value.get("sound_id") != key:
+        raise _offence(where, f"sound_id is {value.get('sound_id')!r}, not the key")
+    if name == "picks":
+        try:
+            validate_layer(value.get("layer"))
+            validate_onset(value.get("onset"))
+        except ValidationError as exc:
+            raise _offence(where, str(exc)) from None
+    elif not isinstance(value.get("reason"), str | None):
+        raise _offence(where, "reason must be text or null")
+
+
+def _check_journal(journal: object) -> builtins.list[dict[str, Any]]:
+    if not isinstance(journal, list):
+        raise SessionImportError("'journal' must be a list of journal records")
+    for i, record in enumerate(journal):
+        where = f"journal[{i}]"
+        if not isinstance(record, dict):
+            raise _offence(where, "a record must be an object")
+        seq = record.get("seq")
+        if type(seq) is not int or seq < 0:  # bool is an int subclass: `true` is refused
+            raise _offence(where, f"seq must be a non-negative integer (got {seq!r})")
+        if not isinstance(record.get("sound_id"), str):
+            raise _offence(where, "sound_id must be text")
+        target = record.get("target")
+        if target is not None and type(target) is not int:
+            raise _offence(where, f"target must be an integer or null (got {target!r})")
+        if record.get("kind", "do") not in JOURNAL_KINDS:
+            raise _offence(where, f"unknown kind {record.get('kind')!r}")
+        if JournalEntry.from_record(record) is None:
+            raise _offence(where, "not a journal record")
+    return journal
+
+
+def _check_raw(raw: object, plain: dict[str, dict[str, Any]]) -> dict[str, dict[str, bytes]]:
+    """Version 2's ``raw``: namespace -> key -> base64 of a file's exact bytes."""
+    if not isinstance(raw, dict):
+        raise SessionImportError("'raw' must be an object of namespace -> records")
+    out: dict[str, dict[str, bytes]] = {}
+    for name, items in raw.items():
+        if name not in NAMESPACES or not isinstance(items, dict):
+            raise _offence(f"raw/{name}", "not a namespace of records")
+        for key, text in items.items():
+            where = f"raw/{name}/{key}"
+            try:
+                encode_key(key)
+            except InvalidKeyError as exc:
+                raise _offence(where, str(exc)) from None
+            if key in plain[name]:
+                raise _offence(where, "the record is also given as JSON")
+            if not isinstance(text, str) or len(text) > MAX_RECORD_BYTES * 4 // 3 + 4:
+                raise _offence(where, "must be the base64 of a file under 16 MB")
+            try:
+                data = base64.b64decode(text, validate=True)
+                value = loads_object(data)
+            except (binascii.Error, ValueError) as exc:
+                raise _offence(where, f"not a stored record ({exc})") from None
+            _check_record(name, key, value)
+            out.setdefault(name, {})[key] = data
+    return out
+
+
+def _check_meta(meta_in: object) -> dict[str, Any]:
+    if not isinstance(meta_in, dict):
+        raise SessionImportError("'meta' must be an object")
+    for field_name in ("title", "cursor", "created", "updated"):
+        value = meta_in.get(field_name)
+        if value is not None and not isinstance(value, str):
+            raise _offence(f"meta/{field_name}", f"must be text or null (got {value!r})")
+    for field_name in ("created", "updated"):
+        value = meta_in.get(field_name)
+        if value is not None and parse_iso(value) is None:
+            raise _offence(f"meta/{field_name}", f"not a usable date: {value[:40]!r}")
+    view = meta_in.get("view")
+    if view is not None and not isinstance(view, dict):
+        raise _offence("meta/view", "must be an object")
+    title = meta_in.get("title")
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "title": title if isinstance(title, str) and title else None,
+        "created": meta_in.get("created") or iso(now_utc()),
+        "updated": meta_in.get("updated") or iso(now_utc()),
+        "opened": None,
+        "cursor": meta_in.get("cursor"),
+        # Clamped where it enters: never louder than the volume keys allow.
+        "view": sanitize_view(view),
+        "origin": meta_in.get("origin")
+        if meta_in.get("origin") in ("foley", "foley-tui")
+        else "foley-tui",
+    }
+
+
 def _validate_export(doc: object) -> tuple[str, tuple[Any, ...]]:
-    """Check an export document fully before anything is written."""
+    """Check an export document fully before anything is written.
+
+    Strict: the first offence (a wrong type, a record whose id is not its key, a
+    journal ``seq`` of ``true``...) is refused with a message naming it.
+    """
     if not isinstance(doc, dict):
         raise SessionImportError("an export must be a JSON object")
     if doc.get("format") != EXPORT_FORMAT:
         raise SessionImportError(f"not a foley-tui session export (format {doc.get('format')!r})")
     version = doc.get("schema_version")
-    if isinstance(version, bool) or version not in IMPORTABLE_SCHEMA_VERSIONS:
+    if type(version) is not int or version not in IMPORTABLE_SCHEMA_VERSIONS:
         raise SessionImportError(
             f"unsupported schema version {version!r} (this foley-tui reads versions "
             f"{', '.join(map(str, IMPORTABLE_SCHEMA_VERSIONS))})"
         )
-    unknown = sorted(set(doc) - EXPORT_KEYS)
+    allowed = EXPORT_KEYS if version >= 2 else EXPORT_KEYS - V2_KEYS
+    unknown = sorted(set(doc) - allowed)
     if unknown:
         raise SessionImportError(f"unknown keys in the export: {', '.join(map(str, unknown))}")
     checksum = doc.get("checksum")
@@ -677,7 +925,7 @@ def _validate_export(doc: object) -> tuple[str, tuple[Any, ...]]:
         raise SessionImportError("the export has no checksum")
     try:
         expected = checksum_of(doc)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise SessionImportError(f"the export holds a value JSON cannot carry: {exc}") from None
     if checksum != expected:
         raise SessionImportError("checksum mismatch: the export was modified or is damaged")
@@ -685,27 +933,8 @@ def _validate_export(doc: object) -> tuple[str, tuple[Any, ...]]:
         session_id = validate_session_id(doc.get("session_id"))
     except InvalidSessionIdError as exc:
         raise SessionImportError(str(exc)) from None
-    meta_in = doc.get("meta")
-    if not isinstance(meta_in, dict):
-        raise SessionImportError("'meta' must be an object")
-    title = meta_in.get("title")
-    meta: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "title": title if isinstance(title, str) and title else None,
-        "created": meta_in.get("created")
-        if isinstance(meta_in.get("created"), str)
-        else iso(now_utc()),
-        "updated": meta_in.get("updated")
-        if isinstance(meta_in.get("updated"), str)
-        else iso(now_utc()),
-        "opened": None,
-        "cursor": meta_in.get("cursor") if isinstance(meta_in.get("cursor"), str) else None,
-        "view": meta_in.get("view") if isinstance(meta_in.get("view"), dict) else {},
-        "origin": meta_in.get("origin")
-        if meta_in.get("origin") in ("foley", "foley-tui")
-        else "foley-tui",
-    }
-    namespaces = []
+    meta = _check_meta(doc.get("meta"))
+    namespaces: dict[str, dict[str, Any]] = {}
     for name in NAMESPACES:
         values = doc.get(name)
         if not isinstance(values, dict):
@@ -714,28 +943,16 @@ def _validate_export(doc: object) -> tuple[str, tuple[Any, ...]]:
             try:
                 encode_key(key)
             except InvalidKeyError as exc:
-                raise SessionImportError(f"{name}: {exc}") from None
+                raise _offence(name, str(exc)) from None
             if not isinstance(value, dict):
-                raise SessionImportError(f"{name}/{key}: a record must be an object")
-            if name == "candidates" and candidate_key(value) not in (None, key):
-                raise SessionImportError(f"candidates/{key}: sound.id is {candidate_key(value)!r}")
-            if name == "picks":
-                try:
-                    validate_layer(value.get("layer"))
-                    validate_onset(value.get("onset"))
-                except ValidationError as exc:
-                    raise SessionImportError(f"picks/{key}: {exc}") from None
-            if name == "rejects" and not isinstance(value.get("reason"), str | None):
-                raise SessionImportError(f"rejects/{key}: reason must be text or null")
-        namespaces.append(values)
+                raise _offence(f"{name}/{key}", "a record must be an object")
+            _check_record(name, key, value)
+        namespaces[name] = values
+    raw = _check_raw(doc.get("raw", {}), namespaces)
     # A sound both picked and rejected is foley's own state (a conflict): imported as is.
-    journal = doc.get("journal", [])
-    if not isinstance(journal, list) or any(
-        not isinstance(r, dict) or JournalEntry.from_record(r) is None for r in journal
-    ):
-        raise SessionImportError("'journal' must be a list of journal records")
+    journal = _check_journal(doc.get("journal", []))
     messages, usage = _validate_ledger(doc)
-    return session_id, (meta, *namespaces, journal, messages, usage)
+    return session_id, (meta, *namespaces.values(), journal, messages, usage, raw)
 
 
 def ledger_files(messages: builtins.list[dict[str, Any]], usage: Usage) -> dict[str, bytes]:
