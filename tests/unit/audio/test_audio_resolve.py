@@ -219,7 +219,6 @@ def test_resolve_is_cheap_no_full_read(
 
     sizes: list[int] = []
     real_pread = os.pread
-    real_read = os.read
 
     def counting_pread(fd: int, n: int, offset: int) -> bytes:
         data = real_pread(fd, n, offset)
