@@ -37,9 +37,9 @@ from foley_tui.store.files import atomic_write, check_folder, fsync_dir, read_ob
 STATE_DIR = ".foley-tui"
 META_FILE = "meta.json"
 JOURNAL_FILE = "journal.jsonl"
-INDEX_FILE = "index.bin"
-#: The JSON index of earlier versions: removed when the current one is written.
-LEGACY_INDEX_FILES = ("index.json",)
+INDEX_FILE = "index.sqlite"
+#: The indexes of earlier versions (JSON, then marshal): removed when ours is written.
+LEGACY_INDEX_FILES = ("index.json", "index.bin")
 LOCK_FILE = "lock"
 
 
@@ -202,7 +202,10 @@ class StateBackend:
         ``old`` (None: absent); False, writing nothing, when it changed meanwhile."""
         raise NotImplementedError(f"{type(self).__name__} keeps no {name}")
 
-    def read_index(self) -> Any:
+    def read_index(self, expected_rows: int | None = None) -> Any:
+        return None
+
+    def index_path(self) -> str | None:
         return None
 
     def write_index(self, index: Any) -> None:
@@ -256,7 +259,7 @@ class MemoryState(StateBackend):
 
 
 class FileState(StateBackend):
-    """Our state in ``<session>/.foley-tui/``: meta.json, journal.jsonl, index, lock."""
+    """Our state in ``<session>/.foley-tui/``: meta.json, journal.jsonl, index.sqlite, lock."""
 
     def __init__(self, session_path: str | os.PathLike[str]) -> None:
         self.session_path = os.fspath(session_path)
@@ -578,21 +581,30 @@ class FileState(StateBackend):
                         if now - entry.stat(follow_symlinks=False).st_mtime > older_than_s:
                             os.unlink(entry.path)
 
-    def read_index(self) -> bytes | None:
+    def index_path(self) -> str | None:
+        """Where the SQLite index lives, or None when our folder is refused (a link)."""
         try:
-            with open(self._file(INDEX_FILE), "rb") as fh:
-                return fh.read()
-        except FileNotFoundError:
-            return None
+            check_folder(self.path)
         except OSError:
-            # The index is only a cache: an unreadable one is rebuilt from the files.
             return None
+        return self._file(INDEX_FILE)
+
+    def read_index(self, expected_rows: int | None = None) -> Any:
+        path = self.index_path()
+        if path is None:
+            return None
+        from foley_tui.store.index_db import load
+
+        # Only a cache: a damaged, foreign or crafted index reads as none (rebuilt).
+        return load(path, expected_rows=expected_rows)
 
     def write_index(self, index: Any) -> None:
         self.ensure()
         self._sweep_stale_temps()
+        from foley_tui.store.index_db import save
+
         # Atomic but not fsync'd: a lost index costs one re-scan, never data.
-        atomic_write(self._file(INDEX_FILE), bytes(index), durable=False)
+        save(self._file(INDEX_FILE), index)
         for name in LEGACY_INDEX_FILES:
             with contextlib.suppress(OSError):
                 os.unlink(self._file(name))

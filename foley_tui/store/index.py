@@ -1,20 +1,16 @@
-"""The compact per-session candidate index: columns, its file format, and the scan check.
+"""The compact per-session candidate index in memory, and the scan check.
 
-Opening a 100k session must not parse 100k JSON files, nor 100k small JSON arrays: the
-index is stored as *columns* (one marshal tuple per list column, the per-file stats as
-packed 64-bit arrays, the file names as one NUL-joined string split only when needed),
-so loading it builds the Row values and nothing else. Repeated values (sources,
-licences, tags) are shared objects, which marshal stores once and loads once.
+Opening a 100k session must not parse 100k JSON files: the list columns are kept in an
+index beside foley's folders (stored in SQLite by :mod:`foley_tui.store.index_db`), held
+in memory as *columns* (one tuple per list column, the per-file stats as packed 64-bit
+arrays), so loading it builds the Row values and nothing else. Repeated values
+(sources, licences, tags) are shared objects.
 
 Validation is one pass over the folder: every non-hidden name with its (mtime_ns, size)
 from ``fstatat``, in directory order, hashed into a digest. When the digest equals the
 one stored with the index (and no file is young enough to change within one clock
 tick) nothing changed and the stored rows are returned as they are; otherwise the
 caller compares file by file and re-parses only what changed.
-
-The file is ours, in our hidden folder, but it is still only a cache: it carries a magic
-header and a BLAKE2b checksum of its payload, is type-checked column by column after
-loading, and anything unexpected reads as "no index" (a rebuild), never as a crash.
 
 Headless: never imports textual.
 """
@@ -24,16 +20,13 @@ from __future__ import annotations
 import array
 import bisect
 import hashlib
-import marshal
 import os
 from collections.abc import Iterable, Sequence
-from itertools import chain, repeat
+from itertools import repeat
 from typing import Any
 
 from foley_tui.model import Row
 
-#: File header: magic plus the layout version (a mismatch rebuilds the index).
-MAGIC = b"FOLEYTUI-INDEX\x00\x03"
 _DIGEST_SIZE = 32
 
 #: Value columns, in Row field order after (sound_id, rank), with the types they may hold.
@@ -111,6 +104,7 @@ class CandidateIndex:
         "_names_blob",
         "_positions",
         "digest",
+        "key_checked",
         "keys",
         "mtimes",
         "orders",
@@ -148,6 +142,8 @@ class CandidateIndex:
         self.values = values
         self.problems = problems
         self._positions: dict[str, int] | None = None
+        #: True once every (name, key) pair was checked (see rows._keys_match).
+        self.key_checked = False
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -305,93 +301,6 @@ class CandidateIndex:
             keys=tuple(column(old.keys, 5)),
             values=tuple(tuple(col) for col in values),
             problems=tuple(problems),
-        )
-
-    # -- file format --------------------------------------------------------------
-    def to_bytes(self) -> bytes:
-        payload = marshal.dumps(
-            (
-                self.scanned_ns,
-                self.digest,
-                "\0".join(self.names),
-                self.mtimes.tobytes(),
-                self.sizes.tobytes(),
-                self.orders.tobytes(),
-                tuple(self.unreadable),
-                tuple(self.keys),
-                tuple(tuple(col) for col in self.values),
-                tuple(tuple(p) for p in self.problems),
-            ),
-            4,
-        )
-        check = hashlib.blake2b(payload, digest_size=_DIGEST_SIZE).digest()
-        return MAGIC + check + payload
-
-    @classmethod
-    def from_bytes(cls, data: bytes) -> CandidateIndex | None:
-        """Parse a stored index; None for anything but an intact index we wrote."""
-        head = len(MAGIC) + _DIGEST_SIZE
-        if len(data) < head or not data.startswith(MAGIC):
-            return None
-        payload = memoryview(data)[head:]
-        if hashlib.blake2b(payload, digest_size=_DIGEST_SIZE).digest() != data[len(MAGIC) : head]:
-            return None
-        try:
-            loaded = marshal.loads(payload)
-            return cls._checked(loaded)
-        except Exception:  # a cache: anything odd means "rebuild"
-            return None
-
-    @classmethod
-    def _checked(cls, loaded: Any) -> CandidateIndex | None:
-        if not isinstance(loaded, tuple) or len(loaded) != 10:
-            return None
-        scanned, digest, blob, mtimes, sizes, orders, unreadable, keys, values, problems = loaded
-        if not (
-            type(scanned) is int
-            and type(digest) is bytes
-            and type(blob) is str
-            and type(keys) is tuple
-            and type(unreadable) is tuple
-            and type(values) is tuple
-            and type(problems) is tuple
-            and len(values) == _WIDTH
-        ):
-            return None
-        n = len(keys)
-        if len(unreadable) != n or (blob.count("\0") + 1 if n else 0) != n or (not n and blob):
-            return None
-        packed = []
-        for raw in (mtimes, sizes, orders):
-            if type(raw) is not bytes or len(raw) != 8 * n:
-                return None
-            column = array.array("q")
-            column.frombytes(raw)
-            packed.append(column)
-        if not _types(keys) <= {str} or not _types(unreadable) <= {str, type(None)}:
-            return None
-        for column, (_, allowed) in zip(values, VALUE_COLUMNS, strict=True):
-            if type(column) is not tuple or len(column) != n or not _types(column) <= allowed:
-                return None
-        # Tag tuples are shared objects: check each distinct one once.
-        distinct_tags = {id(tags): tags for tags in values[_TAGS]}.values()
-        if not _types(chain.from_iterable(distinct_tags)) <= {str}:
-            return None
-        for problem in problems:
-            if type(problem) is not tuple or len(problem) != 3 or not _types(problem) <= {str}:
-                return None
-        return cls(
-            scanned_ns=scanned,
-            digest=digest,
-            names=None,
-            names_blob=blob,
-            mtimes=packed[0],
-            sizes=packed[1],
-            orders=packed[2],
-            unreadable=unreadable,
-            keys=keys,
-            values=values,
-            problems=problems,
         )
 
 

@@ -9,6 +9,7 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import os
+import sqlite3
 import stat as stat_mod
 import threading
 import time
@@ -16,6 +17,7 @@ from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
+from foley_tui.model import Pick, Reject
 from foley_tui.safe_io import UnsafeFileError, kind_of
 from foley_tui.store.backend import StateBackend
 from foley_tui.store.codec import DecodeError, decode_name
@@ -63,7 +65,16 @@ class StoreReads:
     # file name -> ((ino, mtime_ns, size), parsed dict or None if unreadable, key)
     _decision_cache: dict[str, dict[str, tuple[tuple[int, int, int], dict[str, Any] | None, str]]]
     _index: CandidateIndex | None
+    _index_conn: sqlite3.Connection | None
+    _index_verified: bool
     _candidate_count_hint: int
+
+    # Provided by DecisionsMixin; declared so the rows mixin's paging is type-checked.
+    def picks(self) -> dict[str, Pick]:
+        raise NotImplementedError
+
+    def rejects(self) -> dict[str, Reject]:
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ problems
     def _note(self, problem: StoreProblem) -> None:

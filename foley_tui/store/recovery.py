@@ -107,6 +107,8 @@ def sweep_temps(folders: list[Path], *, older_than: float = STALE_TEMP_S) -> lis
     report: list[str] = []
     now = time.time()
     for folder in folders:
+        if os.path.islink(folder):  # a link out of the session: never unlink through it
+            continue
         try:
             entries = list(os.scandir(folder))
         except OSError:

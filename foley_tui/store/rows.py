@@ -10,15 +10,19 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from foley_tui.model import Row
+from foley_tui.safe_io import UnsafeFileError
+from foley_tui.store import index_db
 from foley_tui.store.codec import DecodeError, decode_name
 from foley_tui.store.errors import StoreProblem
-from foley_tui.store.files import RETRY_DELAYS, FileNamespace, read_object
+from foley_tui.store.files import RETRY_DELAYS, FileNamespace, check_folder, read_object
 from foley_tui.store.index import CandidateIndex, scan_digest, scan_stats
+from foley_tui.store.index_db import Page
 from foley_tui.store.reads import RACY_NS, StoreReads
 from foley_tui.store.records import _reason
 
@@ -74,6 +78,32 @@ def _row_values(data: Mapping[str, Any]) -> list[Any]:
     ]
 
 
+def _count_names(ns: object) -> int:
+    """How many entries a namespace folder holds (bounds the size of a valid index)."""
+    path = getattr(ns, "path", None)
+    if not isinstance(path, str):
+        return 0
+    try:
+        return len(os.listdir(path))
+    except OSError:
+        return 0
+
+
+def _keys_match(index: CandidateIndex) -> bool:
+    """Every row's id is what its file name decodes to (a crafted index could pair a
+    file with another id: the list would show, and decisions go to, the wrong sound)."""
+    if index.key_checked:
+        return True
+    for name, key in zip(index.names, index.keys, strict=True):
+        # Plain names are their key plus ".json": a slice, not a decode.
+        if name[:-5] != key and decode_name(name) != key:
+            return False
+        if name[-5:] != ".json":
+            return False
+    index.key_checked = True
+    return True
+
+
 _EMPTY_VALUES: list[Any] = ["", None, "", "", [], None, None, "", None, None, ""]
 
 
@@ -108,7 +138,7 @@ class RowsMixin(StoreReads):
             # The index maps names to keys (a pure function of the name, so even a stale
             # index is right); keep it loaded: rows() comes next and reuses it.
             index = self._load_index()
-            known = index.key_of_name() if index is not None else None
+            known = index.key_of_name() if index is not None and _keys_match(index) else None
             entries, problems = self.candidates.scan(stat=False, known=known)
             self._scan_problems["candidates"] = problems
             # change_token() stats every candidate of a small session only: tell it the
@@ -147,13 +177,15 @@ class RowsMixin(StoreReads):
         """
         if not isinstance(self.candidates, FileNamespace):
             return None
-        index = self._load_index()
-        if index is None:
-            return None
         try:
             names = os.listdir(self.candidates.path)
         except FileNotFoundError:
             names = []
+        except OSError:
+            return None
+        index = self._load_index(len(names))
+        if index is None:
+            return None
         expected = set(index.names)
         expected.update(name for _, name, _ in index.problems)
         current = set(names)
@@ -162,6 +194,77 @@ class RowsMixin(StoreReads):
             return None
         self._candidate_count_hint = len(current)  # as in candidate_ids()
         return index.rows()
+
+    def page(
+        self,
+        *,
+        sort: str = "rank",
+        status: str = "all",
+        query: str = "",
+        offset: int = 0,
+        limit: int = 100,
+    ) -> Page | None:
+        """One screen of the list straight from the stored index: O(screen), not O(session).
+
+        Picks and rejects are read first (they decide the status filter and the layer
+        and onset sorts); the rows come from the SQLite index, ``verified`` only once
+        :meth:`rows` has checked every file's (mtime, size) in this process. None when
+        there is no usable index (call :meth:`rows`). ``query`` filters like the list's
+        ``/``: every term a substring of caption, tags, id or source.
+        """
+        db = self._index_db()
+        if db is None:
+            return None
+        picks = {
+            p.sound_id: (p.layer, p.onset if isinstance(p.onset, int | float) else None)
+            for p in self.picks().values()
+        }
+        rejects = list(self.rejects())
+        try:
+            return index_db.page(
+                db,
+                sort=sort,
+                status=status,
+                query=query,
+                offset=offset,
+                limit=limit,
+                picks=picks,
+                rejects=rejects,
+                verified=self._index_verified,
+            )
+        except sqlite3.Error:
+            self._close_index_db()  # damaged since it was checked: rows() rebuilds it
+            return None
+
+    def _index_db(self) -> sqlite3.Connection | None:
+        """A checked read-only connection to the stored index (kept while it is current)."""
+        if self._index_conn is not None:
+            return self._index_conn
+        path = self.state.index_path()
+        if path is None or not os.path.exists(path):
+            return None
+        expected = _count_names(self.candidates)
+        if not index_db._regular(path) or not index_db._size_ok(path, expected):
+            return None
+        try:
+            db = index_db.connect(path, readonly=True)
+        except sqlite3.Error:
+            return None
+        try:
+            ok = index_db.check(db) is not None
+        except sqlite3.Error:
+            ok = False
+        if not ok:
+            db.close()
+            return None
+        self._index_conn = db
+        return db
+
+    def _close_index_db(self) -> None:
+        if self._index_conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._index_conn.close()
+            self._index_conn = None
 
     def _rows_generic(self, progress: Callable[[int, int], None] | None) -> list[Row]:
         keys = list(self.candidates)
@@ -178,11 +281,13 @@ class RowsMixin(StoreReads):
                 progress(rank + 1, len(keys))
         return rows
 
-    def _load_index(self) -> CandidateIndex | None:
+    def _load_index(self, expected_rows: int | None = None) -> CandidateIndex | None:
         if self._index is None:
-            raw = self.state.read_index()
-            # A damaged or foreign index reads as none: it is only a cache, rebuilt.
-            self._index = CandidateIndex.from_bytes(raw) if isinstance(raw, bytes) else None
+            if expected_rows is None:
+                expected_rows = _count_names(self.candidates)
+            loaded = self.state.read_index(expected_rows)
+            # A damaged, foreign or crafted index reads as none: it is only a cache.
+            self._index = loaded if isinstance(loaded, CandidateIndex) else None
         return self._index
 
     def _rows_indexed(
@@ -192,8 +297,18 @@ class RowsMixin(StoreReads):
         partial: Callable[[list[Row]], None] | None = None,
     ) -> list[Row]:
         started = time.time_ns()
-        old = self._load_index()
+        try:
+            check_folder(ns.path)
+        except OSError as exc:  # candidates/ is a link out of the session: nothing read
+            self._scan_problems["candidates"] = [
+                StoreProblem("candidates", "", ns.path, exc.strerror or str(exc))
+            ]
+            self._candidate_count_hint = 0
+            return []
         names, mtimes, sizes = scan_stats(ns.path)
+        old = self._load_index(len(names))
+        if old is not None and not _keys_match(old):
+            old = None  # a crafted index naming files with other ids: rebuilt
         digest = scan_digest(names, mtimes, sizes)
         self._candidate_count_hint = len(names)
         if (
@@ -204,6 +319,7 @@ class RowsMixin(StoreReads):
             # Same names, mtimes and sizes in the same order, none young enough to change
             # within a clock tick: the stored rows are exact. The hot path of opening.
             self._index_problems(ns, old)
+            self._index_verified = True
             if progress is not None:
                 progress(0, 0)
             return old.rows()
@@ -213,8 +329,10 @@ class RowsMixin(StoreReads):
         self._index = index
         self._index_problems(ns, index)
         if old is not None or names:
-            with contextlib.suppress(OSError):
-                self.state.write_index(index.to_bytes())
+            self._close_index_db()
+            with contextlib.suppress(OSError, sqlite3.Error):
+                self.state.write_index(index)
+        self._index_verified = True
         return index.rows()
 
     def _index_problems(self, ns: FileNamespace, index: CandidateIndex) -> None:
@@ -278,6 +396,9 @@ class RowsMixin(StoreReads):
                 continue
             except IsADirectoryError:
                 problems.append((key, name, "a folder, not a file"))
+                continue
+            except UnsafeFileError as exc:  # a link, FIFO, device or oversized file
+                rows.append((order, name, mtime, size, _reason(exc), key, *_EMPTY_VALUES))
                 continue
             except (DecodeError, OSError):
                 failed.append((key, name, mtime, size, order))

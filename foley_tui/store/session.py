@@ -31,6 +31,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import sqlite3
 import threading
 import weakref
 from collections.abc import Hashable, MutableMapping
@@ -105,6 +106,8 @@ class SessionStore(DecisionsMixin, RowsMixin, MetaMixin):
             "rejects": {},
         }
         self._index: CandidateIndex | None = None
+        self._index_conn: sqlite3.Connection | None = None
+        self._index_verified = False
         self._candidate_count_hint = 0
         _live_stores.add(self)
 

@@ -337,7 +337,7 @@ def child(op: str, data: str) -> dict[str, Any]:
     t0 = time.perf_counter()
     if op in ("ours-first", "ours-valid"):
         if op == "ours-first":
-            (folder / ".foley-tui" / "index.bin").unlink(missing_ok=True)
+            (folder / ".foley-tui" / "index.sqlite").unlink(missing_ok=True)
         store = SessionService(root).get(BIG_SESSION)
         t0 = time.perf_counter()
         count = len(store.rows())
@@ -387,7 +387,7 @@ def bench_big(n: int, runs: int, slow_runs: int) -> dict[str, Any]:
     for op, count in plan:
         samples = []
         for _ in range(count):
-            index = data / "sessions" / BIG_SESSION / ".foley-tui" / "index.bin"
+            index = data / "sessions" / BIG_SESSION / ".foley-tui" / "index.sqlite"
             if op == "ours-valid" and not index.exists():
                 run_child("ours-first", data)  # make the index this measurement validates
             samples.append(run_child(op, data))

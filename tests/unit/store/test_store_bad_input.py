@@ -39,7 +39,7 @@ def messy(data_dir: Path) -> tuple[SessionService, str, Path]:
         (root / ns / "subfolder.json").mkdir()
         (root / ns / "subfolder.json" / "inner.json").write_text("{}")
         (root / ns / ".hidden.json.tmp").write_text("half")
-    (root / ".foley-tui" / "index.bin").write_bytes(b"\x00not an index")
+    (root / ".foley-tui" / "index.sqlite").write_bytes(b"\x00not an index")
     return service, sid, data_dir
 
 

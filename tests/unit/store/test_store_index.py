@@ -3,10 +3,10 @@ damaged or tampered index is rebuilt, never trusted and never a crash."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import marshal
 import os
+import sqlite3
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from foley_tui.model import Row
 from foley_tui.store import SessionService
-from foley_tui.store.index import MAGIC, CandidateIndex, scan_digest, scan_stats
+from foley_tui.store.index import CandidateIndex, scan_digest, scan_stats
+from foley_tui.store.index_db import INDEX_FILE, load, save
 from foley_tui.store.records import count_entries
 
 from .helpers import candidate
@@ -53,7 +54,7 @@ def snapshot(store: object) -> tuple[list[object], list[object]]:
 def test_fast_path_equals_rebuild(data_dir: Path) -> None:
     _service, sid, root = make_session(data_dir)
     first_rows, first_problems = snapshot(SessionService(data_dir).get(sid))
-    assert (root / ".foley-tui" / "index.bin").exists()
+    assert (root / ".foley-tui" / INDEX_FILE).exists()
     progress: list[tuple[int, int]] = []
     again = SessionService(data_dir).get(sid)
     rows = again.rows(progress=lambda d, t: progress.append((d, t)))
@@ -75,50 +76,90 @@ def test_a_changed_file_is_seen_after_the_fast_path(data_dir: Path) -> None:
     assert rows["b"].caption == "BEE"
 
 
-def tamper(index_file: Path, payload: bytes) -> None:
-    check = hashlib.blake2b(payload, digest_size=32).digest()
-    index_file.write_bytes(MAGIC + check + payload)
+def _sql(index_file: Path, *statements: str) -> None:
+    db = sqlite3.connect(index_file)
+    try:
+        for statement in statements:
+            db.execute(statement)
+        db.commit()
+    finally:
+        db.close()
 
 
-@pytest.mark.parametrize("how", ["flip", "truncate", "garbage", "types", "lengths", "code"])
+TAMPERS = [
+    "flip",
+    "truncate",
+    "garbage",
+    "empty",
+    "lengths",
+    "schema",
+    "trigger",
+    "info",
+    "digest",
+    "keys",
+    "infinity",
+    "oversized",
+    "fifo",
+    "symlink",
+]
+
+
+@pytest.mark.parametrize("how", TAMPERS)
 def test_a_tampered_index_is_rebuilt(data_dir: Path, how: str) -> None:
     _service, sid, root = make_session(data_dir)
     good, _ = snapshot(SessionService(data_dir).get(sid))
-    index_file = root / ".foley-tui" / "index.bin"
+    index_file = root / ".foley-tui" / INDEX_FILE
     data = index_file.read_bytes()
-    head = len(MAGIC) + 32
-    loaded = list(marshal.loads(data[head:]))
-    if how == "flip":
-        index_file.write_bytes(data[:-10] + bytes([data[-10] ^ 0xFF]) + data[-9:])
+    if how == "flip":  # the header of page 2 (the first table's root page)
+        page = 4096
+        flipped = bytes(b ^ 0xFF for b in data[page : page + 64])
+        index_file.write_bytes(data[:page] + flipped + data[page + 64 :])
     elif how == "truncate":
         index_file.write_bytes(data[: len(data) // 2])
-    elif how == "garbage":  # a valid checksum over bytes marshal cannot read
-        tamper(index_file, b"\xff\x00garbage")
-    elif how == "types":  # a valid checksum over wrong column types
-        values = list(loaded[8])
-        values[0] = tuple(range(len(values[0])))
-        loaded[8] = tuple(values)
-        tamper(index_file, marshal.dumps(tuple(loaded)))
-    elif how == "lengths":
-        loaded[7] = loaded[7][:-1]
-        tamper(index_file, marshal.dumps(tuple(loaded)))
-    else:  # a code object where a column should be
-        loaded[8] = compile("1", "x", "eval")
-        tamper(index_file, marshal.dumps(tuple(loaded)))
+    elif how == "garbage":
+        index_file.write_bytes(b"SQLite format 3\x00" + os.urandom(4096))
+    elif how == "empty":
+        index_file.write_bytes(b"")
+    elif how == "lengths":  # a gap in the rows
+        _sql(index_file, "DELETE FROM rows WHERE pos = 1")
+    elif how == "schema":  # an extra table (a foreign or crafted file)
+        _sql(index_file, "CREATE TABLE extra(x)")
+    elif how == "trigger":  # code in the schema: refused before anything runs
+        _sql(index_file, "CREATE VIEW v AS SELECT load_extension('x')")
+    elif how == "info":
+        _sql(index_file, "UPDATE info SET v = 'x' WHERE k = 'scanned_ns'")
+    elif how == "digest":
+        _sql(index_file, "UPDATE info SET v = 2 WHERE k = 'layout'")
+    elif how == "keys":  # a row naming another sound: the list would lie about ids
+        _sql(index_file, "UPDATE rows SET key = 'freesound:2' WHERE key = 'freesound:1'")
+    elif how == "infinity":
+        _sql(index_file, "UPDATE rows SET duration = 9e999")
+    elif how == "oversized":  # far above what the session's file count allows
+        with index_file.open("ab") as fh:
+            fh.truncate(len(data) + 64 << 20)
+    elif how == "fifo":
+        index_file.unlink()
+        os.mkfifo(index_file)
+    else:
+        index_file.unlink()
+        index_file.symlink_to("/dev/zero")
     progress: list[tuple[int, int]] = []
     rows = SessionService(data_dir).get(sid).rows(progress=lambda d, t: progress.append((d, t)))
     assert rows == good
     assert progress[-1][1] > 0  # files were parsed again
-    assert CandidateIndex.from_bytes(index_file.read_bytes()) is not None  # rewritten
+    assert load(str(index_file), expected_rows=10) is not None  # rewritten
 
 
-def test_the_legacy_json_index_is_replaced(data_dir: Path) -> None:
+def test_the_legacy_indexes_are_replaced(data_dir: Path) -> None:
     _service, sid, root = make_session(data_dir)
     legacy = root / ".foley-tui" / "index.json"
     legacy.write_text('{"version": 2, "rows": []}')
+    marshal_index = root / ".foley-tui" / "index.bin"
+    marshal_index.write_bytes(b"FOLEYTUI-INDEX\x00\x03" + b"\x00" * 40)
     rows = SessionService(data_dir).get(sid).rows()
     assert {r.sound_id for r in rows} == {"freesound:1", "b", "x y/é", "broken"}
-    assert not legacy.exists() and (root / ".foley-tui" / "index.bin").exists()
+    assert not legacy.exists() and not marshal_index.exists()
+    assert (root / ".foley-tui" / INDEX_FILE).exists()
 
 
 def test_scan_digest_covers_names_times_and_sizes(tmp_path: Path) -> None:
@@ -203,7 +244,9 @@ def test_merging_a_few_rows_equals_a_full_rebuild(
         [old.row_tuple(i) for i in keep] + extra, scanned_ns=2, digest=b"e", problems=()
     )
     assert _columns(merged) == _columns(reference)
-    again = CandidateIndex.from_bytes(merged.to_bytes())
+    path = os.path.join(tempfile.mkdtemp(), INDEX_FILE)
+    save(path, merged)
+    again = load(path, expected_rows=len(merged))
     assert again is not None and _columns(again) == _columns(reference)
 
 

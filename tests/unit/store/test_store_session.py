@@ -218,7 +218,7 @@ def test_rows_rank_and_reparse_only_changes(data_dir: Path) -> None:
     assert [(r.sound_id, r.rank) for r in rows] == [("c", 0), ("a", 1), ("b", 2)]
     assert rows[1].caption == "cap a" and rows[1].tags == ("door", "slam")
     assert progress[-1] == (3, 3)
-    index = data_dir / "sessions" / sid / ".foley-tui" / "index.bin"
+    index = data_dir / "sessions" / sid / ".foley-tui" / "index.sqlite"
     assert index.exists()
     # A fresh store uses the index: no candidate file is parsed when nothing changed.
     fresh = SessionService(data_dir).get(sid)

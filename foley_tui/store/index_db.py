@@ -1,0 +1,446 @@
+"""The candidate index on disk: ``.foley-tui/index.sqlite`` (stdlib ``sqlite3``).
+
+The index is a cache in a folder that travels with the session (copies, imports, other
+machines), so it is read as untrusted input: what it may do is bounded by SQLite, not by
+a deserialiser. Every connection turns the dangerous parts off (``trusted_schema``
+off: no function of a crafted schema runs; ``mmap_size`` 0; ``cell_size_check`` on; a
+soft and a hard heap limit), the file must be under a size bound for the session's
+file count, its schema must be exactly the one we create (compared statement by
+statement), ``quick_check`` must pass, and every column must hold its declared type.
+Anything else, or any SQLite error later, reads as "no index": it is rebuilt from
+foley's files. An export never reads the index.
+
+Tables: ``info`` (layout version, scan time, scan digest), ``rows`` (one per candidate
+file in rank order: file stats, the list columns and a lowercased search text),
+``problems`` (foreign names and folders of the scan) and ``rows_fts``, an FTS5 trigram
+index of the search text for the ``/`` filter (terms of one or two characters are a
+scan: trigrams cannot match them). Writes build a new file beside the old one and
+``os.replace`` it: a crash leaves the old index or the new one, never a mix.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import array
+import contextlib
+import math
+import os
+import secrets
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from foley_tui.model import LAYERS, Row
+from foley_tui.store.index import VALUE_COLUMNS, CandidateIndex, _shared
+
+INDEX_FILE = "index.sqlite"
+#: Layout of the tables; a stored index of another layout is rebuilt.
+LAYOUT = 1
+#: SQLite's own memory (page cache, sorter, FTS merges) stays under these (bytes).
+SOFT_HEAP_LIMIT = 64 << 20
+HARD_HEAP_LIMIT = 512 << 20
+#: An index file may hold this much per candidate file, plus a fixed allowance.
+MAX_BYTES_PER_ROW = 16 << 10
+MAX_BYTES_BASE = 16 << 20
+#: Separator of the tags column (a tag holding it is shown with a space instead).
+TAG_SEP = "\x1f"
+
+_VALUE_SQL = (
+    ("caption", "TEXT NOT NULL", "text"),
+    ("duration", "REAL", "real"),
+    ("source", "TEXT NOT NULL", "text"),
+    ("license", "TEXT NOT NULL", "text"),
+    ("tags", "TEXT NOT NULL", "text"),
+    ("score", "REAL", "real"),
+    ("cost", "REAL", "real"),
+    ("origin", "TEXT NOT NULL", "text"),
+    ("rate", "INTEGER", "integer"),
+    ("channels", "INTEGER", "integer"),
+    ("format", "TEXT NOT NULL", "text"),
+)
+assert len(_VALUE_SQL) == len(VALUE_COLUMNS)
+_VALUE_NAMES = ", ".join(name for name, _, _ in _VALUE_SQL)
+
+DDL = (
+    "CREATE TABLE info(k TEXT PRIMARY KEY, v ANY) STRICT",
+    "CREATE TABLE rows(pos INTEGER PRIMARY KEY, ord INTEGER NOT NULL, name TEXT NOT NULL, "
+    "mtime INTEGER NOT NULL, size INTEGER NOT NULL, unreadable TEXT, key TEXT NOT NULL, "
+    + ", ".join(f"{name} {decl}" for name, decl, _ in _VALUE_SQL)
+    + ", fold TEXT NOT NULL, search TEXT NOT NULL) STRICT",
+    "CREATE TABLE problems(key TEXT NOT NULL, name TEXT NOT NULL, reason TEXT NOT NULL) STRICT",
+    "CREATE VIRTUAL TABLE rows_fts USING fts5(search, content='rows', content_rowid='pos', "
+    "tokenize='trigram case_sensitive 1')",
+)
+
+#: One query that counts rows whose columns hold anything but their declared type.
+_TYPE_CHECK = (
+    "SELECT count(*) FROM rows WHERE typeof(ord) != 'integer' OR typeof(name) != 'text' "
+    "OR typeof(mtime) != 'integer' OR typeof(size) != 'integer' "
+    "OR typeof(unreadable) NOT IN ('text', 'null') OR typeof(key) != 'text' "
+    "OR typeof(fold) != 'text' OR typeof(search) != 'text' OR "
+    + " OR ".join(
+        f"typeof({name}) NOT IN ('{kind}'{', ' + repr('null') if 'NOT NULL' not in decl else ''})"
+        for name, decl, kind in _VALUE_SQL
+    )
+)
+
+_expected: frozenset[tuple[Any, ...]] | None = None
+
+
+def expected_schema() -> frozenset[tuple[Any, ...]]:
+    """Every ``sqlite_schema`` row our DDL makes (FTS5's shadow tables included)."""
+    global _expected
+    if _expected is None:
+        db = sqlite3.connect(":memory:")
+        try:
+            for statement in DDL:
+                db.execute(statement)
+            _expected = frozenset(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_schema"))
+        finally:
+            db.close()
+    return _expected
+
+
+def _harden(db: sqlite3.Connection) -> None:
+    db.execute("PRAGMA trusted_schema = OFF")
+    db.execute("PRAGMA mmap_size = 0")
+    db.execute("PRAGMA cell_size_check = ON")
+    db.execute(f"PRAGMA soft_heap_limit = {SOFT_HEAP_LIMIT}")
+    db.execute(f"PRAGMA hard_heap_limit = {HARD_HEAP_LIMIT}")
+
+
+def connect(path: str, *, readonly: bool) -> sqlite3.Connection:
+    """A hardened connection; read-only ones never create or change the file."""
+    if readonly:
+        uri = "file:" + _quote_path(path) + "?mode=ro"
+        db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    else:
+        db = sqlite3.connect(path, check_same_thread=False)
+    try:
+        _harden(db)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _quote_path(path: str) -> str:
+    from urllib.parse import quote
+
+    return quote(os.path.abspath(path))
+
+
+def check(db: sqlite3.Connection) -> tuple[int, bytes] | None:
+    """(scanned_ns, digest) of an index that is exactly ours and intact, else None."""
+    schema = frozenset(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_schema"))
+    if schema != expected_schema():
+        return None
+    if db.execute("PRAGMA quick_check").fetchone() != ("ok",):
+        return None
+    info = dict(db.execute("SELECT k, v FROM info"))
+    scanned, digest = info.get("scanned_ns"), info.get("digest")
+    if info.get("layout") != LAYOUT or type(scanned) is not int or type(digest) is not bytes:
+        return None
+    count, low, high = db.execute("SELECT count(*), min(pos), max(pos) FROM rows").fetchone()
+    if count and (low != 0 or high != count - 1):
+        return None
+    if db.execute(_TYPE_CHECK).fetchone() != (0,):
+        return None
+    bad = db.execute(
+        "SELECT count(*) FROM problems WHERE typeof(key) != 'text' OR typeof(name) != 'text' "
+        "OR typeof(reason) != 'text'"
+    ).fetchone()
+    if bad != (0,):
+        return None
+    return scanned, digest
+
+
+def _size_ok(path: str, expected_rows: int | None) -> bool:
+    try:
+        size = os.lstat(path).st_size
+    except OSError:
+        return False
+    rows = expected_rows if expected_rows is not None else 0
+    return size <= MAX_BYTES_BASE + MAX_BYTES_PER_ROW * rows
+
+
+def load(path: str, *, expected_rows: int | None = None) -> CandidateIndex | None:
+    """The stored index, or None for anything but an intact index of ours (rebuild)."""
+    if not _regular(path) or not _size_ok(path, expected_rows):
+        return None
+    try:
+        db = connect(path, readonly=True)
+    except sqlite3.Error:
+        return None
+    try:
+        checked = check(db)
+        if checked is None:
+            return None
+        scanned, digest = checked
+        rows = db.execute(
+            f"SELECT ord, name, mtime, size, unreadable, key, {_VALUE_NAMES} FROM rows ORDER BY pos"
+        ).fetchall()
+        problems = db.execute("SELECT key, name, reason FROM problems ORDER BY rowid").fetchall()
+    except (sqlite3.Error, MemoryError, OverflowError):
+        return None
+    finally:
+        db.close()
+    return _from_db_rows(rows, scanned, digest, problems)
+
+
+def _regular(path: str) -> bool:
+    import stat
+
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _from_db_rows(
+    rows: list[tuple[Any, ...]], scanned: int, digest: bytes, problems: list[tuple[str, str, str]]
+) -> CandidateIndex | None:
+    if not rows:
+        return CandidateIndex.from_rows([], scanned_ns=scanned, digest=digest, problems=problems)
+    columns = list(zip(*rows, strict=True))
+    tags_memo: dict[str, tuple[str, ...]] = {}
+
+    def tags_of(text: str) -> tuple[str, ...]:
+        tags = tags_memo.get(text)
+        if tags is None:
+            tags = tuple(text.split(TAG_SEP)) if text else ()
+            tags_memo[text] = tags
+        return tags
+
+    values: list[tuple[Any, ...]] = []
+    for k, (col, (_, allowed)) in enumerate(zip(columns[6:], VALUE_COLUMNS, strict=True)):
+        if k == 4:
+            values.append(tuple(map(tags_of, col)))
+        elif float in allowed:
+            # SQLite keeps NaN out of REAL columns (it stores NULL) but not infinities.
+            if any(v is not None and not math.isfinite(v) for v in col):
+                return None
+            values.append(tuple(col))
+        else:
+            values.append(_shared(col))
+    return CandidateIndex(
+        scanned_ns=scanned,
+        digest=digest,
+        names=list(columns[1]),
+        names_blob=None,
+        mtimes=array.array("q", columns[2]),
+        sizes=array.array("q", columns[3]),
+        orders=array.array("q", columns[0]),
+        unreadable=_shared(columns[4]),
+        keys=tuple(columns[5]),
+        values=tuple(values),
+        problems=tuple(problems),
+    )
+
+
+def search_text(caption: str, tags: Sequence[str], key: str, source: str) -> str:
+    """What the ``/`` filter matches, exactly as the list does: lowercased fields."""
+    return "\n".join((caption, " ".join(tags), key, source)).lower()
+
+
+def save(path: str, index: CandidateIndex) -> None:
+    """Write ``index`` to ``path`` atomically (a new file, then ``os.replace``)."""
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+    try:
+        db = connect(tmp, readonly=False)
+        try:
+            db.execute("PRAGMA journal_mode = OFF")  # a fresh file: nothing to roll back
+            db.execute("PRAGMA synchronous = OFF")  # a cache: a lost index is a re-scan
+            with db:
+                for statement in DDL:
+                    db.execute(statement)
+                db.executemany(
+                    "INSERT INTO info(k, v) VALUES (?, ?)",
+                    [
+                        ("layout", LAYOUT),
+                        ("scanned_ns", index.scanned_ns),
+                        ("digest", index.digest),
+                    ],
+                )
+                db.executemany(
+                    "INSERT INTO rows(pos, ord, name, mtime, size, unreadable, key, "
+                    f"{_VALUE_NAMES}, fold, search) VALUES (" + ", ".join(["?"] * 20) + ")",
+                    _db_rows(index),
+                )
+                db.executemany(
+                    "INSERT INTO problems(key, name, reason) VALUES (?, ?, ?)", index.problems
+                )
+                db.execute("INSERT INTO rows_fts(rows_fts) VALUES ('rebuild')")
+        finally:
+            db.close()
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _db_rows(index: CandidateIndex) -> Iterable[tuple[Any, ...]]:
+    names, keys, values = index.names, index.keys, index.values
+    captions, tags_col, sources = values[0], values[4], values[2]
+    joined: dict[int, str] = {}
+    for i in range(len(keys)):
+        tags = tags_col[i]
+        text = joined.get(id(tags))
+        if text is None:
+            text = TAG_SEP.join(t.replace(TAG_SEP, " ") for t in tags)
+            joined[id(tags)] = text
+        row = [col[i] for col in values]
+        row[4] = text
+        caption = captions[i]
+        yield (
+            i,
+            index.orders[i],
+            names[i],
+            index.mtimes[i],
+            index.sizes[i],
+            index.unreadable[i],
+            keys[i],
+            *row,
+            caption.lower(),
+            search_text(caption, tags, keys[i], sources[i]),
+        )
+
+
+# ---------------------------------------------------------------------------- paging
+#: Sorts of the list and their SQL order (every order ends in the rank, then the id).
+SORTS = ("rank", "caption", "duration", "score", "layer", "onset")
+STATUS_FILTERS = ("all", "undecided", "picked", "rejected")
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One screen of rows in view order, and how many rows the whole view holds.
+
+    ``verified`` is False while the rows come from the stored index and no scan of this
+    process has checked every file's (mtime, size) against it.
+    """
+
+    rows: list[Row]
+    total: int
+    offset: int
+    verified: bool
+
+
+def _order_sql(sort: str) -> str:
+    if sort == "caption":
+        return "(r.fold = ''), r.fold, r.pos"
+    if sort == "duration":
+        return "(r.duration IS NULL), r.duration, r.pos"
+    if sort == "score":
+        return "(r.score IS NULL), r.score DESC, r.pos"
+    if sort == "layer":
+        return "(d.layer IS NULL), d.layer, r.pos"
+    if sort == "onset":
+        return "(d.onset IS NULL), d.onset, r.pos"
+    return "r.pos"
+
+
+def page(
+    db: sqlite3.Connection,
+    *,
+    sort: str = "rank",
+    status: str = "all",
+    query: str = "",
+    offset: int = 0,
+    limit: int = 100,
+    picks: Mapping[str, tuple[str | None, float | None]] | None = None,
+    rejects: Iterable[str] = (),
+    verified: bool = False,
+) -> Page:
+    """A page of the view (sort, status filter, ``/`` filter) straight from the index.
+
+    ``picks`` maps picked ids to (layer, numeric onset or None) (the layer and onset
+    sorts); ``rejects`` are the rejected ids. Each whitespace-separated term of ``query``
+    must be a substring of the row's search text (as the list filters); terms of three
+    characters or more go through the trigram index, shorter ones are a scan.
+    """
+    if sort not in SORTS:
+        raise ValueError(f"unknown sort {sort!r}")
+    if status not in STATUS_FILTERS:
+        raise ValueError(f"unknown status filter {status!r}")
+    picks = picks or {}
+    layer_rank: dict[str, int] = {layer: i for i, layer in enumerate(LAYERS)}
+    db.execute(
+        "CREATE TEMP TABLE IF NOT EXISTS decided(key TEXT PRIMARY KEY, status TEXT, "
+        "layer INTEGER, onset REAL)"
+    )
+    db.execute("DELETE FROM temp.decided")
+    db.executemany(
+        "INSERT OR REPLACE INTO temp.decided VALUES (?, 'rejected', NULL, NULL)",
+        ((key,) for key in rejects),
+    )
+    db.executemany(
+        "INSERT OR REPLACE INTO temp.decided VALUES (?, 'picked', ?, ?)",
+        (
+            (key, layer_rank.get(layer) if layer else None, onset)
+            for key, (layer, onset) in picks.items()
+        ),
+    )
+    where: list[str] = []
+    params: list[Any] = []
+    if status == "undecided":
+        where.append("d.key IS NULL")
+    elif status != "all":
+        where.append("d.status = ?")
+        params.append(status)
+    for term in query.lower().split():
+        if len(term) >= 3:
+            where.append("r.pos IN (SELECT rowid FROM rows_fts WHERE rows_fts MATCH ?)")
+            params.append('"' + term.replace('"', '""') + '"')
+        else:
+            where.append("instr(r.search, ?) > 0")
+            params.append(term)
+    clause = (" WHERE " + " AND ".join(where)) if where else ""
+    base = f"FROM rows r LEFT JOIN temp.decided d ON d.key = r.key{clause}"
+    (total,) = db.execute(f"SELECT count(*) {base}", params).fetchone()
+    offset = max(0, min(offset, max(total - 1, 0)))
+    found = db.execute(
+        f"SELECT r.key, r.pos, {', '.join('r.' + n for n, _, _ in _VALUE_SQL)}, r.unreadable "
+        f"{base} ORDER BY {_order_sql(sort)} LIMIT ? OFFSET ?",
+        [*params, max(0, limit), offset],
+    ).fetchall()
+    rows = [
+        Row(
+            key,
+            pos,
+            caption,
+            duration,
+            source,
+            license_id,
+            tuple(tags.split(TAG_SEP)) if tags else (),
+            score,
+            cost,
+            origin,
+            rate,
+            channels,
+            fmt,
+            True,
+            unreadable,
+        )
+        for (
+            key,
+            pos,
+            caption,
+            duration,
+            source,
+            license_id,
+            tags,
+            score,
+            cost,
+            origin,
+            rate,
+            channels,
+            fmt,
+            unreadable,
+        ) in found
+    ]
+    return Page(rows, total, offset, verified)

@@ -1,0 +1,124 @@
+"""The paged index API: one screen of rows by sort, status and ``/`` filter straight from
+the SQLite index, the same rows the list shows for the same settings."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from foley_tui.store import SessionService, SessionStore
+from foley_tui.store.index_db import SORTS, STATUS_FILTERS
+
+from .helpers import candidate
+
+CAPTIONS = ["Door slam", "door creak", "Rain on roof", "", "Été 音 bell", "slam poetry", "ab"]
+
+
+def _store(data_dir: Path) -> SessionStore:
+    service = SessionService(data_dir)
+    sid = service.create()
+    store = service.get(sid)
+    cands = []
+    for i, caption in enumerate(CAPTIONS):
+        cand = candidate(f"id:{i}", caption=caption)
+        cand["sound"]["duration_s"] = None if i % 3 == 0 else float(10 - i)
+        cand["rrf_score"] = None if i == 2 else i / 10
+        cand["sound"]["tags"] = ["Tag" + str(i % 2)]
+        cands.append(cand)
+    store.cache_candidates(cands)
+    folder = data_dir / "sessions" / sid / "candidates"
+    for i, path in enumerate(sorted(folder.iterdir())):
+        os.utime(path, ns=(10**9 * (i + 1),) * 2)
+    store.add_pick("id:1", layer="music", onset=3.0)
+    store.add_pick("id:4", layer="voice")
+    store.add_reject("id:2", reason="no")
+    store.rows()  # writes the index
+    return SessionService(data_dir).get(sid)
+
+
+def _expected(store: SessionStore, sort: str, status: str, query: str) -> list[str]:
+    """What the list shows for these settings (the in-memory path the UI uses today)."""
+    rows = store.rows()
+    picks, rejects = store.picks(), store.rejects()
+    out = []
+    for row in rows:
+        state = (
+            "picked"
+            if row.sound_id in picks
+            else "rejected"
+            if row.sound_id in rejects
+            else "undecided"
+        )
+        if status != "all" and state != status:
+            continue
+        text = "\n".join((row.caption, " ".join(row.tags), row.sound_id, row.source)).lower()
+        if all(term in text for term in query.lower().split()):
+            out.append(row)
+    inf = float("inf")
+    order = {"voice": 0, "sfx_fg": 1, "ambience": 2, "stinger": 3, "music": 4}
+    keys = {
+        "rank": lambda r: (r.rank,),
+        "caption": lambda r: (r.caption.lower() or "\uffff", r.rank),
+        "duration": lambda r: (inf if r.duration_s is None else r.duration_s, r.rank),
+        "score": lambda r: (inf if r.score is None else -r.score, r.rank),
+        "layer": lambda r: (
+            order[picks[r.sound_id].layer]
+            if r.sound_id in picks and picks[r.sound_id].layer
+            else 9,
+            r.rank,
+        ),
+        "onset": lambda r: (
+            picks[r.sound_id].onset
+            if r.sound_id in picks and picks[r.sound_id].onset is not None
+            else inf,
+            r.rank,
+        ),
+    }
+    return [r.sound_id for r in sorted(out, key=keys[sort])]
+
+
+@pytest.mark.parametrize("sort", SORTS)
+@pytest.mark.parametrize("status", STATUS_FILTERS)
+@pytest.mark.parametrize("query", ["", "slam", "SLAM door", "a", "音", "é", "tag1 o", "zzz", '"x'])
+def test_page_matches_the_list(data_dir: Path, sort: str, status: str, query: str) -> None:
+    store = _store(data_dir)
+    expected = _expected(store, sort, status, query)
+    page = store.page(sort=sort, status=status, query=query, limit=100)
+    assert page is not None
+    assert [r.sound_id for r in page.rows] == expected and page.total == len(expected)
+
+
+def test_page_is_unverified_until_rows_checked_the_files(data_dir: Path) -> None:
+    store = _store(data_dir)
+    sid = store.session_id
+    fresh = SessionService(data_dir).get(sid)
+    first = fresh.page(limit=3)
+    assert first is not None and not first.verified and first.total == len(CAPTIONS)
+    assert [r.caption for r in first.rows] == CAPTIONS[:3]
+    fresh.rows()
+    again = fresh.page(offset=3, limit=3)
+    assert again is not None and again.verified and [r.rank for r in again.rows] == [3, 4, 5]
+
+
+def test_no_index_means_no_page(data_dir: Path) -> None:
+    service = SessionService(data_dir)
+    sid = service.create()
+    service.get(sid).cache_candidates([candidate("a")])
+    assert SessionService(data_dir).get(sid).page() is None  # rows() builds it first
+    assert SessionStore.in_memory().page() is None
+
+
+def test_a_damaged_search_index_is_no_page_and_rows_still_work(data_dir: Path) -> None:
+    import sqlite3
+
+    store = _store(data_dir)
+    path = data_dir / "sessions" / store.session_id / ".foley-tui" / "index.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM rows_fts_data")
+    db.commit()
+    db.close()
+    fresh = SessionService(data_dir).get(store.session_id)
+    assert fresh.page(query="slam") is None
+    assert len(fresh.rows()) == len(CAPTIONS)
