@@ -79,9 +79,9 @@ MAX_NESTING = 8
 EXPORT_FORMAT = "foley-tui-session"
 #: Largest export file we import (parsing takes about four times its size in memory).
 MAX_IMPORT_BYTES = 512 << 20
-#: Keys each export version may hold beyond version 1's (D: raw file bytes; G: the
-#: conversation and the usage counters, checked again in _validate_ledger).
-V2_KEYS = frozenset({"raw", "messages", "usage"})
+#: Keys only a version 2 export may hold (G's messages and usage are checked by
+#: _validate_ledger).
+V2_KEYS = frozenset({"raw"})
 EXPORT_KEYS = V2_KEYS | frozenset(
     {
         "format",
