@@ -4,10 +4,13 @@ the SQLite index, the same rows the list shows for the same settings."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from foley_tui.model import Row
 from foley_tui.store import SessionService, SessionStore
 from foley_tui.store.index_db import SORTS, STATUS_FILTERS
 
@@ -58,17 +61,17 @@ def _expected(store: SessionStore, sort: str, status: str, query: str) -> list[s
             out.append(row)
     inf = float("inf")
     order = {"voice": 0, "sfx_fg": 1, "ambience": 2, "stinger": 3, "music": 4}
-    keys = {
+
+    def layer_of(sound_id: str) -> int:
+        pick = picks.get(sound_id)
+        return order[pick.layer] if pick is not None and pick.layer else 9
+
+    keys: dict[str, Callable[[Row], tuple[Any, ...]]] = {
         "rank": lambda r: (r.rank,),
         "caption": lambda r: (r.caption.lower() or "\uffff", r.rank),
         "duration": lambda r: (inf if r.duration_s is None else r.duration_s, r.rank),
         "score": lambda r: (inf if r.score is None else -r.score, r.rank),
-        "layer": lambda r: (
-            order[picks[r.sound_id].layer]
-            if r.sound_id in picks and picks[r.sound_id].layer
-            else 9,
-            r.rank,
-        ),
+        "layer": lambda r: (layer_of(r.sound_id), r.rank),
         "onset": lambda r: (
             picks[r.sound_id].onset
             if r.sound_id in picks and picks[r.sound_id].onset is not None
