@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 from textual.app import App
@@ -82,6 +83,8 @@ class FoleyApp(App[None]):
         #: A narration given with ``open --narration`` for this run only (else the
         #: session's own, read by the scene model).
         self.narration: Narration | None = None
+        #: Where libraries' stderr goes during the run (None: not redirected).
+        self.stderr_log: Path | None = None
         self.keymap: dict[str, str] = dict(self.config.keymap)
         self.set_keymap(self.keymap)
 

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from foley_tui import __version__
+from foley_tui.terminal import escaping_streams
 
 # Modules that add verbs; each has ``register(subparsers, common)``.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -107,13 +108,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         args = parser.parse_args([*(argv if argv is not None else sys.argv[1:]), DEFAULT_VERB])
         func = args.func
-    try:
-        return int(func(args) or 0)
-    except CliError as exc:
-        print(f"foley-tui: error: {exc}", file=sys.stderr)
-        return exc.status
-    except KeyboardInterrupt:
-        return 130
+    # Everything a verb prints passes through escape_controls: an imported title or id
+    # must not retitle or clear the user's terminal. (The TUI draws on sys.__stderr__.)
+    with escaping_streams():
+        try:
+            return int(func(args) or 0)
+        except CliError as exc:
+            print(f"foley-tui: error: {exc}", file=sys.stderr)
+            return exc.status
+        except KeyboardInterrupt:
+            return 130
 
 
 if __name__ == "__main__":

@@ -95,6 +95,7 @@ def launch(
     """Run the app on ``session_id`` until the user quits (also used by other verbs)."""
     from foley_tui.app import FoleyApp
     from foley_tui.store import SessionService, SessionServiceError
+    from foley_tui.terminal import library_stderr_to_log
 
     config = load_app_config()
     service = SessionService(data)
@@ -103,12 +104,16 @@ def launch(
     except SessionServiceError as exc:
         raise CliError(str(exc)) from None
     player = make_app_player(device, no_audio)
-    app = FoleyApp(store, player, config, service, audio_notice=not no_audio)
-    app.narration = narration
-    try:
-        app.run()
-    finally:
-        app.cancel_forced_exit()  # the shutdown finished: no need to force it
+    # libmpg123/ALSA/PortAudio write to fd 2, the terminal the TUI paints: send fd 2 to
+    # a log for the run (app.stderr_log), Textual keeps a private copy of the terminal.
+    with library_stderr_to_log() as log:
+        app = FoleyApp(store, player, config, service, audio_notice=not no_audio)
+        app.narration = narration
+        app.stderr_log = log
+        try:
+            app.run()
+        finally:
+            app.cancel_forced_exit()  # the shutdown finished: no need to force it
     if app.left_because is not None:
         # Usually nobody reads this (the terminal is gone), but stdin at its end (< file)
         # or a SIGTERM from a script deserves a word; a dead terminal refuses the write.

@@ -64,18 +64,31 @@ def _row_values(data: Mapping[str, Any]) -> list[Any]:
     rate = _num(sound.get("sample_rate"))
     channels = _num(sound.get("channels"))
     return [
-        str(sound.get("caption") or ""),
+        _text(sound.get("caption")),
         _num(sound.get("duration_s")),
-        str(lic.get("source") or ""),
-        str(lic.get("license_id") or lic.get("license_name") or ""),
-        [str(t) for t in tags] if isinstance(tags, list) else [],
+        _text(lic.get("source")),
+        _text(lic.get("license_id") or lic.get("license_name")),
+        [_text(t) for t in tags] if isinstance(tags, list) else [],
         score,
         cost,
-        str(data.get("origin") or ""),
+        _text(data.get("origin")),
         int(rate) if rate else None,
         int(channels) if channels else None,
-        str(sound.get("format") or ""),
+        _text(sound.get("format")),
     ]
+
+
+def _text(value: object) -> str:
+    """A list column's text: lone surrogates (valid JSON escapes, but no UTF-8 can hold
+    them: the index, the terminal and an export would fail on them) become U+FFFD."""
+    text = str(value) if value else ""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+    return text
 
 
 def _count_names(ns: object) -> int:

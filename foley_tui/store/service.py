@@ -801,8 +801,11 @@ def _offence(where: str, message: str) -> SessionImportError:
     return SessionImportError(f"{where}: {message}")
 
 
-def _check_record(name: str, key: str, value: dict[str, Any]) -> None:
-    """The strict checks of one imported record (the first offence is raised)."""
+def _check_record(name: str, key: str, value: dict[str, Any], *, raw: bool = False) -> None:
+    """The strict checks of one imported record (the first offence is raised).
+
+    ``raw``: a file carried as its bytes because JSON cannot hold one of its values (a
+    NaN onset foley wrote): its onset may be any number, it is restored as it was."""
     where = f"{name}/{key}"
     if name == "candidates":
         if candidate_key(value) not in (None, key):
@@ -813,7 +816,9 @@ def _check_record(name: str, key: str, value: dict[str, Any]) -> None:
     if name == "picks":
         try:
             validate_layer(value.get("layer"))
-            validate_onset(value.get("onset"))
+            onset = value.get("onset")
+            if not (raw and isinstance(onset, float)):
+                validate_onset(onset)
         except ValidationError as exc:
             raise _offence(where, str(exc)) from None
     elif not isinstance(value.get("reason"), str | None):
@@ -865,7 +870,7 @@ def _check_raw(raw: object, plain: dict[str, dict[str, Any]]) -> dict[str, dict[
                 value = loads_object(data)
             except (binascii.Error, ValueError) as exc:
                 raise _offence(where, f"not a stored record ({exc})") from None
-            _check_record(name, key, value)
+            _check_record(name, key, value, raw=True)
             out.setdefault(name, {})[key] = data
     return out
 
