@@ -76,17 +76,24 @@ def make_app_player(device: str | None, no_audio: bool) -> DeferredPlayer:
 
 
 def launch(
-    session_id: str, *, data: Any = None, device: str | None = None, no_audio: bool = False
+    session_id: str,
+    *,
+    data: Any = None,
+    device: str | None = None,
+    no_audio: bool = False,
+    service: Any = None,
 ) -> int:
-    """Run the app on ``session_id`` until the user quits (also used by other verbs)."""
+    """Run the app on ``session_id`` until the user quits (also used by other verbs).
+    ``service``: the session service to use (a Redis one), else the file store on ``data``."""
     from foley_tui.app import FoleyApp
     from foley_tui.store import SessionService, SessionServiceError
 
     config = load_app_config()
-    service = SessionService(data)
+    if service is None:
+        service = SessionService(data)
     try:
         store = service.get(session_id)
-    except SessionServiceError as exc:
+    except (SessionServiceError, OSError) as exc:  # OSError: a store server unreachable
         raise CliError(str(exc)) from None
     player = make_app_player(device, no_audio)
     app = FoleyApp(store, player, config, service, audio_notice=not no_audio)
@@ -105,9 +112,15 @@ def run_open(args: argparse.Namespace) -> int:
     if ref is None:
         try:
             ref = service.most_recent()
-        except SessionServiceError as exc:
+        except (SessionServiceError, OSError) as exc:  # OSError: a store server unreachable
             raise CliError(str(exc)) from None
         if ref is None:
             raise CliError("no session yet: give SESSION, or run `foley-tui demo`")
     session_id = resolve_session(service, ref)
-    return launch(session_id, data=service.data_dir, device=args.device, no_audio=args.no_audio)
+    return launch(
+        session_id,
+        data=service.data_dir,
+        device=args.device,
+        no_audio=args.no_audio,
+        service=service,
+    )

@@ -17,6 +17,7 @@ from foley_tui.store.errors import (
     StoreProblem,
     StoreWriteError,
 )
+from foley_tui.store.factory import open_service, store_url
 from foley_tui.store.records import SCHEMA_VERSION, JournalEntry, SessionMeta
 from foley_tui.store.service import SessionInfo, SessionService
 from foley_tui.store.session import SessionStore
@@ -38,5 +39,7 @@ __all__ = [
     "decode_name",
     "dumps",
     "encode_key",
+    "open_service",
+    "store_url",
     "validate_session_id",
 ]
