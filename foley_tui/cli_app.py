@@ -91,17 +91,20 @@ def launch(
     device: str | None = None,
     no_audio: bool = False,
     narration: Narration | None = None,
+    service: Any = None,
 ) -> int:
-    """Run the app on ``session_id`` until the user quits (also used by other verbs)."""
+    """Run the app on ``session_id`` until the user quits (also used by other verbs).
+    ``service``: the session service to use (a Redis one), else the file store on ``data``."""
     from foley_tui.app import FoleyApp
     from foley_tui.store import SessionService, SessionServiceError
     from foley_tui.terminal import library_stderr_to_log
 
     config = load_app_config()
-    service = SessionService(data)
+    if service is None:
+        service = SessionService(data)
     try:
         store = service.get(session_id)
-    except SessionServiceError as exc:
+    except (SessionServiceError, OSError) as exc:  # OSError: a store server unreachable
         raise CliError(str(exc)) from None
     player = make_app_player(device, no_audio)
     # libmpg123/ALSA/PortAudio write to fd 2, the terminal the TUI paints: send fd 2 to
@@ -130,7 +133,7 @@ def run_open(args: argparse.Namespace) -> int:
     if ref is None:
         try:
             ref = service.most_recent()
-        except SessionServiceError as exc:
+        except (SessionServiceError, OSError) as exc:  # OSError: a store server unreachable
             raise CliError(str(exc)) from None
         if ref is None:
             raise CliError("no session yet: give SESSION, or run `foley-tui demo`")
@@ -140,6 +143,7 @@ def run_open(args: argparse.Namespace) -> int:
         data=service.data_dir,
         device=args.device,
         no_audio=args.no_audio,
+        service=service,
         narration=_narration_for_run(args),
     )
 

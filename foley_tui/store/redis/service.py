@@ -107,6 +107,16 @@ class RedisSessionService(SessionService):
         per_user = [keys.user(session_id, u.decode("utf-8", "replace")) for u in users]
         return [*keys.fixed(session_id), *per_user]
 
+    def export_session(self, session_id: str) -> dict[str, Any]:
+        """The file service's export, with every candidate read in one HSCAN pass."""
+        validate_session_id(session_id)
+        if not self._exists(session_id):
+            raise SessionNotFoundError(f"no session {session_id!r}")
+        store = self._open(session_id)
+        assert isinstance(store, RedisSessionStore)
+        with store.bulk_candidates():
+            return super().export_session(session_id)
+
     def delete(self, session_id: str) -> None:
         """Delete every key of that one session (and nothing else), atomically."""
         validate_session_id(session_id)
@@ -199,6 +209,11 @@ class RedisSessionService(SessionService):
         if mine:
             pipe.hset(keys.user(session_id, self.backend.user), mapping=mine)
             pipe.sadd(keys.users(session_id), self.backend.user)
+        stamp = base + len(cands) + 1
+        for name in ("picks", "rejects"):
+            if values.get(name):
+                pipe.hset(keys.stamps(session_id, name), mapping=dict.fromkeys(values[name], stamp))
+        pipe.hset(keys.nsver(session_id), mapping=dict.fromkeys(NAMESPACES, stamp))
         # Past every order score above, so later candidates sort after these.
         pipe.set(keys.version(session_id), base + len(cands) + 1)
         pipe.xadd(

@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -44,12 +44,14 @@ from foley_tui.store.records import (
     new_ulid,
     now_utc,
 )
+from foley_tui.store.redis.feed import ChangeFeed
 from foley_tui.store.redis.keys import CHANGES_MAXLEN
 from foley_tui.store.redis.namespace import RedisBackend, RedisHash, json_namespace, row_json
 from foley_tui.store.rows import _EMPTY_VALUES, _make_row
 from foley_tui.store.session import SessionStore
 
-# KEYS: picks, rejects, journal, seq, version, changes, sessions
+# KEYS: picks, rejects, journal, seq, version, changes, sessions, picks stamps,
+#       rejects stamps, nsver
 # ARGV: sound id, expected pick, expected reject ('' absent, 'v'..bytes present),
 #       new pick, new reject ('' delete, 'v'..bytes write), record (JSON, no seq),
 #       author, changes maxlen, session id
@@ -60,15 +62,23 @@ local function cur(key)
   return 'v' .. v
 end
 if cur(KEYS[1]) ~= ARGV[2] or cur(KEYS[2]) ~= ARGV[3] then return {0} end
-local function put(key, value)
-  if value == '' then redis.call('HDEL', key, ARGV[1])
-  else redis.call('HSET', key, ARGV[1], string.sub(value, 2)) end
+local v = redis.call('INCR', KEYS[5])
+local function put(key, stamps, ns, value)
+  if value == '' then
+    if redis.call('HDEL', key, ARGV[1]) == 1 then
+      redis.call('HDEL', stamps, ARGV[1])
+      redis.call('HSET', KEYS[10], ns, v)
+    end
+  else
+    redis.call('HSET', key, ARGV[1], string.sub(value, 2))
+    redis.call('HSET', stamps, ARGV[1], v)
+    redis.call('HSET', KEYS[10], ns, v)
+  end
 end
-put(KEYS[1], ARGV[4])
-put(KEYS[2], ARGV[5])
+put(KEYS[1], KEYS[8], 'picks', ARGV[4])
+put(KEYS[2], KEYS[9], 'rejects', ARGV[5])
 local seq = redis.call('INCR', KEYS[4])
 local id = redis.call('XADD', KEYS[3], '*', 'seq', seq, 'by', ARGV[7], 'rec', ARGV[6])
-local v = redis.call('INCR', KEYS[5])
 redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[8], '*',
   'ns', 'decision', 'key', ARGV[1], 'op', 'decide', 'by', ARGV[7], 'v', v, 'seq', seq)
 redis.call('SADD', KEYS[7], ARGV[9])
@@ -80,19 +90,6 @@ SHARED_META = ("schema_version", "title", "created", "updated", "origin")
 USER_META = ("cursor", "view", "opened")
 #: A decision whose sound keeps changing under it is retried this many times.
 CAS_ATTEMPTS = 50
-
-
-def describe_state(state: Mapping[str, Any]) -> str:
-    """``picked, stinger at 12.0`` / ``rejected (too loud)`` / ``undecided``."""
-    status = state.get("status")
-    if status == "picked":
-        parts = [str(state["layer"])] if state.get("layer") else []
-        if state.get("onset") is not None:
-            parts.append(f"at {state['onset']}")
-        return "picked" + (", " + " ".join(parts) if parts else "")
-    if status == "rejected":
-        return "rejected" + (f" ({state['reason']})" if state.get("reason") else "")
-    return "undecided"
 
 
 #: APPEND only when the log's length is ARGV[2] (-1: any); the new length, or -1.
@@ -121,6 +118,8 @@ class RedisState(StateBackend):
     def __init__(self, backend: RedisBackend, session_id: str) -> None:
         self.backend = backend
         self.session_id = session_id
+        #: Written on every message (several people share the session).
+        self.author = backend.user
         keys = backend.keys
         self.k_meta = keys.meta(session_id)
         self.k_user = keys.user(session_id, backend.user)
@@ -350,6 +349,7 @@ class RedisSessionStore(SessionStore):
             state=state,
         )
         self.redis_state = state
+        self._bulk: dict[str, bytes] | None = None
         keys = backend.keys
         self._decide_script = backend.client.register_script(DECIDE)
         self._decide_keys = [
@@ -360,6 +360,9 @@ class RedisSessionStore(SessionStore):
             keys.version(session_id),
             keys.changes(session_id),
             keys.sessions,
+            keys.stamps(session_id, "picks"),
+            keys.stamps(session_id, "rejects"),
+            keys.nsver(session_id),
         ]
 
     def __repr__(self) -> str:
@@ -472,6 +475,48 @@ class RedisSessionStore(SessionStore):
             ]
         return order, stored
 
+    def _read_all(
+        self, ns: MutableMapping[str, dict[str, Any]], name: str
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Every readable (key, dict) of a namespace in one HSCAN pass (not a read per
+        key); unreadable values are reported in :meth:`problems`, never fatal."""
+        raw = self.raw.get(name)
+        if raw is None:
+            return super()._read_all(ns, name)
+        out: list[tuple[str, dict[str, Any]]] = []
+        for key, value in raw.raw_items():
+            try:
+                out.append((key, loads_object(value)))
+            except DecodeError as exc:
+                self._note(StoreProblem(name, key, raw.key, str(exc)))
+                continue
+            self._clear_problem(name, key)
+        return sorted(out, key=lambda item: item[0])
+
+    def candidate(self, sound_id: str) -> dict[str, Any] | None:
+        if self._bulk is not None:  # an export in progress: read from the one HSCAN pass
+            raw = self._bulk.get(sound_id)
+            if raw is None:
+                return None
+            try:
+                return loads_object(raw)
+            except DecodeError as exc:
+                self._note(
+                    StoreProblem("candidates", sound_id, self.raw["candidates"].key, str(exc))
+                )
+                return None
+        return super().candidate(sound_id)
+
+    @contextlib.contextmanager
+    def bulk_candidates(self) -> Iterator[None]:
+        """Within: :meth:`candidate` answers from one HSCAN pass over every candidate
+        (an export reads them all; a round trip per candidate would cost seconds)."""
+        self._bulk = dict(self.raw["candidates"].raw_items())
+        try:
+            yield
+        finally:
+            self._bulk = None
+
     # ------------------------------------------------------------------ meta
     def last_write(self) -> datetime | None:
         """When the session last changed: the newest change event's time."""
@@ -487,11 +532,12 @@ class RedisSessionStore(SessionStore):
     # ------------------------------------------------------------------ decisions
     def _current(self, sound_id: str) -> tuple[str, str, Verdicts]:
         """(expected pick, expected reject, the records now): the expectations are the
-        stored bytes, compared by the script (compare-and-swap)."""
-        pick_raw, reject_raw = (
-            self.raw["picks"].get_many([sound_id])[0],
-            self.raw["rejects"].get_many([sound_id])[0],
-        )
+        stored bytes, compared by the script (compare-and-swap). One round trip."""
+        with self.backend.errors(f"could not read the decision on {sound_id!r}"):
+            pipe = self.backend.client.pipeline(transaction=False)
+            pipe.hget(self.raw["picks"].key, sound_id)
+            pipe.hget(self.raw["rejects"].key, sound_id)
+            pick_raw, reject_raw = pipe.execute()
         parsed: list[dict[str, Any] | None] = [None, None]
         clean = True
         for i, raw in enumerate((pick_raw, reject_raw)):
@@ -605,6 +651,11 @@ class RedisSessionStore(SessionStore):
         journal entry (so every process agrees the entry is out of the stack)."""
         return self.skip_redo() if redo else self.skip_undo()
 
+    # ------------------------------------------------------------------ live
+    def change_feed(self, *, block_ms: int = 1000, since: str = "$") -> ChangeFeed:
+        """A blocking feed of this session's changes (run its ``wait`` in a worker)."""
+        return ChangeFeed(self.backend, self.session_id, block_ms=block_ms, since=since)
+
     # ------------------------------------------------------------------ faults
     def ping(self) -> bool:
         """True when the server answers (the status line's "Redis down" check)."""
@@ -614,4 +665,4 @@ class RedisSessionStore(SessionStore):
             return False
 
 
-__all__ = ["RedisSessionStore", "RedisState", "UndoConflictError", "describe_state"]
+__all__ = ["RedisSessionStore", "RedisState", "UndoConflictError"]
