@@ -395,7 +395,9 @@ class DecisionsMixin(StoreReads):
             (self.picks_ns, "picks", before.pick, after.pick),
             (self.rejects_ns, "rejects", before.reject, after.reject),
         ):
-            if new is not None and (not before.clean or not _same(old, new)):
+            # An unreadable file reads as a bare record: it is only replaced when the
+            # decision changes that record, never rewritten as it (we could not parse it).
+            if new is not None and not _same(old, new):
                 ns[sound_id] = new
                 self._wrote(name, sound_id)
         for ns, name, old, new in (
@@ -424,7 +426,6 @@ class DecisionsMixin(StoreReads):
                 return None
             if (
                 kind == "do"
-                and before.clean
                 and _same(before.pick, after.pick)
                 and _same(before.reject, after.reject)
             ):
@@ -483,11 +484,7 @@ class DecisionsMixin(StoreReads):
                 after = change(before)
                 if after is None:
                     continue
-                same = (
-                    before.clean
-                    and _same(before.pick, after.pick)
-                    and _same(before.reject, after.reject)
-                )
+                same = _same(before.pick, after.pick) and _same(before.reject, after.reject)
                 if kind == "do" and same and planned:
                     continue  # an unchanged other sound is not part of the entry
                 planned.append((sid, before, after))
@@ -495,7 +492,6 @@ class DecisionsMixin(StoreReads):
             if first is None or (
                 kind == "do"
                 and len(planned) == 1
-                and first[1].clean
                 and _same(first[1].pick, first[2].pick)
                 and _same(first[1].reject, first[2].reject)
             ):

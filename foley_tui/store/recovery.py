@@ -35,6 +35,11 @@ STALE_TEMP_S = 600.0
 _STAGING = re.compile(r"^\.import-(\d+)-[0-9a-f]+$")
 _REPLACED = re.compile(r"^\.replaced-(\d+)-[0-9a-f]+-(.+)$")
 _TEMP = re.compile(r"^\..+\.[0-9a-f]{8}\.tmp$")
+# Earlier versions named them without the process or the session: only their age tells
+# they are abandoned (no import takes this long).
+_LEGACY_STAGING = re.compile(r"^\.import-[0-9a-f]{12}$")
+_LEGACY_REPLACED = re.compile(r"^\.replaced-[0-9a-f]{12}$")
+LEGACY_AGE_S = 3600.0
 
 
 def staging_name() -> str:
@@ -70,6 +75,9 @@ def recover(sessions_dir: Path) -> list[str]:
         return report
     for entry in entries:
         path = Path(entry.path)
+        if _LEGACY_STAGING.match(entry.name) or _LEGACY_REPLACED.match(entry.name):
+            report.extend(_legacy(path))
+            continue
         staging = _STAGING.match(entry.name)
         if staging and not _alive(int(staging.group(1))):
             if entry.is_dir(follow_symlinks=False):
@@ -100,6 +108,24 @@ def recover(sessions_dir: Path) -> list[str]:
             except OSError as exc:
                 report.append(f"could not recover {entry.name}: {exc.strerror or exc}")
     return report
+
+
+def _legacy(path: Path) -> list[str]:
+    """A leftover of an earlier version's import: a stale staging copy is removed; a
+    replaced session (which session is not in its name) goes to the trash, never away."""
+    try:
+        if time.time() - os.lstat(path).st_mtime < LEGACY_AGE_S:
+            return []
+        if path.name.startswith(".import-"):
+            shutil.rmtree(path, ignore_errors=True)
+            return [f"removed the staging folder of an interrupted import ({path.name})"]
+        where = move_to_trash(path)
+    except OSError as exc:
+        return [f"could not recover {path.name}: {exc.strerror or exc}"]
+    return [
+        f"moved a session replaced by an interrupted import of an earlier foley-tui "
+        f"version to the trash ({where}): restore it from there if it is missing"
+    ]
 
 
 def sweep_temps(folders: list[Path], *, older_than: float = STALE_TEMP_S) -> list[str]:

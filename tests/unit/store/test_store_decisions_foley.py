@@ -273,3 +273,21 @@ s.add_reject("glass", reason="clipped")
     assert target is not None and len(target.changes()) == 3
     code, _, _ = cli(capsys, "undo", session, "--force")
     assert code == 0 and files_of(root) == original
+
+
+def test_an_unreadable_file_is_only_replaced_by_a_decision_that_changes_it(
+    data_dir: Path, session: str
+) -> None:
+    root = data_dir / "sessions" / session
+    foley_do(data_dir, session, 's.add_reject("door", reason="thin")')
+    (root / "picks").mkdir(exist_ok=True)
+    torn = b'{"sound_id": "door", "layer": "sti'
+    (root / "picks" / "door.json").write_bytes(torn)  # foley mid-write, or damage
+    store = SessionService(data_dir).get(session)
+    assert store.status("door") is Status.CONFLICT
+    assert store.drop_reject("door") is not None  # only the reject goes
+    assert (root / "picks" / "door.json").read_bytes() == torn
+    assert store.update_pick("door") is None  # nothing to change: never rewritten as read
+    assert (root / "picks" / "door.json").read_bytes() == torn
+    store.update_pick("door", layer="stinger")  # the user's choice replaces it
+    assert json.loads((root / "picks" / "door.json").read_bytes())["layer"] == "stinger"

@@ -354,3 +354,23 @@ def test_an_open_store_follows_a_journal_replaced_by_an_import(data_dir: Path) -
     target = store.undo_target()
     assert target is not None and target.sound_id == "rain"
     assert not [p for p in store.problems() if p.key == "journal.jsonl"]
+
+
+def test_leftovers_of_earlier_versions_are_swept_or_trashed(data_dir: Path) -> None:
+    foley_session(data_dir)
+    sessions = data_dir / "sessions"
+    old = time.time() - 7200
+    staging = sessions / ".import-0123456789ab"  # earlier versions: no pid, no id
+    (staging / "picks").mkdir(parents=True)
+    replaced = sessions / ".replaced-ba9876543210"
+    (replaced / "picks").mkdir(parents=True)
+    (replaced / "picks" / "kept.json").write_text('{"sound_id": "kept"}')
+    young = sessions / ".import-aaaaaaaaaaaa"  # may be an import still running
+    young.mkdir()
+    for path in (staging, replaced):
+        os.utime(path, (old, old))
+    service = SessionService(data_dir)
+    assert len(service.recovered) == 2
+    assert not staging.exists() and not replaced.exists() and young.exists()
+    trashed = home_trash() / "files" / ".replaced-ba9876543210" / "picks" / "kept.json"
+    assert trashed.read_text() == '{"sound_id": "kept"}'  # never unlinked
