@@ -10,6 +10,8 @@ broken screen.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 from foley_tui.audio.base import Player
@@ -107,6 +109,11 @@ def launch(
         app.run()
     finally:
         app.cancel_forced_exit()  # the shutdown finished: no need to force it
+    if app.left_because is not None:
+        # Usually nobody reads this (the terminal is gone), but stdin at its end (< file)
+        # or a SIGTERM from a script deserves a word; a dead terminal refuses the write.
+        with contextlib.suppress(OSError, ValueError):
+            print(f"foley-tui: left: {app.left_because}", file=sys.stderr)
     return app.return_code or 0
 
 

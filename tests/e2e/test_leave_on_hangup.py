@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,19 @@ def _wait(condition: object, what: str, screen: object = None) -> None:
             shown = screen() if callable(screen) else ""
             raise AssertionError(f"timed out waiting for {what}; the screen was:\n{shown}")
         time.sleep(0.05)
+
+
+def settle(read: Callable[[], str | None]) -> str | None:
+    """What ``read()`` shows once it has stopped changing (three equal reads 0.3 s apart)."""
+    seen: list[str | None] = [read()]
+
+    def stable() -> bool:
+        time.sleep(0.3)
+        seen.append(read())
+        return len(seen) >= 3 and seen[-1] == seen[-2] == seen[-3]
+
+    _wait(stable, "the screen to settle")
+    return seen[-1]
 
 
 @pytest.mark.parametrize("how", ["kill-server", "sighup"])
@@ -80,7 +94,10 @@ def test_losing_the_terminal_under_make_saves_the_cursor_and_exits(
     )
     try:
         _wait(lambda: demo.DEMO_TITLE in screen() and shown_id(), "the demo list", screen)
-        first = shown_id()
+        # Loaded and settled: the start-up cursor (restored once the rows are in) is the
+        # one the keys move from.
+        _wait(lambda: "⧗" not in screen(), "the session to finish loading", screen)
+        first = settle(shown_id)
         make_pid = int(
             subprocess.run(
                 [*tmux, "display-message", "-p", "-t", "leave", "#{pane_pid}"],
@@ -93,18 +110,7 @@ def test_losing_the_terminal_under_make_saves_the_cursor_and_exits(
         assert len(apps) == 1, f"expected one foley-tui under make, found {apps}"
         subprocess.run([*tmux, "send-keys", "-t", "leave", "j", "j", "j"], check=True)
         _wait(lambda: shown_id() not in (None, first), "the cursor to move", screen)
-        # Let the third move land: the shown id stops changing.
-        settled: list[str | None] = [None]
-
-        def stable() -> bool:
-            now = shown_id()
-            same = now == settled[0]
-            settled[0] = now
-            time.sleep(0.3)
-            return same
-
-        _wait(stable, "the cursor to settle", screen)
-        where = settled[0]
+        where = settle(shown_id)
         app = apps[0]
         if how == "sighup":
             os.kill(app, signal.SIGHUP)
@@ -120,3 +126,32 @@ def test_losing_the_terminal_under_make_saves_the_cursor_and_exits(
     (info,) = service.list()
     assert service.get(info.session_id, touch=False).meta().cursor == where
     assert where != first
+
+
+def test_stdin_at_its_end_leaves_at_once(tmp_path: Path) -> None:
+    """No input can ever come (``< /dev/null``): the app leaves instead of spinning."""
+    tmux = _tmux()
+    home = tmp_path / "fresh-home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "FOLEY_DATA_DIR" and "XDG" not in k}
+    env.update(HOME=str(home), TERM="xterm-256color", LANG="C.UTF-8")
+    script = f"{FOLEY_TUI} demo < /dev/null; echo EXIT=$?; sleep 60"
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-s", "eof", "-x", "120", "-y", "30", "sh", "-c", script],
+        env=env,
+        check=True,
+        timeout=30,
+    )
+
+    def screen() -> str:
+        done = subprocess.run(
+            [*tmux, "capture-pane", "-p", "-t", "eof"], capture_output=True, text=True
+        )
+        return done.stdout
+
+    try:
+        _wait(lambda: "EXIT=" in screen(), "foley-tui to leave", screen)
+        shown = screen()
+        assert "EXIT=129" in shown and "foley-tui: left: end of input" in shown, shown
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=30)
