@@ -121,6 +121,10 @@ def test_a_nested_session_exports_and_imports(service: SessionService, tmp_path:
     assert other.import_session(doc) == "proj/scene1"
     assert [i.session_id for i in other.list()] == ["proj/scene1"]
     assert other.get("proj/scene1").picked_ids() == ["snd:proj/scene1"]
+    other.get("proj/scene1").add_pick("snd:extra", layer=None, onset=None)
+    assert other.import_session(doc, overwrite=True) == "proj/scene1"  # the nested one again
+    assert other.get("proj/scene1").picked_ids() == ["snd:proj/scene1"]
+    assert [i.session_id for i in other.list()] == ["proj/scene1"]
 
 
 def test_a_session_and_its_nested_session_coexist(data_dir: Path) -> None:
