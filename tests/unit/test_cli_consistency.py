@@ -34,7 +34,12 @@ def launched(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     calls: list[dict[str, Any]] = []
 
     def fake_launch(
-        session_id: str, *, data: Any = None, device: str | None = None, no_audio: bool = False
+        session_id: str,
+        *,
+        data: Any = None,
+        device: str | None = None,
+        no_audio: bool = False,
+        narration: object = None,
     ) -> int:
         calls.append(
             {"session": session_id, "data": Path(data), "device": device, "no_audio": no_audio}
