@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import cast
 
 from foley_tui.audio.base import AudioFormat, Player, PlayerState, PlayerStatus, Source
 from foley_tui.audio.deferred import STARTING_LABEL, DeferredPlayer
@@ -82,12 +81,13 @@ def test_a_scene_played_while_starting_starts_when_the_device_is_up() -> None:
 
     fake = FakePlayer()
     player, gate = gated(fake)
-    scene = cast(Scene, object())  # the deferred player only hands it on
+    scene = Scene(voices=[], label="empty scene")  # the deferred player only hands it on
     player.start()
     player.play(SOURCE)
     player.play_scene(scene, 2.0, 5.0)  # the latest request wins
     gate.set()
-    wait_until(lambda: fake.scene is scene, "the pending scene started")
+    wait_until(lambda: fake.state is PlayerState.PLAYING, "the pending scene started")
+    assert fake.scene is scene
     assert ("play_scene", (scene, 2.0, 5.0)) in fake.calls
     assert fake.played() == []
     player.close()
