@@ -86,7 +86,8 @@ def test_a_scene_played_while_starting_starts_when_the_device_is_up() -> None:
     player.play(SOURCE)
     player.play_scene(scene, 2.0, 5.0)  # the latest request wins
     gate.set()
-    wait_until(lambda: fake.scene is scene, "the pending scene started")
+    wait_until(lambda: fake.state is PlayerState.PLAYING, "the pending scene started")
+    assert fake.scene is scene
     assert ("play_scene", (scene, 2.0, 5.0)) in fake.calls
     assert fake.played() == []
     player.close()
