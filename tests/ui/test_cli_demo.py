@@ -68,7 +68,7 @@ def test_first_run_builds_the_demo_and_opens_it_in_the_app(
             async with self.run_test(size=(120, 30)) as pilot:
                 for _ in range(4):
                     await pilot.pause()
-                    await self.workers.wait_for_complete()
+                    await wait_workers(self)
                 screen = self.screen
                 assert isinstance(screen, AuditionScreen)
                 seen["session"] = self.store.session_id
