@@ -24,6 +24,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.timer import Timer
 
+from foley_tui import keymap
 from foley_tui.audio.base import Player
 from foley_tui.commands import AuditionCommands
 from foley_tui.config import Config
@@ -45,18 +46,7 @@ class FoleyApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "foley-tui"
     COMMANDS = App.COMMANDS | {AuditionCommands}
-    BINDINGS = [
-        # Works inside modals too: silence whatever is playing.
-        Binding(
-            "ctrl+s",
-            "stop_all",
-            "Stop audio",
-            id="stop-all",
-            tooltip="Stop all audio",
-            priority=True,
-            show=False,
-        ),
-    ]
+    BINDINGS = keymap.bindings("app")  # stop-all: works inside modals too
 
     def __init__(
         self,

@@ -45,27 +45,10 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.set_defaults(func=run_open)
 
 
-def keymap_ids() -> frozenset[str]:
-    """Every binding id a user may remap: the audition screen's, and those of the other
-    screens and modals (sessions, help, onset, reject reason)."""
-    from textual.binding import Binding
-
-    from foley_tui.screens import help, onset, reason, sessions, sessions_modals, timeline
-    from foley_tui.screens.audition import BINDING_IDS
-
-    ids = set(BINDING_IDS)
-    for module in (help, onset, reason, sessions, sessions_modals, timeline):
-        for obj in vars(module).values():
-            for binding in getattr(obj, "BINDINGS", None) or ():
-                if isinstance(binding, Binding) and binding.id:
-                    ids.add(binding.id)
-    return frozenset(ids)
-
-
 def load_app_config() -> Config:
     """The user's config, with keymap ids checked against the app's bindings."""
     try:
-        return load_config(known_ids=keymap_ids())
+        return load_config()
     except ConfigError as exc:
         raise CliError(str(exc)) from None
 

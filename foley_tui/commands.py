@@ -2,24 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 
-from foley_tui.screens.audition import BINDING_SECTIONS, AuditionScreen
+from foley_tui import keymap
+from foley_tui.screens.audition import AuditionScreen
+
+PALETTE_SCOPES = ("audition", "candidate-list")
+"""Whose actions the palette offers over the audition screen."""
 
 
-def _commands(screen: AuditionScreen) -> list[tuple[str, str, str]]:
-    """(title, help, action) for each action that applies right now."""
-    commands: list[tuple[str, str, str]] = []
+def _commands(screen: AuditionScreen) -> list[tuple[str, str, Callable[[], object]]]:
+    """(title, help, run) for each action that applies right now, from the registry."""
+    commands: list[tuple[str, str, Callable[[], object]]] = []
     seen: set[str] = set()
-    for section, bindings in BINDING_SECTIONS:
-        for binding in bindings:
-            name = binding.action.partition("(")[0]
-            if binding.action in seen or screen.check_action(name, ()) is not True:
-                continue
-            seen.add(binding.action)
-            commands.append((f"{section}: {binding.description}", binding.tooltip, binding.action))
+    for spec in keymap.KEYS:
+        if spec.scope not in PALETTE_SCOPES or spec.action in seen:
+            continue
+        name = spec.action.partition("(")[0]
+        target = screen if spec.scope == "audition" else screen.candidate_list
+        if spec.scope == "audition" and screen.check_action(name, ()) is not True:
+            continue
+        seen.add(spec.action)
+        run = partial(target.run_action, spec.action)
+        commands.append((f"{spec.section}: {spec.description}", spec.tooltip, run))
     return commands
 
 
@@ -39,20 +47,15 @@ class AuditionCommands(Provider):
         screen = self._screen()
         if screen is None:
             return
-        for title, help_text, action in _commands(screen):
-            yield DiscoveryHit(title, partial(screen.run_action, action), help=help_text)
+        for title, help_text, run in _commands(screen):
+            yield DiscoveryHit(title, run, help=help_text)
 
     async def search(self, query: str) -> Hits:
         screen = self._screen()
         if screen is None:
             return
         matcher = self.matcher(query)
-        for title, help_text, action in _commands(screen):
+        for title, help_text, run in _commands(screen):
             score = matcher.match(title)
             if score > 0:
-                yield Hit(
-                    score,
-                    matcher.highlight(title),
-                    partial(screen.run_action, action),
-                    help=help_text,
-                )
+                yield Hit(score, matcher.highlight(title), run, help=help_text)

@@ -16,20 +16,22 @@
     allow_network = false
     poll_interval_s = 0.5
 
-Headless (no textual import): the app validates keymap ids against its own bindings by
-passing ``known_ids``. Every problem raises :class:`ConfigError` naming the file and the
+Headless (no textual import). The keymap is checked against the one registry
+(:mod:`foley_tui.keymap`): an unknown binding id, a key name Textual never reports
+(``Ctrl+X`` for ``ctrl+x``) and a key bound to two actions live at the same time are each
+refused with one line. Every problem raises :class:`ConfigError` naming the file and the
 offending entry, so a typo never turns into a traceback or a silently ignored key.
 """
 
 from __future__ import annotations
 
-import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from foley_tui.keymap import check_keymap
 from foley_tui.paths import config_file
 
 
@@ -67,27 +69,6 @@ class Config:
     path: Path | None = None
 
 
-# A key is a Textual key name: letters, digits, punctuation names, optional modifiers.
-_KEY = re.compile(
-    r"^(?:(?:ctrl|shift|alt|meta|super|hyper)\+)*"
-    r"[A-Za-z0-9_+\-\[\]{}/?.,;:'\"<>!@#$%^&*()=~`|\\]+$"
-)
-
-
-def _check_keys(path: Path, binding_id: str, value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(
-            f'{path}: [keymap] {binding_id}: expected a key string like "p" or '
-            f'"ctrl+r" (several separated by commas), got {value!r}'
-        )
-    keys = [key.strip() for key in value.split(",")]
-    for key in keys:
-        dangling = key.endswith("+") and key != "+"  # "ctrl+" names no key
-        if not key or dangling or not _KEY.match(key):
-            raise ConfigError(f"{path}: [keymap] {binding_id}: {key!r} is not a key name")
-    return ",".join(keys)
-
-
 def _check_setting(path: Path, name: str, value: object, default: object) -> object:
     expected: type | tuple[type, ...]
     if isinstance(default, bool):
@@ -115,10 +96,8 @@ def _check_setting(path: Path, name: str, value: object, default: object) -> obj
     return value
 
 
-def parse_config(
-    data: Mapping[str, Any], path: Path, known_ids: Iterable[str] | None = None
-) -> Config:
-    """Validate a parsed TOML document; ``known_ids`` are the binding ids that exist."""
+def parse_config(data: Mapping[str, Any], path: Path) -> Config:
+    """Validate a parsed TOML document."""
     unknown_tables = sorted(set(data) - {"keymap", "settings"})
     if unknown_tables:
         raise ConfigError(
@@ -128,15 +107,13 @@ def parse_config(
     raw_keymap = data.get("keymap", {})
     if not isinstance(raw_keymap, Mapping):
         raise ConfigError(f'{path}: [keymap] must be a table of binding-id = "key"')
-    known = set(known_ids) if known_ids is not None else None
-    keymap: dict[str, str] = {}
-    for binding_id, value in raw_keymap.items():
-        if known is not None and binding_id not in known:
-            raise ConfigError(
-                f"{path}: [keymap] {binding_id}: no such binding id "
-                f"(known: {', '.join(sorted(known))})"
-            )
-        keymap[binding_id] = _check_keys(path, binding_id, value)
+    problems = check_keymap(raw_keymap)
+    if problems:
+        raise ConfigError("\n".join(f"{path}: [keymap] {problem}" for problem in problems))
+    keymap = {
+        binding_id: ",".join(key.strip() for key in str(value).split(","))
+        for binding_id, value in raw_keymap.items()
+    }
     raw_settings = data.get("settings", {})
     if not isinstance(raw_settings, Mapping):
         raise ConfigError(f"{path}: [settings] must be a table")
@@ -151,7 +128,7 @@ def parse_config(
     return Config(keymap=keymap, settings=Settings(**values), path=path)
 
 
-def load_config(path: Path | None = None, known_ids: Iterable[str] | None = None) -> Config:
+def load_config(path: Path | None = None) -> Config:
     """Read the config file (default :func:`config_file`); a missing file means defaults."""
     path = path or config_file()
     try:
@@ -166,4 +143,4 @@ def load_config(path: Path | None = None, known_ids: Iterable[str] | None = None
         raise ConfigError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    return parse_config(data, path, known_ids)
+    return parse_config(data, path)

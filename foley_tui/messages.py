@@ -8,11 +8,12 @@ positions or progress ticks collapses to the latest one.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 
 from textual.message import Message
 
 from foley_tui.audio.base import PlayerStatus, Source, Unplayable
+from foley_tui.audition.change import Outside
 from foley_tui.model import Pick, Reject, Row
 
 
@@ -75,25 +76,12 @@ class RowsLoaded(Message):
         """The screen's decision counter when the decisions were read."""
 
 
-class StoreChanged(Message):
-    """Another process (or we) wrote to the session; ``rows`` is None when unchanged."""
+class OutsideChanged(Message):
+    """A poll found files another process (foley's agent) changed; the model merges it."""
 
-    def __init__(
-        self,
-        token: Hashable,
-        generation: int,
-        rows: list[Row] | None,
-        picks: dict[str, Pick],
-        rejects: dict[str, Reject],
-        problems: list[str],
-    ) -> None:
+    def __init__(self, outside: Outside) -> None:
         super().__init__()
-        self.token = token
-        self.generation = generation
-        self.rows = rows
-        self.picks = picks
-        self.rejects = rejects
-        self.problems = problems
+        self.outside = outside
 
 
 class PeaksReady(Message):

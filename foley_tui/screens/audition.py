@@ -1,91 +1,138 @@
 """AuditionScreen: move through candidates, hear them, decide, place; all persisted.
 
-The screen owns the session state (a :class:`Listing`: rows, decisions, view) and the
-store; widgets only render it. A decision goes to the store first and only then changes
-the row, so what is on screen is always what is on disk. Slow IO (listing and indexing the
-session, polling for other writers, waveform peaks, prefetching) runs in thread workers
-that post messages; the main thread applies them.
+One class that composes its parts instead of inheriting them:
 
-The screen is put together from parts, each in its own module:
-
-- :mod:`~foley_tui.screens.audition_bindings`: every key, with ids and tooltips;
-- :mod:`~foley_tui.screens.audition_base`: state, status line, undo availability;
-- :mod:`~foley_tui.screens.audition_loading`: the load and poll workers;
-- :mod:`~foley_tui.screens.audition_details`: details, sources, waveform, prefetch;
-- :mod:`~foley_tui.screens.audition_preview`: the player's state and preview actions;
-- :mod:`~foley_tui.screens.audition_decide`: decide and place actions;
-- this module: layout, mounting, moving, the view (filter, status filter, sort), help.
+- :class:`~foley_tui.audition.model.AuditionModel` (headless) decides what a key means:
+  listing, decisions, view, cursor, undo, auto-advance, outside changes. Each intent
+  returns a :class:`~foley_tui.audition.change.Change`, applied in :meth:`apply` only;
+- :class:`~foley_tui.screens.audition_loader.SessionLoader` loads and polls in workers;
+- :class:`~foley_tui.screens.audition_preview.Previewer` plays, shows details and the
+  waveform, and prefetches;
+- the widgets own their keys (the list its cursor, the filter box its Esc); every key is
+  in :mod:`foley_tui.keymap`.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
-from foley_tui.screens.audition_bindings import (
-    _NEEDS_ROW,
-    ALL_BINDINGS,
-    BINDING_IDS,
-    BINDING_SECTIONS,
+from foley_tui import keymap
+from foley_tui.audio.base import Player
+from foley_tui.audition.change import Change
+from foley_tui.audition.listing import Listing, ViewSettings
+from foley_tui.audition.model import AuditionModel
+from foley_tui.config import Settings
+from foley_tui.messages import (
+    IdsListed,
+    LoadProgress,
+    OutsideChanged,
+    PeaksReady,
+    PlayerStateChanged,
+    PlayheadMoved,
+    RowsLoaded,
+    RowsParsed,
+    SourceResolved,
 )
-from foley_tui.screens.audition_decide import DecisionActions
-from foley_tui.screens.audition_loading import SessionLoading
-from foley_tui.screens.audition_preview import VOLUME_RANGE_DB, VOLUME_STEP_DB
+from foley_tui.screens.audition_loader import SessionLoader
+from foley_tui.screens.audition_preview import Previewer
 from foley_tui.screens.help import HelpEntry, HelpScreen
+from foley_tui.screens.onset import OnsetChoice, OnsetScreen
+from foley_tui.screens.reason import RejectReasonScreen
 from foley_tui.screens.scene_actions import open_timeline, play_in_context
+from foley_tui.store import SessionStore
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
-from foley_tui.widgets.listing import SORTS, STATUS_FILTERS, ViewSettings
-from foley_tui.widgets.status_line import StatusLine
+from foley_tui.widgets.status_line import StatusInfo, StatusLine
 from foley_tui.widgets.waveform import Waveform
 
-__all__ = [
-    "ALL_BINDINGS",
-    "BINDING_IDS",
-    "BINDING_SECTIONS",
-    "VOLUME_RANGE_DB",
-    "VOLUME_STEP_DB",
-    "AuditionScreen",
-    "FilterInput",
-]
+__all__ = ["AuditionScreen", "FilterInput"]
+
+NEEDS_ROW = frozenset(
+    {
+        "play_stop",
+        "play_start",
+        "pick",
+        "reject",
+        "reject_reason",
+        "clear",
+        "set_layer",
+        "edit_onset",
+        "nudge_onset",
+        "in_context",
+    }
+)
+"""Actions that need a highlighted candidate."""
 
 
 class FilterInput(Input):
     """The ``/`` filter box: Enter keeps the filter, Escape clears it."""
 
-    BINDINGS = [
-        Binding(
-            "escape",
-            "clear_filter",
-            "Clear filter",
-            id="filter-clear",
-            tooltip="Clear the filter and return to the list",
-        ),
-    ]
+    BINDINGS = keymap.bindings("filter")
 
     def action_clear_filter(self) -> None:
         self.value = ""
         self.screen.query_one(CandidateList).focus()
 
 
-class AuditionScreen(SessionLoading, DecisionActions):
+class AuditionScreen(Screen[None]):
     """The main screen of a session."""
 
-    BINDINGS = list(ALL_BINDINGS)
+    BINDINGS = keymap.bindings("audition")
 
-    # -- layout ------------------------------------------------------------------------
+    def __init__(self, store: SessionStore, player: Player, settings: Settings) -> None:
+        super().__init__()
+        self.store = store
+        self.player = player
+        self.settings = settings
+        self.model = AuditionModel(store, settings)
+        self.loader = SessionLoader(self, self.model)
+        self.previewer = Previewer(self, self.model, player)
+        # Textual sets ``-narrow`` / ``-wide`` on the screen from the terminal width; the
+        # details pane hides when narrow (app.tcss).
+        self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (settings.details_min_width, "-wide")]
+        self._binding_state: tuple[bool, ...] = ()
+        self._problems_seen: set[str] = set()
+
+    # -- state the tests and the app read ---------------------------------------------
+    @property
+    def listing(self) -> Listing:
+        return self.model.listing
+
+    @property
+    def view_settings(self) -> ViewSettings:
+        return self.model.view
+
+    @property
+    def candidate_list(self) -> CandidateList:
+        return self.query_one(CandidateList)
+
+    @property
+    def current_id(self) -> str | None:
+        return self.candidate_list.highlighted if self.is_mounted else None
+
+    @property
+    def _loaded(self) -> bool:
+        return self.model.loaded
+
+    @property
+    def _details_pending(self) -> bool:
+        return self.previewer.details_pending
+
+    # -- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         with Vertical(id="main"):
             with Horizontal(id="body"):
-                yield CandidateList(self.listing, id="list")
+                yield CandidateList(self.model.listing, id="list")
                 with VerticalScroll(id="details-pane"):
                     yield Details(id="details")
             yield Waveform(id="waveform")
@@ -94,109 +141,248 @@ class AuditionScreen(SessionLoading, DecisionActions):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        try:
-            meta = self.store.meta()
-        except Exception as exc:  # a torn metadata file must not stop the session opening
-            self.notify(f"Session settings unreadable: {exc}", severity="warning")
-        else:
-            self.session_title = meta.title or self.store.session_id
-            self._restore_cursor = meta.cursor
-            self.view_settings = ViewSettings.from_dict(meta.view, self.view_settings)
-        try:
-            self.store.mark_opened()  # makes this the session `foley-tui` resumes
-        except OSError as exc:
-            self.notify(f"Could not record the session as opened: {exc}", severity="warning")
+        change = self.model.open()
         filter_input = self.query_one(FilterInput)
-        filter_input.value = self.view_settings.query
-        filter_input.display = bool(self.view_settings.query)
-        self.player.set_loop(self.view_settings.loop)
-        self.player.set_volume_db(self.view_settings.volume_db)
-        self.player.set_loudness_match(self.view_settings.loudness_match)
-        self.player.set_state_callback(self._on_player_state)
-        self._check_audio()
+        filter_input.value = self.model.view.query
+        filter_input.display = bool(self.model.view.query)
+        self.previewer.mount()
         self.candidate_list.focus()
-        self._refresh_undo()
-        self._update_status()
         self.query_one(Waveform).clear("")
-        # Runs only while something plays (an idle app should cost no CPU).
-        self._playhead_timer = self.set_interval(1 / 20, self._tick_playhead, pause=True)
-        self._load()
+        self.apply(change)
+        self.loader.start()
 
     def on_unmount(self) -> None:
-        self.player.set_state_callback(None)
+        self.previewer.unmount()
 
-    # -- highlight ------------------------------------------------------------------
+    # -- the one place a Change reaches the widgets ------------------------------------
+    def apply(self, change: Change) -> None:
+        cl = self.candidate_list
+        if change.candidates:
+            self.previewer.forget()
+        if change.view:
+            cl.refresh_data(keep=change.cursor)
+        elif change.data:
+            cl.refresh_rows()
+        else:
+            for sound_id in change.rows:
+                cl.refresh_row(sound_id)
+        if change.cursor is not None and not change.view:
+            cl.move_to_id(change.cursor)
+        if change.player:
+            self.previewer.sync_settings()
+        if change.status:
+            self.update_status()
+        if change.details:
+            self.previewer.show_details()
+        self._bindings_changed()
+        for notice in change.notices:
+            self.notify(notice, timeout=3)
+        if change.error:
+            self.notify(change.error, title="Store", severity="error", timeout=8)
+        if change.problems:
+            self._report_problems(change.problems)
+        if change.play is not None and change.play == self.current_id:
+            self.previewer.play(change.play)
+
+    def _do(self, intent: Callable[[], Change]) -> None:
+        """Run a model intent on the row under the list's cursor now, then apply it."""
+        cl = self.candidate_list
+        self.model.sync_cursor(cl.highlighted, cl.cursor)
+        self.apply(intent())
+
+    def update_status(self) -> None:
+        if not self.is_mounted:
+            return
+        model = self.model
+        picked, rejected, undecided, total = model.listing.counts()
+        player = self.player
+        available = player.available
+        if player.starting:
+            device, available = "audio starting…", True
+        elif available:
+            device = player.device_name
+        else:
+            device = player.unavailable_reason or "no output device"
+        self.query_one(StatusLine).show(
+            StatusInfo(
+                title=model.title,
+                picked=picked,
+                rejected=rejected,
+                undecided=undecided,
+                total=total,
+                cost_usd=model.listing.picks_cost(),
+                device=device,
+                audio_ok=available,
+                loading=model.loading,
+                view=" · ".join(model.toggles()),
+            )
+        )
+
+    def _bindings_changed(self) -> None:
+        """Refresh the footer only when what ``check_action`` depends on changed: a footer
+        refresh rebuilds its keys, too costly to do on every cursor move."""
+        state = (
+            self.current_id is not None,
+            self.model.can_undo,
+            self.model.can_redo,
+            self.previewer.has_source,
+        )
+        if state != self._binding_state:
+            self._binding_state = state
+            self.refresh_bindings()
+
+    def _report_problems(self, problems: tuple[str, ...]) -> None:
+        new = [p for p in dict.fromkeys(problems) if p not in self._problems_seen]
+        self._problems_seen.update(new)
+        if new:
+            shown = "\n".join(new[:5]) + (f"\n… and {len(new) - 5} more" if len(new) > 5 else "")
+            title = f"{len(new)} unreadable entr{'y' if len(new) == 1 else 'ies'}"
+            self.notify(shown, title=title, severity="warning", timeout=10)
+
+    # -- messages from workers, the list and the player --------------------------------
+    def on_ids_listed(self, message: IdsListed) -> None:
+        self.apply(self.model.listed(message.ids, message.picks, message.rejects, message.rows))
+        self.call_after_refresh(self.loader.painted.set)
+
+    def on_load_progress(self, message: LoadProgress) -> None:
+        self.apply(self.model.progress(message.done, message.total))
+
+    def on_rows_parsed(self, message: RowsParsed) -> None:
+        self.apply(self.model.rows_parsed(message.rows))
+
+    def on_rows_loaded(self, message: RowsLoaded) -> None:
+        m = message
+        self.apply(self.model.loaded_rows(m.rows, m.picks, m.rejects, m.problems, m.generation))
+        self.loader.loaded()
+
+    def on_outside_changed(self, message: OutsideChanged) -> None:
+        self.apply(self.model.apply_outside(message.outside))
+
     @on(CandidateList.Highlighted)
     def _highlighted(self, event: CandidateList.Highlighted) -> None:
-        if event.sound_id is not None:
-            try:
-                self.store.set_cursor(event.sound_id)
-            except OSError as exc:
-                self.notify(f"Cursor not saved: {exc}", severity="error")
-        self._schedule_details()
+        self.apply(self.model.highlight(event.sound_id, event.index, by_user=event.by_user))
+        self.previewer.schedule_details()
+
+    def on_player_state_changed(self, message: PlayerStateChanged) -> None:
+        self.previewer.player_state_changed(message.status)
         self._bindings_changed()
 
-    # -- actions: checks ------------------------------------------------------------
+    def on_playhead_moved(self, message: PlayheadMoved) -> None:
+        self.previewer.playhead_moved(message.position_s, message.duration_s)
+
+    def on_source_resolved(self, message: SourceResolved) -> None:
+        self.previewer.source_resolved(message.sound_id, message.source)
+
+    def on_peaks_ready(self, message: PeaksReady) -> None:
+        self.previewer.peaks_ready(message)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one place worker failures become visible."""
+        if event.state is WorkerState.ERROR:
+            worker = event.worker
+            self.notify(f"{worker.name} failed: {worker.error}", severity="error", timeout=8)
+            if worker.group == "load":
+                self.model.loading = "load failed"
+                self.update_status()
+
+    # -- actions ----------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in _NEEDS_ROW and self.current_id is None:
+        if action in NEEDS_ROW and self.current_id is None:
             return False
         if action == "undo":
-            return True if self._can_undo else None
+            return True if self.model.can_undo else None
         if action == "redo":
-            return True if self._can_redo else None
+            return True if self.model.can_redo else None
         if action == "seek":
-            return True if self.player.status().source is not None else None
+            return True if self.previewer.has_source else None
         if action == "sessions":
             return _sessions_available() and getattr(self.app, "service", None) is not None
         return True
 
-    # -- actions: scene (foley_tui/screens/scene_actions.py) -------------------------
     def action_timeline(self) -> None:
         open_timeline(self)
 
     def action_in_context(self) -> None:
         play_in_context(self)
 
-    # -- actions: move --------------------------------------------------------------
-    def _moved(self, before: str | None) -> None:
-        self._user_moved = True
-        self._last_toggle = None  # another key came in between: not a held key
-        after = self.current_id
-        if after is not None and after != before and self.view_settings.autoplay:
-            self._play(after)
-
-    def action_move(self, delta: int) -> None:
-        before = self.current_id
-        self.candidate_list.move_by(delta)
-        self._moved(before)
-
-    def action_page(self, direction: int) -> None:
-        before = self.current_id
-        self.candidate_list.move_by(direction * self.candidate_list.page)
-        self._moved(before)
-
-    def action_first(self) -> None:
-        before = self.current_id
-        self.candidate_list.move_to(0)
-        self._moved(before)
-
-    def action_last(self) -> None:
-        before = self.current_id
-        self.candidate_list.move_to(len(self.listing.view) - 1)
-        self._moved(before)
+    def set_volume_db(self, volume_db: float) -> None:
+        """The preview volume, set from another screen (the timeline)."""
+        self._do(lambda: self.model.set_volume(volume_db))
 
     def action_next_undecided(self) -> None:
-        before = self.current_id
-        target = self.listing.next_undecided(self.candidate_list.cursor)
-        if target is None:
-            target = self.listing.next_undecided(-1)
-        if target is None:
-            self.notify("No undecided candidate left in this view.", timeout=3)
-            return
-        self.candidate_list.move_to(target)
-        self._moved(before)
+        self._do(self.model.next_undecided)
 
-    # -- actions: view --------------------------------------------------------------
+    def action_play_stop(self) -> None:
+        if (sound_id := self.current_id) is not None:
+            self.previewer.play_stop(sound_id)
+
+    def action_play_start(self) -> None:
+        if (sound_id := self.current_id) is not None:
+            self.previewer.play(sound_id, 0.0)
+
+    def action_stop(self) -> None:
+        self.player.stop()
+
+    def action_seek(self, seconds: float) -> None:
+        self.player.seek(float(seconds), relative=True)
+
+    def action_toggle_autoplay(self) -> None:
+        self._do(self.model.toggle_autoplay)
+
+    def action_toggle_loop(self) -> None:
+        self._do(self.model.toggle_loop)
+
+    def action_volume(self, direction: int) -> None:
+        self._do(lambda: self.model.step_volume(direction))
+
+    def action_toggle_loudness(self) -> None:
+        self._do(self.model.toggle_loudness)
+
+    def action_pick(self) -> None:
+        self._do(self.model.pick)
+
+    def action_reject(self) -> None:
+        self._do(self.model.reject)
+
+    def action_reject_reason(self) -> None:
+        sound_id = self.current_id
+        if sound_id is None:
+            return
+
+        def done(reason: str | None) -> None:
+            if reason is not None:
+                self._do(lambda: self.model.reject_with(sound_id, reason))
+
+        self.app.push_screen(RejectReasonScreen(self.model.caption(sound_id)), done)
+
+    def action_clear(self) -> None:
+        self._do(self.model.clear)
+
+    def action_undo(self) -> None:
+        self._do(self.model.undo)
+
+    def action_redo(self) -> None:
+        self._do(self.model.redo)
+
+    def action_set_layer(self, layer: str) -> None:
+        self._do(lambda: self.model.set_layer(layer))
+
+    def action_edit_onset(self) -> None:
+        sound_id = self.current_id
+        if sound_id is None:
+            return
+        pick = self.model.listing.decisions.picks.get(sound_id)
+
+        def done(choice: OnsetChoice | None) -> None:
+            if choice is not None:
+                self._do(lambda: self.model.set_onset(sound_id, choice.onset))
+
+        caption = self.model.caption(sound_id)
+        self.app.push_screen(OnsetScreen(caption, pick.onset if pick else None), done)
+
+    def action_nudge_onset(self, delta: float) -> None:
+        self._do(lambda: self.model.nudge(delta))
+
     def action_filter(self) -> None:
         filter_input = self.query_one(FilterInput)
         filter_input.display = True
@@ -204,11 +390,7 @@ class AuditionScreen(SessionLoading, DecisionActions):
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        if event.value == self.view_settings.query:
-            return
-        self.view_settings.query = event.value
-        self._reapply(keep=self.current_id)
-        self._save_view()
+        self._do(lambda: self.model.set_query(event.value))
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
@@ -220,17 +402,10 @@ class AuditionScreen(SessionLoading, DecisionActions):
             filter_input.display = False
 
     def action_cycle_status(self) -> None:
-        vs = self.view_settings
-        vs.status_filter = STATUS_FILTERS[(STATUS_FILTERS.index(vs.status_filter) + 1) % 4]
-        self._reapply(keep=self.current_id)
-        self._save_view()
+        self._do(self.model.cycle_status)
 
     def action_cycle_sort(self) -> None:
-        vs = self.view_settings
-        vs.sort = SORTS[(SORTS.index(vs.sort) + 1) % len(SORTS)]
-        self._reapply(keep=self.current_id)
-        self.notify(f"Sort: {vs.sort}", timeout=2)
-        self._save_view()
+        self._do(self.model.cycle_sort)
 
     def action_sessions(self) -> None:
         open_sessions = getattr(self.app, "open_sessions", None)
@@ -238,19 +413,16 @@ class AuditionScreen(SessionLoading, DecisionActions):
             open_sessions()
 
     def help_entries(self) -> list[HelpEntry]:
-        keymap: Mapping[str, str] = getattr(self.app, "keymap", {})
+        """Every binding of the app (this screen's, its widgets', the others'), with the
+        user's remapping."""
+        remapped: Mapping[str, str] = getattr(self.app, "keymap", {})
         entries = []
-        for section, bindings in BINDING_SECTIONS:
-            for binding in bindings:
-                keys = keymap.get(binding.id or "", binding.key)
-                shown = ", ".join(
-                    self.app.get_key_display(Binding(k.strip(), "")) for k in keys.split(",")
-                )
-                entries.append(
-                    HelpEntry(
-                        section, shown, binding.description, binding.tooltip, binding.id or ""
-                    )
-                )
+        for spec in keymap.KEYS:
+            keys = remapped.get(spec.id, spec.keys)
+            shown = ", ".join(
+                self.app.get_key_display(Binding(k.strip(), "")) for k in keys.split(",")
+            )
+            entries.append(HelpEntry(spec.section, shown, spec.description, spec.tooltip, spec.id))
         return entries
 
     def action_help(self) -> None:
@@ -262,22 +434,9 @@ class AuditionScreen(SessionLoading, DecisionActions):
 
     def save_position(self) -> None:
         """Put the cursor on disk now (writes may be coalesced by the store)."""
-        try:
-            if self.current_id is not None:
-                self.store.set_cursor(self.current_id)
-            self.store.flush()
-        except OSError as exc:
-            self.notify(f"Cursor not saved: {exc}", severity="error")
-
-    # -- errors ---------------------------------------------------------------------
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """The one place worker failures become visible."""
-        if event.state is WorkerState.ERROR:
-            worker = event.worker
-            self.notify(f"{worker.name} failed: {worker.error}", severity="error", timeout=8)
-            if worker.group == "load":
-                self._loading = "load failed"
-                self._update_status()
+        error = self.model.save_position()
+        if error is not None:
+            self.notify(error, severity="error")
 
 
 def _sessions_available() -> bool:

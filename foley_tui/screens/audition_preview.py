@@ -1,111 +1,326 @@
-"""Hearing candidates: the player's state on screen (playhead, errors) and the preview
-actions (play/stop, seek, autoplay, loop, volume, loudness match)."""
+"""Previewer: hearing and seeing the highlighted candidate, for the audition screen.
+
+A plain object the screen composes (not a base class): it owns the player's state on
+screen (playhead, errors, the one "no audio" notice), the candidate dicts and resolved
+sources it caches, the details pane and waveform of the highlighted row, and the
+prefetch that warms the player for the next key. Its IO (remote fetch, waveform peaks,
+prefetch) runs in exclusive thread workers started on the screen, which post messages the
+screen hands back here.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from foley_tui.audio.base import PlayerState, Unplayable
-from foley_tui.messages import PlayerStateChanged, PlayheadMoved
-from foley_tui.screens.audition_details import CandidateDetails
+from textual.timer import Timer
+from textual.worker import get_current_worker
+
+from foley_tui.audio.base import Player, PlayerState, PlayerStatus, Source, Unplayable
+from foley_tui.audition.model import AuditionModel
+from foley_tui.messages import PeaksReady, PlayerStateChanged, PlayheadMoved, SourceResolved
+from foley_tui.model import Pick, Reject
+from foley_tui.widgets.details import Details
 from foley_tui.widgets.waveform import Waveform
 
-VOLUME_STEP_DB = 2.0
-VOLUME_RANGE_DB = (-40.0, 12.0)
+if TYPE_CHECKING:
+    from foley_tui.screens.audition import AuditionScreen
+
+CANDIDATE_CACHE = 256
+SOURCE_CACHE = 1024
 
 
-class PreviewActions(CandidateDetails):
-    """Play the highlighted candidate and follow the player's state."""
+class Previewer:
+    """The player, details, waveform and prefetch of one audition screen."""
 
-    def _on_player_state(self, status: Any) -> None:
+    def __init__(self, screen: AuditionScreen, model: AuditionModel, player: Player) -> None:
+        self.screen = screen
+        self.model = model
+        self.player = player
+        self.playing_id: str | None = None
+        self.audio_checked = False
+        self.details_pending = False
+        self._prefetch_pending = False
+        self._prefetched: tuple[str | None, str | None] = (None, None)
+        """(highlighted, next undecided) last handed to the prefetch worker."""
+        self._candidates: OrderedDict[str, dict[str, Any] | None] = OrderedDict()
+        self._sources: OrderedDict[str, Source | Unplayable] = OrderedDict()
+        self._peaks_for: str | None = None
+        self._timer: Timer | None = None
+
+    # -- lifecycle --------------------------------------------------------------------
+    def mount(self) -> None:
+        self.sync_settings()
+        self.player.set_state_callback(self._on_player_state)
+        # Runs only while something plays (an idle app should cost no CPU).
+        self._timer = self.screen.set_interval(1 / 20, self.tick, pause=True)
+        self.check_audio()
+
+    def unmount(self) -> None:
+        self.player.set_state_callback(None)
+
+    def sync_settings(self) -> None:
+        view = self.model.view
+        self.player.set_loop(view.loop)
+        self.player.set_volume_db(view.volume_db)
+        self.player.set_loudness_match(view.loudness_match)
+
+    def forget(self) -> None:
+        """Candidate files changed on disk: cached dicts and sources may be stale."""
+        self._candidates.clear()
+        self._sources.clear()
+        self._prefetched = (None, None)
+
+    # -- the player's state -----------------------------------------------------------
+    def _on_player_state(self, status: PlayerStatus) -> None:
         # Called from the audio thread: post_message is thread-safe.
-        self.post_message(PlayerStateChanged(status))
+        self.screen.post_message(PlayerStateChanged(status))
 
-    def _check_audio(self) -> None:
+    def check_audio(self) -> None:
         """Once the player is up (it may start in the background), refresh the status
         line's device. (The app says "no audio", once per run: ``FoleyApp._audio_ready``.)"""
-        if self._audio_checked or self.player.starting:
+        if self.audio_checked or self.player.starting:
             return
-        self._audio_checked = True
+        self.audio_checked = True
         # Prefetch hints given while a deferred player was starting were dropped: again.
         self._prefetched = (None, None)
-        self._schedule_prefetch()
-        self._update_status()
+        self.schedule_prefetch()
+        self.screen.update_status()
 
-    def on_player_state_changed(self, message: PlayerStateChanged) -> None:
-        self._check_audio()
-        status = message.status
-        waveform = self.query_one(Waveform)
+    def player_state_changed(self, status: PlayerStatus) -> None:
+        self.check_audio()
+        waveform = self.screen.query_one(Waveform)
         waveform.playing = status.state is PlayerState.PLAYING
-        if waveform.playing:
-            self._playhead_timer.resume()
+        if waveform.playing and self._timer is not None:
+            self._timer.resume()
         else:
-            self.post_message(PlayheadMoved(status.position_s, status.duration_s))
+            self.screen.post_message(PlayheadMoved(status.position_s, status.duration_s))
         if status.error:
-            self.notify(status.error, title="Playback", severity="error")
-        self._bindings_changed()
+            self.screen.notify(status.error, title="Playback", severity="error")
 
-    def _tick_playhead(self) -> None:
+    def tick(self) -> None:
         status = self.player.status()
-        self.post_message(PlayheadMoved(status.position_s, status.duration_s))
-        if status.state is not PlayerState.PLAYING:
-            self._playhead_timer.pause()
+        self.screen.post_message(PlayheadMoved(status.position_s, status.duration_s))
+        if status.state is not PlayerState.PLAYING and self._timer is not None:
+            self._timer.pause()
 
-    def on_playhead_moved(self, message: PlayheadMoved) -> None:
-        waveform = self.query_one(Waveform)
-        if self._playing_id == self.current_id:
-            waveform.position_s = message.position_s
-            if message.duration_s > 0:
-                waveform.duration_s = message.duration_s
+    def playhead_moved(self, position_s: float, duration_s: float) -> None:
+        waveform = self.screen.query_one(Waveform)
+        if self.playing_id == self.model.cursor:
+            waveform.position_s = position_s
+            if duration_s > 0:
+                waveform.duration_s = duration_s
         waveform.playing = self.player.status().state is PlayerState.PLAYING
 
-    def _play(self, sound_id: str, start_s: float = 0.0) -> None:
-        source = self._source(sound_id)
+    @property
+    def has_source(self) -> bool:
+        return self.player.status().source is not None
+
+    # -- playing ----------------------------------------------------------------------
+    def play(self, sound_id: str, start_s: float = 0.0) -> None:
+        source = self.source(sound_id)
         if isinstance(source, Unplayable):
-            self.notify(f"Can't play: {source.reason}", severity="warning", timeout=4)
+            self.screen.notify(f"Can't play: {source.reason}", severity="warning", timeout=4)
             return
-        self._playing_id = sound_id
+        self.playing_id = sound_id
         self.player.play(source, start_s)
 
-    # -- actions: preview -----------------------------------------------------------
-    def action_play_stop(self) -> None:
-        sound_id = self.current_id
-        if sound_id is None:
-            return
+    def play_stop(self, sound_id: str) -> None:
         status = self.player.status()
-        if status.state is PlayerState.PLAYING and self._playing_id == sound_id:
+        if status.state is PlayerState.PLAYING and self.playing_id == sound_id:
             self.player.stop()
         else:
-            self._play(sound_id)
+            self.play(sound_id)
 
-    def action_play_start(self) -> None:
-        if (sound_id := self.current_id) is not None:
-            self._play(sound_id, 0.0)
+    # -- candidates and sources -------------------------------------------------------
+    def candidate(self, sound_id: str) -> dict[str, Any] | None:
+        if sound_id in self._candidates:
+            self._candidates.move_to_end(sound_id)
+            return self._candidates[sound_id]
+        candidate = self.model.store.candidate(sound_id)
+        self._candidates[sound_id] = candidate
+        if len(self._candidates) > CANDIDATE_CACHE:
+            self._candidates.popitem(last=False)
+        return candidate
 
-    def action_stop(self) -> None:
-        self.player.stop()
+    def source(self, sound_id: str) -> Source | Unplayable:
+        """Resolve locally (stats only; the network is tried in a worker when allowed)."""
+        source = self._sources.get(sound_id)
+        if source is None:
+            candidate = self.candidate(sound_id)
+            if candidate is None:
+                row = self.model.listing.rows.get(sound_id)
+                why = row.unreadable if row and row.unreadable else "candidate file missing"
+                source = Unplayable(f"candidate unreadable: {why}")
+            else:
+                # Imported on first use: keeps it (and urllib) out of the first paint.
+                from foley_tui.audio.resolve import resolve
 
-    def action_seek(self, seconds: float) -> None:
-        self.player.seek(float(seconds), relative=True)
+                source = resolve(candidate, self.model.store.data_dir, allow_network=False)
+            self._remember(sound_id, source)
+        return source
 
-    def action_toggle_autoplay(self) -> None:
-        self.view_settings.autoplay = not self.view_settings.autoplay
-        self.notify(f"Autoplay {'on' if self.view_settings.autoplay else 'off'}", timeout=2)
-        self._save_view()
+    def _remember(self, sound_id: str, source: Source | Unplayable) -> None:
+        self._sources[sound_id] = source
+        if len(self._sources) > SOURCE_CACHE:
+            self._sources.popitem(last=False)
+        candidate_list = self.screen.candidate_list
+        if isinstance(source, Unplayable):
+            candidate_list.unplayable.add(sound_id)
+        else:
+            candidate_list.unplayable.discard(sound_id)
+        candidate_list.refresh_row(sound_id)
 
-    def action_toggle_loop(self) -> None:
-        self.view_settings.loop = not self.view_settings.loop
-        self.player.set_loop(self.view_settings.loop)
-        self._save_view()
+    def source_resolved(self, sound_id: str, source: Source | Unplayable) -> None:
+        previous = self._sources.get(sound_id)
+        self._remember(sound_id, source)
+        # The prefetch worker resolves rows ahead of the cursor: re-show only on news.
+        if sound_id == self.model.cursor and source != previous:
+            self._peaks_for = None
+            self.show_details()
 
-    def action_volume(self, direction: int) -> None:
-        low, high = VOLUME_RANGE_DB
-        volume = self.view_settings.volume_db + direction * VOLUME_STEP_DB
-        self.view_settings.volume_db = max(low, min(high, volume))
-        self.player.set_volume_db(self.view_settings.volume_db)
-        self._save_view()
+    # -- details and waveform ---------------------------------------------------------
+    def schedule_details(self) -> None:
+        """Show the details after the next frame: the list repaints first (and a held
+        key's many moves collapse into one details load)."""
+        if not self.details_pending:
+            self.details_pending = True
+            self.screen.call_after_refresh(self._flush_details)
 
-    def action_toggle_loudness(self) -> None:
-        self.view_settings.loudness_match = not self.view_settings.loudness_match
-        self.player.set_loudness_match(self.view_settings.loudness_match)
-        self._save_view()
+    def _flush_details(self) -> None:
+        self.details_pending = False
+        self.show_details()
+
+    def show_details(self) -> None:
+        screen = self.screen
+        details = screen.query_one(Details)
+        waveform = screen.query_one(Waveform)
+        sound_id = self.model.cursor
+        if sound_id is None:
+            details.show(None, None, None, None, None)
+            waveform.clear("")
+            return
+        row = self.model.listing.rows.get(sound_id)
+        candidate = self.candidate(sound_id)
+        source = self.source(sound_id) if candidate is not None else None
+        decisions = self.model.listing.decisions
+        decision: Pick | Reject | None = decisions.picks.get(sound_id) or decisions.rejects.get(
+            sound_id
+        )
+        details.show(sound_id, candidate, row, decision, source)
+        self.schedule_prefetch()
+        if self._peaks_for == sound_id:
+            return
+        self._peaks_for = sound_id
+        if isinstance(source, Source):
+            waveform.clear("waveform…")
+            width = max(waveform.size.width, 40)
+            screen.run_worker(
+                lambda: self._compute_peaks(sound_id, source, width),
+                thread=True,
+                group="peaks",
+                exclusive=True,
+                exit_on_error=False,
+                name="waveform",
+            )
+        else:
+            waveform.clear(f"⊘ {source.reason}" if source else "⊘ candidate unreadable")
+            if screen.settings.allow_network and candidate is not None:
+                screen.run_worker(
+                    lambda: self._fetch_source(sound_id, candidate),
+                    thread=True,
+                    group="fetch",
+                    exclusive=True,
+                    exit_on_error=False,
+                    name="fetch preview",
+                )
+
+    def _fetch_source(self, sound_id: str, candidate: Mapping[str, Any]) -> None:
+        from foley_tui.audio.resolve import resolve
+
+        source = resolve(candidate, self.model.store.data_dir, allow_network=True)
+        self.screen.post_message(SourceResolved(sound_id, source))
+
+    def _compute_peaks(self, sound_id: str, source: Source, width: int) -> None:
+        # numpy/soundfile load here, in the worker, not before the first paint.
+        from foley_tui.audio.decode import DecodeError
+        from foley_tui.audio.peaks import progressive_peaks
+
+        worker = get_current_worker()
+        post = self.screen.post_message
+        try:
+            for result in progressive_peaks(source, width):
+                if worker.is_cancelled:
+                    return
+                post(PeaksReady(sound_id, result.peaks, result.duration_s, result.exact))
+        except (DecodeError, OSError) as exc:
+            post(PeaksReady(sound_id, (), 0.0, True, error=str(exc)))
+
+    def peaks_ready(self, message: PeaksReady) -> None:
+        if message.sound_id != self.model.cursor:
+            return
+        waveform = self.screen.query_one(Waveform)
+        if message.error:
+            waveform.clear(f"⊘ {message.error}")
+        else:
+            waveform.set_peaks(message.peaks, message.duration_s)
+
+    # -- prefetch: warm the player for the next key -----------------------------------
+    def schedule_prefetch(self) -> None:
+        """Prefetch after the next frame, never inside a key handler: a decision shows the
+        details synchronously, and starting a worker there would delay its autoplay."""
+        if not self._prefetch_pending:
+            self._prefetch_pending = True
+            self.screen.call_after_refresh(self._prefetch_around)
+
+    def _prefetch_around(self) -> None:
+        """Hand the highlighted candidate and the one auto-advance would move to next (the
+        next undecided) to the prefetch worker, so either key's play() reads no file."""
+        self._prefetch_pending = False
+        model = self.model
+        sound_id = model.cursor
+        if sound_id is None:
+            return
+        target = model.listing.next_undecided(model.cursor_index)
+        next_id = model.listing.view[target] if target is not None else None
+        if (sound_id, next_id) == self._prefetched:
+            return
+        self._prefetched = (sound_id, next_id)
+        wanted: list[tuple[str, Source | None]] = []
+        for wanted_id in (sound_id, next_id):
+            if wanted_id is None:
+                continue
+            known = self._sources.get(wanted_id)
+            if isinstance(known, Source):
+                wanted.append((wanted_id, known))
+            elif known is None:  # not resolved yet: the worker resolves it (stats only)
+                wanted.append((wanted_id, None))
+        if wanted:
+            self.screen.run_worker(
+                lambda: self._prefetch(wanted),
+                thread=True,
+                group="prefetch",
+                exclusive=True,
+                exit_on_error=False,
+                name="prefetch",
+            )
+
+    def _prefetch(self, wanted: list[tuple[str, Source | None]]) -> None:
+        worker = get_current_worker()
+        store = self.model.store
+        for sound_id, source in wanted:
+            if worker.is_cancelled:
+                return
+            if source is None:
+                candidate = store.candidate(sound_id)
+                if candidate is None:
+                    continue
+                from foley_tui.audio.resolve import resolve
+
+                resolved = resolve(candidate, store.data_dir, allow_network=False)
+                self.screen.post_message(SourceResolved(sound_id, resolved))
+                if not isinstance(resolved, Source):
+                    continue
+                source = resolved
+            self.player.prefetch(source)

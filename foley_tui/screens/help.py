@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from foley_tui import keymap
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,9 +44,7 @@ def help_table(entries: Sequence[HelpEntry]) -> Table:
 class HelpScreen(ModalScreen[None]):
     """A scrollable table of keys; Escape, q, ? or F1 closes it."""
 
-    BINDINGS = [
-        Binding("escape,q,question_mark,f1", "close", "Close", id="help-close", tooltip="Close"),
-    ]
+    BINDINGS = keymap.bindings("help")
 
     def __init__(self, entries: Sequence[HelpEntry]) -> None:
         super().__init__()

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from foley_tui import keymap
 from foley_tui.model import ValidationError
 from foley_tui.store import SessionStore
 from foley_tui.store.history import DEFAULT_WINDOW, HistoryFeed, HistoryItem, escape_controls
@@ -24,18 +24,8 @@ from foley_tui.store.history import DEFAULT_WINDOW, HistoryFeed, HistoryItem, es
 POLL_S = 0.5
 _ROLE_STYLE = {"user": "bold cyan", "agent": "bold magenta", "system": "bold yellow"}
 
-MESSAGE_BINDINGS: tuple[Binding, ...] = (
-    Binding(
-        "escape", "close", "Close", id="messages-close", tooltip="Close the conversation panel"
-    ),
-    Binding(
-        "ctrl+t",
-        "toggle_attach",
-        "Attach",
-        id="messages-attach",
-        tooltip="Attach the message to the highlighted candidate, or not",
-    ),
-)
+MESSAGE_BINDINGS = keymap.bindings("messages")
+"""The panel's keys, from the one registry (:mod:`foley_tui.keymap`)."""
 
 
 def render_item(item: HistoryItem) -> Text:

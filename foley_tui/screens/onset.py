@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from foley_tui import keymap
 from foley_tui.model import Onset, ValidationError, format_onset, parse_onset
 
 
@@ -24,9 +24,7 @@ class OnsetChoice:
 class OnsetScreen(ModalScreen[OnsetChoice | None]):
     """A small modal with one input; Enter confirms, Escape cancels."""
 
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="modal-cancel", tooltip="Close without change"),
-    ]
+    BINDINGS = keymap.bindings("dialog")
 
     def __init__(self, caption: str, onset: Onset) -> None:
         super().__init__()

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
+
+from foley_tui import keymap
 
 PRESET_REASONS: tuple[str, ...] = (
     "wrong sound",
@@ -23,9 +24,7 @@ PRESET_REASONS: tuple[str, ...] = (
 class RejectReasonScreen(ModalScreen[str | None]):
     """Pick a preset (↑/↓, Enter) or type a reason (Tab to the input, Enter)."""
 
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="modal-cancel", tooltip="Close without change"),
-    ]
+    BINDINGS = keymap.bindings("dialog")
 
     def __init__(self, caption: str) -> None:
         super().__init__()

@@ -16,8 +16,7 @@ def open_timeline(screen: Any) -> None:
     view = screen.view_settings
 
     def volume(db: float) -> None:
-        view.volume_db = db
-        screen._save_view()
+        screen.set_volume_db(db)
 
     screen.app.push_screen(
         TimelineScreen(

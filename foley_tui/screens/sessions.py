@@ -29,6 +29,8 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from foley_tui import keymap
+from foley_tui.audition.text import cut
 from foley_tui.screens.sessions_modals import ConfirmModal, TextPromptModal
 from foley_tui.store import SessionInfo
 
@@ -134,43 +136,7 @@ class SessionsScreen(Screen[str | None]):
     }
     """
 
-    BINDINGS = [
-        Binding("o", "open_session", "Open", id="sessions-open", tooltip="Open this session"),
-        Binding("n", "new_session", "New", id="sessions-new", tooltip="Create an empty session"),
-        Binding(
-            "r", "rename_session", "Rename", id="sessions-rename", tooltip="Rename this session"
-        ),
-        Binding(
-            "d,delete",
-            "delete_session",
-            "Delete",
-            id="sessions-delete",
-            tooltip="Delete this session (asks first; the open session cannot be deleted)",
-        ),
-        Binding(
-            "e",
-            "export_session",
-            "Export",
-            id="sessions-export",
-            tooltip="Export this session to a JSON file (never overwrites)",
-        ),
-        Binding(
-            "i",
-            "import_session",
-            "Import",
-            id="sessions-import",
-            tooltip="Import a session from an exported JSON file (never overwrites)",
-        ),
-        Binding(
-            "f5,ctrl+r",
-            "reload",
-            "Reload",
-            id="sessions-reload",
-            tooltip="Read the list again",
-            show=False,
-        ),
-        Binding("escape", "close", "Back", id="sessions-close", tooltip="Back without opening"),
-    ]
+    BINDINGS = keymap.bindings("sessions")
 
     sessions: reactive[tuple[SessionInfo, ...]] = reactive(())
     """The sessions as last listed, in creation order."""
@@ -262,9 +228,8 @@ class SessionsScreen(Screen[str | None]):
 
     def _title_cell(self, info: SessionInfo) -> Text:
         """The title, marked with a dot when it is the session open in the app."""
-        title = info.title or "(untitled)"
-        if len(title) > TITLE_WIDTH - 2:
-            title = title[: TITLE_WIDTH - 3] + "…"
+        # Cut by terminal cells: a CJK or emoji title takes two cells a character.
+        title = cut(info.title or "(untitled)", TITLE_WIDTH - 2)
         if info.session_id == self.current:
             return Text.assemble(("● ", "bold green"), title)
         return Text.assemble("  ", title)

@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
+
+from foley_tui import keymap
 
 MODAL_CSS = """
 TextPromptModal, ConfirmModal {
@@ -49,9 +50,7 @@ class TextPromptModal(ModalScreen[str | None]):
     """
 
     DEFAULT_CSS = MODAL_CSS
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="modal-cancel", tooltip="Close without saving"),
-    ]
+    BINDINGS = keymap.bindings("dialog")
 
     def __init__(
         self,
@@ -110,10 +109,7 @@ class ConfirmModal(ModalScreen[bool]):
     """Ask a yes/no question; the safe answer (No) has the focus."""
 
     DEFAULT_CSS = MODAL_CSS
-    BINDINGS = [
-        Binding("escape,n", "answer(False)", "No", id="confirm-no", tooltip="Keep it"),
-        Binding("y", "answer(True)", "Yes", id="confirm-yes", tooltip="Go ahead"),
-    ]
+    BINDINGS = keymap.bindings("confirm")
 
     def __init__(self, title: str, message: str, *, yes_label: str = "Yes") -> None:
         super().__init__()

@@ -17,13 +17,13 @@ from collections.abc import Callable
 from typing import Any
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from foley_tui import keymap
 from foley_tui.audio.base import SCENE_HOW, Player, PlayerState
-from foley_tui.model import LAYERS, ValidationError
+from foley_tui.model import ValidationError
 from foley_tui.scene.build import SceneModel, build_scene
 from foley_tui.scene.narration import Narration
 from foley_tui.scene.reading import clock
@@ -39,73 +39,10 @@ VOLUME_RANGE_DB = (-40.0, 12.0)
 PLAYHEAD_HZ = 20
 
 
-def _b(
-    key: str, action: str, description: str, binding_id: str, tooltip: str, *, show: bool = False
-) -> Binding:
-    return Binding(key, action, description, show=show, id=binding_id, tooltip=tooltip)
-
-
-#: The timeline's keys. The audition keys it honours keep their audition ids and keys;
-#: the new ones (zoom, scroll, mute, solo, loop region, tap, play scene) use keys no
-#: audition action available here uses.
-TIMELINE_BINDINGS: tuple[Binding, ...] = (
-    _b("left,h", "move(-1)", "Earlier pick", "timeline-prev", "Highlight the previous pick"),
-    _b("right,l", "move(1)", "Later pick", "timeline-next", "Highlight the next pick"),
-    _b("up,k", "move_lane(-1)", "Lane up", "timeline-lane-up", "The nearest pick a lane up"),
-    _b("down,j", "move_lane(1)", "Lane down", "timeline-lane-down", "The nearest pick a lane down"),
-    _b(">", "zoom(-1)", "Zoom in", "timeline-zoom-in", "Fewer seconds per column", show=True),
-    _b("<", "zoom(1)", "Zoom out", "timeline-zoom-out", "More seconds per column", show=True),
-    _b("shift+right", "scroll(1)", "Scroll later", "timeline-scroll-later", "Scroll in time"),
-    _b("shift+left", "scroll(-1)", "Scroll earlier", "timeline-scroll-earlier", "Scroll in time"),
-    _b(
-        "P",
-        "play_scene",
-        "Play scene",
-        "timeline-play-scene",
-        "Play the scene from the view",
-        show=True,
-    ),
-    _b("space", "play_pick", "Play pick", "play-stop", "Play the highlighted pick alone"),
-    _b("escape", "escape", "Stop/back", "timeline-escape", "Stop the scene, else go back"),
-    _b("t", "back", "Back", "timeline-back", "Back to the list", show=True),
-    _b("T", "tap", "Tap onset", "timeline-tap", "Set the pick's onset to the playhead", show=True),
-    _b("m", "mute", "Mute lane", "timeline-mute", "Mute the highlighted pick's lane"),
-    _b("M", "solo", "Solo lane", "timeline-solo", "Solo the highlighted pick's lane"),
-    _b(
-        "(",
-        "loop_edge('start')",
-        "Loop from",
-        "timeline-loop-start",
-        "Start the loop region at the playhead (or the pick)",
-    ),
-    _b(
-        ")",
-        "loop_edge('end')",
-        "Loop to",
-        "timeline-loop-end",
-        "End the loop region at the playhead (or the pick's end)",
-    ),
-    _b("r", "toggle_loop", "Loop", "loop", "Loop the region while the scene plays"),
-    *(
-        _b(
-            str(i + 1),
-            f"set_layer('{layer}')",
-            f"Layer {layer}",
-            f"layer-{layer.replace('_', '-')}",
-            f"Set the pick's layer to {layer}",
-        )
-        for i, layer in enumerate(LAYERS)
-    ),
-    _b("o", "edit_onset", "Onset…", "onset", "Type the pick's onset"),
-    _b("[", "nudge(-0.1)", "Onset -0.1 s", "onset-earlier", "Move the onset 0.1 s earlier"),
-    _b("]", "nudge(0.1)", "Onset +0.1 s", "onset-later", "Move the onset 0.1 s later"),
-    _b("{", "nudge(-1.0)", "Onset -1 s", "onset-earlier-long", "Move the onset 1 s earlier"),
-    _b("}", "nudge(1.0)", "Onset +1 s", "onset-later-long", "Move the onset 1 s later"),
-    _b("u", "undo", "Undo", "undo", "Undo the last decision"),
-    _b("ctrl+r", "redo", "Redo", "redo", "Redo the last undone decision"),
-    _b("+", "volume(1)", "Volume up", "volume-up", "Preview volume up 2 dB"),
-    _b("-", "volume(-1)", "Volume down", "volume-down", "Preview volume down 2 dB"),
-)
+#: The timeline's keys, from the one registry (:mod:`foley_tui.keymap`): the audition
+#: keys it honours keep their audition ids and keys; the new ones (zoom, scroll, mute,
+#: solo, loop region, tap, play scene) use keys no audition action available here uses.
+TIMELINE_BINDINGS = tuple(keymap.binding_objects("timeline"))
 
 
 class TimelineScreen(Screen[None]):

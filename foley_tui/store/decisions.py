@@ -36,6 +36,7 @@ from foley_tui.model import (
     validate_onset,
 )
 from foley_tui.store.backend import JournalAppend, JournalReplaced
+from foley_tui.store.changes import note_own_decision
 from foley_tui.store.codec import InvalidKeyError, encode_key
 from foley_tui.store.errors import StoreProblem, StoreWriteError, UndoConflictError
 from foley_tui.store.files import FileNamespace
@@ -436,6 +437,8 @@ class DecisionsMixin(StoreReads):
             except OSError as exc:
                 self._rollback(sound_id, before, after)
                 raise _write_error(exc, f"could not save the decision on {sound_id!r}") from exc
+            if kind != "skip":
+                note_own_decision(self, sound_id)
             try:
                 return self._append(sound_id, before, after, kind, target)
             except OSError as exc:
@@ -668,6 +671,14 @@ class DecisionsMixin(StoreReads):
         self._refresh_journal()
         with self._lock:
             return self._last(self._undone)
+
+    def undo_redo(self, *, fresh: bool = True) -> tuple[bool, bool]:
+        """(can undo, can redo) in one go; ``fresh=False`` answers from what this process
+        has read, right after its own append (which read the journal up to its end)."""
+        if fresh or self._journal_start > 0 or not self._journal_known:
+            self._refresh_journal()
+        with self._lock:
+            return bool(self._done), bool(self._undone)
 
     def can_undo(self) -> bool:
         return self.undo_target() is not None

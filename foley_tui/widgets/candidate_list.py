@@ -4,9 +4,11 @@ Textual's ``DataTable``/``OptionList`` measure every row before the first paint 
 100k rows); this widget uses the line API (``ScrollView.render_line``) so each frame costs
 only the visible rows, whatever the session size. Line 0 is a fixed column header.
 
-It holds no state of its own beyond the cursor: the screen hands it the view (sound ids in
-display order), the rows and the decisions, and it posts ``Highlighted`` when the cursor
-moves. It has no key bindings: the screen's bindings (remappable by id) drive it.
+It holds no state of its own beyond the cursor: the screen hands it the listing (the view
+in display order, the rows and the decisions), and it posts ``Highlighted`` when the
+cursor moves. It owns the keys of what it owns, cursor movement (ids in
+:mod:`foley_tui.keymap`, remappable). Columns are measured in terminal cells, so wide
+characters (CJK, emoji) and combining marks keep them aligned.
 """
 
 from __future__ import annotations
@@ -23,29 +25,12 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from foley_tui import keymap
+from foley_tui.audition.listing import Listing
+from foley_tui.audition.text import column, format_duration, format_score
 from foley_tui.model import Status, format_onset
-from foley_tui.widgets.listing import Listing
 
 GLYPHS = {Status.PICKED: "✔", Status.REJECTED: "✘", Status.UNDECIDED: "·"}
-
-
-def format_duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes, secs = divmod(round(seconds), 60)
-    return f"{minutes}:{secs:02d}"
-
-
-def format_score(score: float | None) -> str:
-    """Fixed decimals, at most five characters, so a column of scores lines up and compares
-    at a glance (rrf scores differ in the third decimal)."""
-    if score is None:
-        return "-"
-    if abs(score) < 10:
-        return f"{score:.3f}"
-    return f"{score:.1f}" if abs(score) < 1000 else f"{score:.0f}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,18 +56,10 @@ class Columns:
         return cls(glyph, max(rest, 4), duration, layer, onset, source, score)
 
 
-def _cell(text: str, width: int, right: bool = False) -> str:
-    """``text`` fitted to ``width - 1`` cells plus one separating space."""
-    if width <= 0:
-        return ""
-    inner = width - 1
-    if len(text) > inner:
-        text = text[: max(inner - 1, 0)] + "…" if inner > 0 else ""
-    return (text.rjust(inner) if right else text.ljust(inner)) + " "
-
-
 class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
     """The candidates of a session, one line each, with a cursor."""
+
+    BINDINGS = keymap.bindings("candidate-list")
 
     COMPONENT_CLASSES = {
         "candidate-list--header",
@@ -116,10 +93,20 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
     class Highlighted(Message):
         """The cursor moved to ``sound_id`` (None when the view is empty)."""
 
-        def __init__(self, candidate_list: CandidateList, sound_id: str | None) -> None:
+        def __init__(
+            self,
+            candidate_list: CandidateList,
+            sound_id: str | None,
+            index: int = 0,
+            by_user: bool = False,
+        ) -> None:
             super().__init__()
             self.candidate_list = candidate_list
             self.sound_id = sound_id
+            self.index = index
+            """Its index in the view."""
+            self.by_user = by_user
+            """Moved by a key or a click (not by a refresh or a decision)."""
 
         @property
         def control(self) -> CandidateList:
@@ -164,7 +151,7 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         self.refresh()
 
     # -- cursor ------------------------------------------------------------------------
-    def move_to(self, index: int, *, force_post: bool = False) -> None:
+    def move_to(self, index: int, *, force_post: bool = False, by_user: bool = False) -> None:
         count = len(self.listing.view)
         index = max(0, min(index, count - 1)) if count else 0
         old = self.cursor
@@ -182,10 +169,28 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         sound_id = self.highlighted
         if force_post or sound_id != self._last_posted:
             self._last_posted = sound_id
-            self.post_message(self.Highlighted(self, sound_id))
+            self.post_message(self.Highlighted(self, sound_id, self.cursor, by_user))
 
-    def move_by(self, delta: int) -> None:
-        self.move_to(self.cursor + delta)
+    def move_by(self, delta: int, *, by_user: bool = False) -> None:
+        self.move_to(self.cursor + delta, by_user=by_user)
+
+    def move_to_id(self, sound_id: str) -> None:
+        """Put the cursor on ``sound_id`` when it is shown."""
+        with contextlib.suppress(ValueError):
+            self.move_to(self.listing.view.index(sound_id))
+
+    # -- keys (ids in foley_tui.keymap) --------------------------------------------------
+    def action_move(self, delta: int) -> None:
+        self.move_by(delta, by_user=True)
+
+    def action_page(self, direction: int) -> None:
+        self.move_by(direction * self.page, by_user=True)
+
+    def action_first(self) -> None:
+        self.move_to(0, by_user=True)
+
+    def action_last(self) -> None:
+        self.move_to(len(self.listing.view) - 1, by_user=True)
 
     @property
     def page(self) -> int:
@@ -210,7 +215,7 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
 
     def on_click(self, event: events.Click) -> None:
         if event.y >= 1:
-            self.move_to(round(self.scroll_offset.y) + event.y - 1)
+            self.move_to(round(self.scroll_offset.y) + event.y - 1, by_user=True)
 
     # -- rendering ---------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
@@ -234,16 +239,16 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
 
     def _header(self, c: Columns, width: int) -> Strip:
         text = (
-            _cell("", c.glyph)
-            + _cell("caption", c.caption)
-            + _cell("dur", c.duration, right=True)
-            + _cell("layer", c.layer)
-            + _cell("onset", c.onset, right=True)
-            + _cell("source/licence", c.source)
-            + _cell("score", c.score, right=True)
+            column("", c.glyph)
+            + column("caption", c.caption)
+            + column("dur", c.duration, right=True)
+            + column("layer", c.layer)
+            + column("onset", c.onset, right=True)
+            + column("source/licence", c.source)
+            + column("score", c.score, right=True)
         )
         style = self.get_component_rich_style("candidate-list--header")
-        return Strip([Segment(text.ljust(width)[:width], style)], width)
+        return Strip([Segment(text, style)]).adjust_cell_length(width, style)
 
     def _render_row(self, sound_id: str, c: Columns, width: int, is_cursor: bool) -> Strip:
         listing = self.listing
@@ -268,24 +273,24 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         if complete and row is not None:
             source = "/".join(part for part in (row.source, row.license_id) if part)
         segments = [
-            Segment(_cell(glyph, c.glyph), base + status_style),
-            Segment(_cell(caption, c.caption), base + text_style),
+            Segment(column(glyph, c.glyph), base + status_style),
+            Segment(column(caption, c.caption), base + text_style),
             Segment(
-                _cell(
+                column(
                     format_duration(row.duration_s) if complete and row else "",
                     c.duration,
                     right=True,
                 ),
                 base,
             ),
-            Segment(_cell(pick.layer or "-" if pick else "", c.layer), base + status_style),
+            Segment(column(pick.layer or "-" if pick else "", c.layer), base + status_style),
             Segment(
-                _cell(format_onset(pick.onset) if pick else "", c.onset, right=True),
+                column(format_onset(pick.onset) if pick else "", c.onset, right=True),
                 base + status_style,
             ),
-            Segment(_cell(source, c.source), base),
+            Segment(column(source, c.source), base),
             Segment(
-                _cell(format_score(row.score) if complete and row else "", c.score, right=True),
+                column(format_score(row.score) if complete and row else "", c.score, right=True),
                 base,
             ),
         ]

@@ -15,8 +15,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from foley_tui.audio.base import Source, Unplayable
+from foley_tui.audition.text import format_duration
 from foley_tui.model import Candidate, Pick, Reject, Row, format_onset
-from foley_tui.widgets.candidate_list import format_duration
 
 
 def _flag(value: Any) -> str:

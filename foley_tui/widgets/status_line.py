@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
+from foley_tui.audition.text import cut
+
 
 @dataclass(frozen=True, slots=True)
 class StatusInfo:
@@ -26,26 +28,51 @@ class StatusInfo:
     """Active filter/sort/toggles, e.g. ``filter "rain" · sort caption · autoplay``."""
 
 
-def render_status(info: StatusInfo) -> Text:
+TITLE_CELLS = 24
+DEVICE_CELLS = 24
+MIN_TITLE_CELLS = 6
+
+
+def render_status(info: StatusInfo, width: int | None = None) -> Text:
+    """The line, most important first: the counts, the loading state and the view
+    toggles (filter, loop, volume, loudness match) come before the cost and the audio
+    device, which are cut at the right edge when the line is too narrow. To keep the
+    toggles on a narrow line (``width``), the title shrinks first, then the counts and
+    toggles go compact. A missing device is named in a few cells (its reason is in the
+    notification shown once per run)."""
+    line = _line(info, TITLE_CELLS, compact=False)
+    if width is None or line.cell_len <= width:
+        return line
+    room = width - _line(info, 0, compact=False).cell_len - 3
+    if room >= MIN_TITLE_CELLS:
+        return _line(info, min(room, TITLE_CELLS), compact=False)
+    room = width - _line(info, 0, compact=True).cell_len - 3
+    return _line(info, min(max(room, 0), TITLE_CELLS), compact=True)
+
+
+def _line(info: StatusInfo, title_cells: int, *, compact: bool) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(f" {info.title} ", style="bold reverse")
-    text.append(" ")
-    text.append(f"✔ {info.picked}", style="green")
-    text.append("  ")
-    text.append(f"✘ {info.rejected}", style="red")
-    text.append("  ")
-    text.append(f"· {info.undecided}", style="dim")
-    text.append(f" of {info.total}")
+    if title_cells > 0:
+        text.append(f" {cut(info.title, title_cells)} ", style="bold reverse")
+        text.append(" ")
+    gap = " " if compact else "  "
+    sep = "" if compact else " "
+    text.append(f"✔{sep}{info.picked}", style="green")
+    text.append(gap)
+    text.append(f"✘{sep}{info.rejected}", style="red")
+    text.append(gap)
+    text.append(f"·{sep}{info.undecided}", style="dim")
+    text.append(f"/{info.total}" if compact else f" of {info.total}")
     if info.loading:  # before the rest: it must show even when the line is cut off
-        text.append(f"  ⧗ {info.loading}", style="italic")
-    text.append(f"  ${info.cost_usd:.2f}")
-    text.append("  ")
-    if info.audio_ok:
-        text.append(f"♪ {info.device}")
-    else:
-        text.append(info.device, style="bold yellow")
+        text.append(f"{gap}⧗ {info.loading}", style="italic")
     if info.view:
-        text.append(f"  {info.view}", style="cyan")
+        view = info.view.replace(" · ", " ") if compact else info.view
+        text.append(f"{gap}{view}", style="cyan")
+    text.append(f"{gap}${info.cost_usd:.2f}{gap}")
+    if info.audio_ok:
+        text.append(f"♪ {cut(info.device, DEVICE_CELLS)}")
+    else:
+        text.append("⊘ no audio", style="bold yellow")
     return text
 
 
@@ -56,5 +83,12 @@ class StatusLine(Static):
     StatusLine { height: 1; background: $panel; }
     """
 
+    _info: StatusInfo | None = None
+
     def show(self, info: StatusInfo) -> None:
-        self.update(render_status(info), layout=False)
+        self._info = info
+        self.update(render_status(info, self.size.width or None), layout=False)
+
+    def on_resize(self) -> None:
+        if self._info is not None:
+            self.show(self._info)

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.app import App
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from foley_tui.app import FoleyApp
 from foley_tui.audio.base import Player
@@ -92,12 +94,23 @@ def session(data_dir: Path) -> Session:
     return Session(data_dir, service, session_id)
 
 
+async def wait_workers(app: App[Any]) -> None:
+    """Wait for every worker; an exclusive worker (prefetch, waveform) replaced by a newer
+    one ends cancelled, which ``wait_for_complete`` reports by raising: expected here."""
+    for _ in range(10):
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:
+            continue
+        return
+
+
 async def settle(pilot: Pilot[Any]) -> None:
     """Wait until loading, details and waveform work is done (the poll may still tick)."""
     app = pilot.app
     for _ in range(100):
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await wait_workers(app)
         await pilot.pause()
         screen = app.audition  # type: ignore[attr-defined]
         busy = any(w.is_running and w.group != "poll" for w in app.workers)

@@ -18,7 +18,7 @@ from foley_tui.store import SessionService, StoreWriteError, encode_key
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
 from tests.fakes import FakePlayer
-from tests.ui.conftest import IDS, SIZE, Session, current, ready
+from tests.ui.conftest import IDS, SIZE, Session, current, ready, wait_workers
 from tests.ui.seed import candidate, seed_session
 
 
@@ -40,7 +40,7 @@ async def test_failed_write_leaves_the_row_and_shows_the_error(
         def fail(*args: object, **kwargs: object) -> int:
             raise StoreWriteError("disk full")
 
-        monkeypatch.setattr(screen.store, "add_pick", fail)
+        monkeypatch.setattr(screen.store, "update_pick", fail)  # what p calls
         await pilot.press("p")
         assert screen.listing.decisions.status(IDS[0]) is Status.UNDECIDED
         assert current(app) == IDS[0]  # no advance either
@@ -80,7 +80,7 @@ async def test_other_writers_appear_without_moving_the_cursor(session: Session) 
         )
         for _ in range(20):
             await pilot.pause(0.1)
-            await app.workers.wait_for_complete()
+            await wait_workers(app)
             if IDS[7] in screen.listing.decisions.picks and "freesound:1040" in (
                 screen.listing.rows
             ):

@@ -18,6 +18,7 @@ from foley_tui.cli import main
 from foley_tui.screens.audition import AuditionScreen
 from foley_tui.store import SessionService
 from tests.fakes import FakePlayer
+from tests.ui.conftest import wait_workers
 
 
 @pytest.fixture
@@ -67,7 +68,7 @@ def test_first_run_builds_the_demo_and_opens_it_in_the_app(
             async with self.run_test(size=(120, 30)) as pilot:
                 for _ in range(4):
                     await pilot.pause()
-                    await self.workers.wait_for_complete()
+                    await wait_workers(self)
                 screen = self.screen
                 assert isinstance(screen, AuditionScreen)
                 seen["session"] = self.store.session_id
@@ -143,7 +144,7 @@ def test_coming_back_lands_where_you_stopped(
     async def wait(pilot: Any) -> None:
         for _ in range(4):
             await pilot.pause()
-            await pilot.app.workers.wait_for_complete()
+            await wait_workers(pilot.app)
 
     def headless_run(self: FoleyApp, *args: Any, **kwargs: Any) -> None:
         async def go() -> None:

@@ -8,8 +8,8 @@ import pytest
 
 from foley_tui.cli import main
 from foley_tui.config import ConfigError, Settings, load_config
+from foley_tui.keymap import KEYS
 from foley_tui.paths import config_file
-from foley_tui.screens.audition import BINDING_IDS
 
 
 def write(text: str) -> Path:
@@ -20,7 +20,7 @@ def write(text: str) -> Path:
 
 
 def test_missing_file_means_defaults() -> None:
-    config = load_config(known_ids=BINDING_IDS)
+    config = load_config()
     assert config.keymap == {}
     assert config.settings == Settings()
 
@@ -30,7 +30,7 @@ def test_keymap_and_settings_are_read() -> None:
         '[keymap]\npick = "P"\ncursor-down = "j, ctrl+n"\n'
         "[settings]\nauto_advance = false\nvolume_db = -6\ndetails_min_width = 90\n"
     )
-    config = load_config(known_ids=BINDING_IDS)
+    config = load_config()
     assert config.keymap == {"pick": "P", "cursor-down": "j,ctrl+n"}
     assert config.settings.auto_advance is False
     assert config.settings.volume_db == -6.0
@@ -43,6 +43,9 @@ def test_keymap_and_settings_are_read() -> None:
         ('[keymap]\npikc = "p"\n', "[keymap] pikc: no such binding id"),
         ("[keymap]\npick = 3\n", "[keymap] pick: expected a key string"),
         ('[keymap]\npick = "ctrl+"\n', "is not a key name"),
+        ('[keymap]\npick = "notakey"\n', "[keymap] pick: 'notakey' is not a key name"),
+        ('[keymap]\nreject = "Ctrl+X"\n', "reject: 'Ctrl+X' is not a key name; write it 'ctrl+x'"),
+        ('[keymap]\npick = "j"\n', "key 'j' is bound to both 'cursor-down' and 'pick'"),
         ("[settings]\nautoplay = 1\n", "[settings] autoplay: expected true or false"),
         ("[settings]\nvolume_db = true\n", "[settings] volume_db: expected a number"),
         ("[settings]\nspeed = 2\n", "[settings] speed: unknown setting"),
@@ -54,7 +57,7 @@ def test_keymap_and_settings_are_read() -> None:
 def test_bad_config_names_file_and_entry(text: str, message: str) -> None:
     path = write(text)
     with pytest.raises(ConfigError) as info:
-        load_config(known_ids=BINDING_IDS)
+        load_config()
     assert str(path) in str(info.value)
     assert message in str(info.value)
 
@@ -79,18 +82,14 @@ def test_open_unknown_session_is_a_one_line_error(
 
 
 def test_every_binding_has_an_id_and_a_tooltip() -> None:
-    from foley_tui.screens.audition import ALL_BINDINGS
-
-    ids = [b.id for b in ALL_BINDINGS]
+    ids = [b.id for b in KEYS]
     assert all(ids) and len(set(ids)) == len(ids)
-    assert all(b.tooltip for b in ALL_BINDINGS)
+    assert all(b.tooltip for b in KEYS)
     assert all(i == i.lower() and " " not in i for i in ids if i)  # kebab-case
 
 
 def test_readme_keys_table_lists_every_binding() -> None:
-    from foley_tui.screens.audition import ALL_BINDINGS
-
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     section = readme.split("## Keys", 1)[1].split("\n## ", 1)[0]
-    missing = [b.id for b in ALL_BINDINGS if f"`{b.id}`" not in section]
+    missing = [b.id for b in KEYS if f"`{b.id}`" not in section]
     assert not missing, f"README Keys table lacks {missing}"

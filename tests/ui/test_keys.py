@@ -12,7 +12,7 @@ from foley_tui.screens.help import HelpScreen
 from foley_tui.screens.onset import OnsetScreen
 from foley_tui.screens.reason import RejectReasonScreen
 from tests.fakes import FakePlayer
-from tests.ui.conftest import IDS, SIZE, Session, current, ready
+from tests.ui.conftest import IDS, SIZE, Session, current, ready, wait_workers
 
 # -- move ------------------------------------------------------------------------------
 
@@ -93,6 +93,7 @@ async def test_autoplay_plays_on_move_and_is_saved(session: Session) -> None:
         await pilot.press("j")
         assert player.played() == []
         await pilot.press("a", "j")
+        await pilot.pause()  # the list posts Highlighted; the screen plays on it
         assert player.played() == [("tone-2.wav", 0.0)]
     assert session.service.get(session.session_id).meta().view["autoplay"] is True
 
@@ -323,7 +324,7 @@ async def test_palette_runs_an_action(session: Session) -> None:
         await pilot.pause(0.3)
         await pilot.press("enter")
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await wait_workers(app)
         await pilot.pause()
         assert session.pick_file(IDS[0]) is not None
 
@@ -390,7 +391,7 @@ async def test_sessions_screen_switches_to_another_session(session: Session) -> 
         await ready(pilot)
         await pilot.press("S")
         assert isinstance(app.screen, SessionsScreen)
-        await app.workers.wait_for_complete()
+        await wait_workers(app)
         await pilot.pause()
         table = app.screen.query_one("DataTable")
         table.move_cursor(row=table.get_row_index(other))  # type: ignore[attr-defined]

@@ -154,9 +154,10 @@ async def test_c_plays_a_candidate_in_context(data_dir: Path, tmp_path: Path) ->
 
 
 def test_timeline_keys_never_shadow_an_audition_key_it_offers() -> None:
-    from foley_tui.screens.audition import ALL_BINDINGS
+    from foley_tui import keymap
     from foley_tui.screens.timeline import TIMELINE_BINDINGS
 
+    ALL_BINDINGS = keymap.binding_objects("audition") + keymap.binding_objects("candidate-list")
     audition = {key: b.id for b in ALL_BINDINGS for key in b.key.split(",")}
     offered = {b.id for b in TIMELINE_BINDINGS}
     for binding in TIMELINE_BINDINGS:

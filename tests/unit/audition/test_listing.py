@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from foley_tui.audition.listing import Listing, ViewSettings
 from foley_tui.model import Pick, Reject, Row
-from foley_tui.widgets.listing import Listing, ViewSettings
 
 
 def make() -> Listing:
@@ -59,7 +59,7 @@ def test_view_settings_round_trip_and_tolerate_junk() -> None:
 
 
 def test_scores_have_fixed_decimals_and_fit_the_column() -> None:
-    from foley_tui.widgets.candidate_list import format_score
+    from foley_tui.audition.text import format_score
 
     assert [format_score(s) for s in (None, 0.0325, 0.03, 0.85, 14.2, 1234.0)] == [
         "-",

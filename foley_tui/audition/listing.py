@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from foley_tui.model import LAYERS, Pick, Reject, Row, Status
+from foley_tui.store.records import Verdicts
 
 STATUS_FILTERS: tuple[str, ...] = ("all", "undecided", "picked", "rejected")
 SORTS: tuple[str, ...] = ("rank", "caption", "duration", "layer", "onset", "score")
@@ -73,21 +74,20 @@ class Decisions:
     rejects: dict[str, Reject] = field(default_factory=dict)
 
     def status(self, sound_id: str) -> Status:
-        if sound_id in self.picks:
-            return Status.PICKED
+        picked = sound_id in self.picks
         if sound_id in self.rejects:
-            return Status.REJECTED
-        return Status.UNDECIDED
+            return Status.CONFLICT if picked else Status.REJECTED
+        return Status.PICKED if picked else Status.UNDECIDED
 
     def apply_state(self, sound_id: str, state: Mapping[str, Any]) -> None:
-        """Apply a journal state dict (``{"status": "picked", "layer": ..., ...}``)."""
+        """Apply a journal state (raw records, or the older ``{"status": ...}`` form)."""
+        verdicts = Verdicts.from_state(sound_id, state)
         self.picks.pop(sound_id, None)
         self.rejects.pop(sound_id, None)
-        status = state.get("status")
-        if status == "picked":
-            self.picks[sound_id] = Pick.from_dict(state, sound_id)
-        elif status == "rejected":
-            self.rejects[sound_id] = Reject.from_dict(state, sound_id)
+        if verdicts.pick is not None:
+            self.picks[sound_id] = Pick.from_dict(verdicts.pick, sound_id)
+        if verdicts.reject is not None:
+            self.rejects[sound_id] = Reject.from_dict(verdicts.reject, sound_id)
 
     def set_pick(self, pick: Pick) -> None:
         self.rejects.pop(pick.sound_id, None)
@@ -221,12 +221,13 @@ class Listing:
         return None
 
     def counts(self) -> tuple[int, int, int, int]:
-        """(picked, rejected, undecided, total) over the session's candidates."""
+        """(picked, rejected, undecided, total) over the session's candidates; a conflict
+        (picked and rejected) counts in both and is not undecided."""
         contains = self.contains
-        picked = sum(1 for sid in self.decisions.picks if contains(sid))
-        rejected = sum(1 for sid in self.decisions.rejects if contains(sid))
+        picked = {sid for sid in self.decisions.picks if contains(sid)}
+        rejected = {sid for sid in self.decisions.rejects if contains(sid)}
         total = len(self.ids)
-        return picked, rejected, total - picked - rejected, total
+        return len(picked), len(rejected), total - len(picked | rejected), total
 
     def picks_cost(self) -> float:
         """The cost of the picks (actual, else estimate), over the rows that know it."""

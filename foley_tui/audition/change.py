@@ -1,0 +1,79 @@
+"""What an audition intent changed (:class:`Change`) and what a poll found (:class:`Outside`).
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from foley_tui.model import Pick, Reject, Row
+from foley_tui.store.changes import Diff, Snapshot
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What an intent changed. Fields left at their default changed nothing."""
+
+    rows: frozenset[str] = frozenset()
+    """Rows whose decision changed: repaint them."""
+    view: bool = False
+    """The view (which rows, in which order) was recomputed: refresh the whole list."""
+    data: bool = False
+    """Row contents were replaced (columns filled in, outside edits): drop row caches."""
+    candidates: bool = False
+    """Candidate files changed on disk: forget cached candidate dicts and sources."""
+    cursor: str | None = None
+    """Move the cursor to this row."""
+    play: str | None = None
+    """Start playing this row (autoplay after a move)."""
+    undo: bool = False
+    """Undo or redo availability changed: refresh the footer."""
+    status: bool = False
+    """Counts, view settings or the loading state changed: redraw the status line."""
+    details: bool = False
+    """The highlighted row's decision changed: redraw the details."""
+    player: bool = False
+    """A preview setting changed (loop, volume, loudness match): tell the player."""
+    notices: tuple[str, ...] = ()
+    """Short messages for the user."""
+    error: str | None = None
+    """Why nothing was saved."""
+    problems: tuple[str, ...] = ()
+    """Unreadable entries found by a load or a poll."""
+
+    def __or__(self, other: Change) -> Change:
+        return Change(
+            rows=self.rows | other.rows,
+            view=self.view or other.view,
+            data=self.data or other.data,
+            candidates=self.candidates or other.candidates,
+            cursor=other.cursor if other.cursor is not None else self.cursor,
+            play=other.play if other.play is not None else self.play,
+            undo=self.undo or other.undo,
+            status=self.status or other.status,
+            details=self.details or other.details,
+            player=self.player or other.player,
+            notices=self.notices + other.notices,
+            error=other.error or self.error,
+            problems=self.problems + other.problems,
+        )
+
+    @property
+    def empty(self) -> bool:
+        return self == Change()
+
+
+@dataclass(frozen=True, slots=True)
+class Outside:
+    """What a poll found on disk (made by :meth:`AuditionModel.check_outside`)."""
+
+    generation: int
+    snapshot: Snapshot
+    diff: Diff
+    picks: dict[str, Pick] | None = None
+    """Every pick, when a decision file changed."""
+    rejects: dict[str, Reject] | None = None
+    rows: list[Row] | None = None
+    """Every row, when candidates were added, removed or rewritten."""
+    problems: tuple[str, ...] = ()

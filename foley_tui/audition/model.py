@@ -1,0 +1,522 @@
+"""AuditionModel: what a keypress means in a session, without a screen.
+
+The model owns the listing (rows, decisions, the filtered and sorted view), the view
+settings, the cursor, undo availability, the repeat guard, auto-advance and the
+bookkeeping of outside changes. Every intent (pick, reject, clear, set layer/onset,
+nudge, undo, redo, apply outside changes, view changes, loading steps) writes to the
+store first and only then changes memory, and returns a :class:`Change` saying what
+changed; the screen applies a Change in one place. An error leaves memory as it was and
+comes back as ``Change.error``.
+
+Threads: every method runs on one thread (the UI's), except :meth:`check_outside`, which
+a poll worker runs; it only reads the store and returns an :class:`Outside` that the UI
+thread hands to :meth:`apply_outside`.
+
+Headless: never imports textual; tested in milliseconds against a temp-dir store.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from foley_tui.audition.change import Change, Outside
+from foley_tui.audition.listing import SORTS, STATUS_FILTERS, Listing, ViewSettings
+from foley_tui.config import Settings
+from foley_tui.model import (
+    Layer,
+    Onset,
+    Pick,
+    Reject,
+    Row,
+    Status,
+    ValidationError,
+    validate_layer,
+)
+from foley_tui.store import JournalEntry, SessionStore
+from foley_tui.store.changes import DecisionWatch, watch
+
+VOLUME_STEP_DB = 2.0
+VOLUME_RANGE_DB = (-40.0, 12.0)
+
+_WRITE_ERRORS = (OSError, ValidationError, ValueError, KeyError)
+
+
+@dataclass
+class _Toggle:
+    action: str
+    sound_id: str
+    at: float
+
+
+@dataclass
+class AuditionModel:
+    """One session being auditioned: see the module docstring."""
+
+    store: SessionStore
+    settings: Settings = field(default_factory=Settings)
+    clock: Callable[[], float] = time.monotonic
+    """Time source of the repeat guard (tests pass a fake one)."""
+
+    REPEAT_GUARD_S = 0.4
+    """A toggle repeated on the same row within this time is a held key, not a decision."""
+
+    def __post_init__(self) -> None:
+        self.listing = Listing()
+        s = self.settings
+        self.view = ViewSettings(
+            autoplay=s.autoplay, loop=s.loop, volume_db=s.volume_db, loudness_match=s.loudness_match
+        )
+        self.title = self.store.session_id
+        self.cursor: str | None = None
+        """The highlighted row."""
+        self.cursor_index = 0
+        """Its index in ``listing.view``."""
+        self._reported: str | None = None
+        """The row the list last reported (autoplay and saving react to news only)."""
+        self.restore_cursor: str | None = None
+        """Where the session was left: the cursor goes there until the user moves."""
+        self.user_moved = False
+        self.loading = "listing…"
+        self.loaded = False
+        self.can_undo = False
+        self.can_redo = False
+        self.generation = 0
+        """Bumped by every write of ours, so a poll that raced with it is discarded."""
+        self._last_toggle: _Toggle | None = None
+        self._watch: DecisionWatch = watch(self.store)
+
+    # ------------------------------------------------------------------ opening
+    def open(self) -> Change:
+        """Read the session's settings (title, cursor, view) and mark it opened."""
+        notices: list[str] = []
+        try:
+            meta = self.store.meta()
+        except Exception as exc:  # a torn metadata file must not stop the session opening
+            notices.append(f"Session settings unreadable: {exc}")
+        else:
+            self.title = meta.title or self.store.session_id
+            self.restore_cursor = meta.cursor
+            self.view = ViewSettings.from_dict(meta.view, self.view)
+        try:
+            self.store.mark_opened()  # makes this the session `foley-tui` resumes
+        except OSError as exc:
+            notices.append(f"Could not record the session as opened: {exc}")
+        return self._refresh_undo() | Change(status=True, player=True, notices=tuple(notices))
+
+    def listed(
+        self,
+        ids: Sequence[str],
+        picks: Mapping[str, Pick],
+        rejects: Mapping[str, Reject],
+        rows: list[Row] | None = None,
+    ) -> Change:
+        """First paint: the candidate ids (or provisional rows from the stored index)."""
+        if rows is not None:
+            self.listing.set_rows(rows)
+            self.loading = f"checking {len(ids):,} files"
+        else:
+            self.listing.set_ids(list(ids))
+            self.loading = f"columns 0/{len(ids):,}"
+        self.listing.decisions.picks = dict(picks)
+        self.listing.decisions.rejects = dict(rejects)
+        return self._reapply(keep=self.restore_cursor)
+
+    def progress(self, done: int, total: int) -> Change:
+        if self.loaded:
+            return Change()
+        self.loading = f"columns {done:,}/{total:,}"
+        return Change(status=True)
+
+    def rows_parsed(self, rows: list[Row]) -> Change:
+        if self.loaded:  # a late batch must not overwrite the final rows
+            return Change()
+        self.listing.add_rows(rows)
+        return Change(data=True)
+
+    def begin_load(self) -> None:
+        """Called by the load worker before it reads rows: a write made during the load
+        shows on the first poll."""
+        self._watch.accept(self._watch.snapshot())
+
+    def loaded_rows(
+        self,
+        rows: list[Row],
+        picks: Mapping[str, Pick],
+        rejects: Mapping[str, Reject],
+        problems: Sequence[str],
+        generation: int,
+    ) -> Change:
+        """Every row with all its columns."""
+        # Until the user moves, the restored cursor (or the top) wins over whatever row the
+        # provisional file-name order put under the cursor.
+        keep = self.cursor if self.user_moved else self.restore_cursor
+        self.listing.set_rows(rows)
+        if generation == self.generation:  # else our own newer decisions win
+            self.listing.decisions.picks = dict(picks)
+            self.listing.decisions.rejects = dict(rejects)
+        self.loaded = True
+        self.loading = ""
+        return self._reapply(keep=keep) | Change(data=True, problems=tuple(problems))
+
+    # ------------------------------------------------------------------ cursor
+    def sync_cursor(self, sound_id: str | None, index: int) -> None:
+        """Where the list's cursor is right now. The screen calls this before every
+        intent: a key pressed right after a move arrives before the list's ``Highlighted``
+        message does, and must act on the row the user sees."""
+        self.cursor = sound_id
+        self.cursor_index = index
+
+    def highlight(self, sound_id: str | None, index: int, *, by_user: bool) -> Change:
+        """The list reports its cursor on ``sound_id`` (at ``index`` of the view)."""
+        before = self._reported
+        self._reported = sound_id
+        self.cursor = sound_id
+        self.cursor_index = index
+        change = Change()
+        if sound_id is not None and sound_id != before:
+            try:
+                self.store.set_cursor(sound_id)  # coalesced by the store
+            except OSError as exc:
+                change |= Change(error=f"Cursor not saved: {exc}")
+        if by_user:
+            self.user_moved = True
+            self._last_toggle = None  # another key came in between: not a held key
+            if sound_id is not None and sound_id != before and self.view.autoplay:
+                change |= Change(play=sound_id)
+        return change
+
+    def next_undecided(self) -> Change:
+        target = self.listing.next_undecided(self.cursor_index)
+        if target is None:
+            target = self.listing.next_undecided(-1)
+        if target is None:
+            return Change(notices=("No undecided candidate left in this view.",))
+        self.user_moved = True
+        self._last_toggle = None
+        sound_id = self.listing.view[target]
+        play = sound_id if self.view.autoplay and sound_id != self.cursor else None
+        return Change(cursor=sound_id, play=play)
+
+    def save_position(self) -> str | None:
+        """Put the cursor on disk now; the error message when it could not be."""
+        try:
+            if self.cursor is not None:
+                self.store.set_cursor(self.cursor)
+            self.store.flush()
+        except OSError as exc:
+            return f"Cursor not saved: {exc}"
+        return None
+
+    # ------------------------------------------------------------------ decide
+    def status_of(self, sound_id: str) -> Status:
+        return self.listing.decisions.status(sound_id)
+
+    def pick(self) -> Change:
+        """Pick the highlighted row and advance; on a picked row, unpick it (a reject foley
+        added meanwhile stays). On a conflict the pick wins and the reject goes."""
+        store = self.store
+        return self._toggle_verdict(
+            "pick", Status.PICKED, store.drop_pick, lambda sid: store.update_pick(sid)
+        )
+
+    def reject(self) -> Change:
+        """Reject the highlighted row and advance; on a rejected row, un-reject it (a pick
+        foley added meanwhile stays). On a conflict the reject wins and the pick goes."""
+        store = self.store
+        return self._toggle_verdict(
+            "reject", Status.REJECTED, store.drop_reject, lambda sid: store.set_reject(sid)
+        )
+
+    def reject_with(self, sound_id: str, reason: str) -> Change:
+        """Reject ``sound_id`` with a reason (the ``X`` dialog) and advance."""
+        return self._write(sound_id, lambda: self.store.set_reject(sound_id, reason), advance=True)
+
+    def clear(self) -> Change:
+        sound_id = self.cursor
+        if sound_id is None:
+            return Change()
+        return self._write(sound_id, lambda: self.store.clear(sound_id))
+
+    def set_layer(self, layer: str) -> Change:
+        sound_id = self.cursor
+        if sound_id is None:
+            return Change()
+        try:
+            checked: Layer | None = validate_layer(layer)
+        except ValidationError as exc:
+            return Change(error=f"Not saved: {exc}")
+        return self._write(sound_id, lambda: self.store.update_pick(sound_id, layer=checked))
+
+    def set_onset(self, sound_id: str, onset: Onset) -> Change:
+        return self._write(sound_id, lambda: self.store.update_pick(sound_id, onset=onset))
+
+    def nudge(self, delta: float) -> Change:
+        """Move the highlighted row's onset by ``delta`` seconds (picking it if needed),
+        rounded to the millisecond and never below zero. An anchor onset is not a number
+        to move: the user sets a number first."""
+        sound_id = self.cursor
+        if sound_id is None:
+            return Change()
+        pick = self.listing.decisions.picks.get(sound_id)
+        onset = pick.onset if pick is not None else None
+        if isinstance(onset, str):
+            return Change(notices=("the onset is an anchor; set a number with o first",))
+        start = float(onset) if onset is not None else 0.0
+        return self.set_onset(sound_id, max(0.0, round(start + delta, 3)))
+
+    def undo(self) -> Change:
+        return self._journal(undo=True)
+
+    def redo(self) -> Change:
+        return self._journal(undo=False)
+
+    def _journal(self, *, undo: bool) -> Change:
+        try:
+            entry = self.store.undo() if undo else self.store.redo()
+        except OSError as exc:
+            return Change(error=f"Not saved: {exc}")
+        if entry is None:
+            return self._refresh_undo() | Change(
+                notices=(f"Nothing to {'undo' if undo else 'redo'}.",)
+            )
+        self.generation += 1
+        state = entry.before if undo else entry.after
+        self.listing.decisions.apply_state(entry.sound_id, state)
+        change = self._after_write(entry.sound_id, advance=False)
+        if entry.sound_id in self.listing.view:
+            change = replace(change, cursor=entry.sound_id)
+        verb = "Undid" if undo else "Redid"
+        notice = f"{verb}: {self.caption(entry.sound_id)} → {state.get('status')}"
+        return change | Change(notices=(notice,))
+
+    # -- the write path -------------------------------------------------------------
+    def _toggle_verdict(
+        self,
+        action: str,
+        status: Status,
+        undo: Callable[[str], object],
+        decide: Callable[[str], object],
+    ) -> Change:
+        """Pick and reject toggle alike: on a row already ``status``, ``undo`` it (the
+        cursor stays); otherwise ``decide`` on disk and advance."""
+        sound_id = self.cursor
+        if sound_id is None or self._held(action, sound_id):
+            return Change()
+        self._last_toggle = _Toggle(action, sound_id, self.clock())
+        if self.listing.decisions.status(sound_id) is status:
+            return self._write(sound_id, lambda: undo(sound_id))
+        return self._write(sound_id, lambda: decide(sound_id), advance=True)
+
+    def _held(self, action: str, sound_id: str) -> bool:
+        """True when this toggle would undo the same toggle just made on the same row:
+        a held key's auto-repeat landing on a row the cursor could not leave."""
+        last = self._last_toggle
+        return (
+            last is not None
+            and last.action == action
+            and last.sound_id == sound_id
+            and self.clock() - last.at < self.REPEAT_GUARD_S
+        )
+
+    def _write(
+        self, sound_id: str, write: Callable[[], object], *, advance: bool = False
+    ) -> Change:
+        """Write to the store first; only on success change memory, to what the journal
+        entry says the files now hold (a write that changed nothing re-reads the sound:
+        memory was behind the files)."""
+        try:
+            result = write()
+        except _WRITE_ERRORS as exc:
+            return Change(error=f"Not saved: {exc}")
+        self.generation += 1
+        if isinstance(result, JournalEntry):
+            self.listing.decisions.apply_state(sound_id, result.after)
+        else:
+            self.listing.decisions.apply_state(sound_id, self.store.verdicts(sound_id).to_state())
+        return self._after_write(sound_id, advance=advance)
+
+    def _after_write(self, sound_id: str, *, advance: bool) -> Change:
+        self.user_moved = True
+        listing = self.listing
+        vs = self.view
+        view_changed = vs.status_filter != "all" or vs.sort in ("layer", "onset")
+        cursor: str | None = None
+        if view_changed:
+            listing.apply(vs)
+        if advance and self.settings.auto_advance:
+            view = listing.view
+            if sound_id == self.cursor and not view_changed:
+                here = self.cursor_index
+            elif sound_id in view:
+                here = view.index(sound_id)
+            else:  # filtered out: continue from where it was
+                here = self.cursor_index - 1
+            target = listing.next_undecided(here)
+            if target is not None:
+                cursor = view[target]
+            elif sound_id in view:
+                cursor = sound_id
+        elif view_changed and sound_id in listing.view:
+            cursor = sound_id
+        play = cursor if cursor is not None and cursor != sound_id and vs.autoplay else None
+        return self._refresh_undo(own_write=True) | Change(
+            rows=frozenset({sound_id}),
+            view=view_changed,
+            cursor=cursor,
+            play=play,
+            status=True,
+            details=True,
+        )
+
+    def _refresh_undo(self, *, own_write: bool = False) -> Change:
+        """Read undo/redo availability; after ``own_write`` (ours just appended to the
+        journal) the journal as read is recorded, so the next poll has nothing to do."""
+        before = (self.can_undo, self.can_redo)
+        try:
+            if own_write:
+                self._watch.own_journal()
+            self.can_undo, self.can_redo = self.store.undo_redo(fresh=not own_write)
+        except OSError:
+            self.can_undo = self.can_redo = False
+        return Change(undo=(self.can_undo, self.can_redo) != before)
+
+    # ------------------------------------------------------------------ view
+    def _reapply(self, keep: str | None) -> Change:
+        self.listing.apply(self.view)
+        return Change(view=True, cursor=keep, status=True)
+
+    def _save_view(self) -> Change:
+        try:
+            self.store.set_view(self.view.to_dict())
+        except (OSError, ValueError) as exc:
+            return Change(status=True, error=f"View settings not saved: {exc}")
+        return Change(status=True)
+
+    def set_query(self, query: str) -> Change:
+        if query == self.view.query:
+            return Change()
+        self.view.query = query
+        return self._reapply(keep=self.cursor) | self._save_view()
+
+    def cycle_status(self) -> Change:
+        vs = self.view
+        vs.status_filter = STATUS_FILTERS[
+            (STATUS_FILTERS.index(vs.status_filter) + 1) % len(STATUS_FILTERS)
+        ]
+        return self._reapply(keep=self.cursor) | self._save_view()
+
+    def cycle_sort(self) -> Change:
+        vs = self.view
+        vs.sort = SORTS[(SORTS.index(vs.sort) + 1) % len(SORTS)]
+        return (
+            self._reapply(keep=self.cursor)
+            | Change(notices=(f"Sort: {vs.sort}",))
+            | self._save_view()
+        )
+
+    def toggle_autoplay(self) -> Change:
+        self.view.autoplay = not self.view.autoplay
+        notice = f"Autoplay {'on' if self.view.autoplay else 'off'}"
+        return Change(notices=(notice,)) | self._save_view()
+
+    def toggle_loop(self) -> Change:
+        self.view.loop = not self.view.loop
+        return Change(player=True) | self._save_view()
+
+    def step_volume(self, direction: int) -> Change:
+        return self.set_volume(self.view.volume_db + direction * VOLUME_STEP_DB)
+
+    def set_volume(self, volume_db: float) -> Change:
+        low, high = VOLUME_RANGE_DB
+        self.view.volume_db = max(low, min(high, volume_db))
+        return Change(player=True) | self._save_view()
+
+    def toggle_loudness(self) -> Change:
+        self.view.loudness_match = not self.view.loudness_match
+        return Change(player=True) | self._save_view()
+
+    def toggles(self) -> list[str]:
+        """The view's active settings, as the status line shows them (most important
+        first: the status line drops from the end when it is too narrow)."""
+        vs = self.view
+        shown = len(self.listing.view)
+        parts = []
+        if vs.query:
+            parts.append(f'filter "{vs.query}"')
+        if vs.status_filter != "all":
+            parts.append(f"showing {vs.status_filter} ({shown})")
+        elif vs.query:
+            parts.append(f"{shown} shown")
+        if vs.sort != "rank":
+            parts.append(f"sort {vs.sort}")
+        if vs.autoplay:
+            parts.append("autoplay")
+        if vs.loop:
+            parts.append("loop")
+        if vs.volume_db:
+            parts.append(f"vol {vs.volume_db:+.0f} dB")
+        if vs.loudness_match:
+            parts.append("LUFS match")
+        return parts
+
+    def caption(self, sound_id: str) -> str:
+        row = self.listing.rows.get(sound_id)
+        return (row.caption if row and row.caption else sound_id)[:60]
+
+    # ------------------------------------------------------------------ outside changes
+    def check_outside(self) -> Outside | None:
+        """(Poll worker.) Compare the session's files with what we know, per file; read
+        only what changed. None when nothing did."""
+        generation = self.generation
+        snapshot = self._watch.snapshot()
+        diff = self._watch.diff(snapshot)
+        if diff.empty:
+            return None
+        # Each folder is read only when a file in it changed (the store re-parses only
+        # the files whose stat changed).
+        picks = self.store.picks() if diff.picks else None
+        rejects = self.store.rejects() if diff.rejects else None
+        rows: list[Row] | None = None
+        if diff.candidates:
+            rows = self.store.rows()
+            current = self.listing.rows
+            if len(rows) == len(current) and all(current.get(r.sound_id) == r for r in rows):
+                rows = None
+        problems = tuple(str(p) for p in self.store.problems()) if diff.decisions or rows else ()
+        return Outside(generation, snapshot, diff, picks, rejects, rows, problems)
+
+    def apply_outside(self, outside: Outside) -> Change:
+        """Merge what another process wrote, keeping the cursor on its row."""
+        if outside.generation != self.generation:
+            return Change()  # we wrote meanwhile: the next poll looks again
+        self._watch.accept(outside.snapshot)
+        decisions = self.listing.decisions
+        changed: set[str] = set()
+        if outside.picks is not None:
+            changed.update(_differing(decisions.picks, outside.picks))
+            decisions.picks = dict(outside.picks)
+        if outside.rejects is not None:
+            changed.update(_differing(decisions.rejects, outside.rejects))
+            decisions.rejects = dict(outside.rejects)
+        change = self._refresh_undo() if outside.diff.journal else Change()
+        change |= Change(problems=outside.problems)
+        if outside.rows is not None:
+            self.listing.set_rows(outside.rows)
+            change |= Change(data=True, candidates=True)
+        if outside.rows is not None or (changed and self._view_depends_on_decisions()):
+            change |= self._reapply(keep=self.cursor)
+        if changed:
+            change |= Change(rows=frozenset(changed), status=True, details=self.cursor in changed)
+        return change
+
+    def _view_depends_on_decisions(self) -> bool:
+        return self.view.status_filter != "all" or self.view.sort in ("layer", "onset")
+
+
+def _differing(old: Mapping[str, object], new: Mapping[str, object]) -> set[str]:
+    """Ids added, removed or changed between two decision maps."""
+    changed = {sid for sid, value in new.items() if old.get(sid) != value}
+    changed.update(sid for sid in old if sid not in new)
+    return changed

@@ -1,0 +1,91 @@
+"""SessionLoader: load a session, then follow other writers (the audition screen's IO).
+
+A plain object the screen composes. The load worker lists ids first (an instant first
+paint), then fills every column from the index; the poll worker asks the model to compare
+the session's files with what it knows, per file, and to read only what changed. Workers
+never touch widgets: they post messages the screen hands to the model.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TYPE_CHECKING
+
+from foley_tui.audition.model import AuditionModel
+from foley_tui.messages import IdsListed, LoadProgress, OutsideChanged, RowsLoaded, RowsParsed
+from foley_tui.model import Row
+
+if TYPE_CHECKING:
+    from foley_tui.screens.audition import AuditionScreen
+
+
+class SessionLoader:
+    """The load worker and the poll worker of one audition screen."""
+
+    def __init__(self, screen: AuditionScreen, model: AuditionModel) -> None:
+        self.screen = screen
+        self.model = model
+        self.painted = threading.Event()
+        """Set once the first rows are on screen (the load worker waits for it)."""
+
+    def start(self) -> None:
+        self.screen.run_worker(
+            self._load,
+            thread=True,
+            group="load",
+            exclusive=True,
+            exit_on_error=False,
+            name="load session",
+        )
+
+    def _load(self) -> None:
+        """First paint from the stored index when its names still match the folder (all
+        columns at once), else from the file names; then the exact, validated rows."""
+        store = self.model.store
+        post = self.screen.post_message
+        quick = store.quick_rows()
+        if quick is not None:
+            ids = [row.sound_id for row in quick]
+            post(IdsListed(ids, store.picks(), store.rejects(), rows=quick))
+        else:
+            post(IdsListed(store.candidate_ids(), store.picks(), store.rejects()))
+        # Let the main thread paint the rows before this thread competes for the GIL
+        # with seconds of index work.
+        self.painted.wait(timeout=1.0)
+        # Taken before the rows are read, so a write during the load shows on the next poll.
+        self.model.begin_load()
+        last = 0.0
+
+        def progress(done: int, total: int) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if now - last >= 0.05 or done >= total:
+                last = now
+                post(LoadProgress(done, total))
+
+        def parsed(batch: list[Row]) -> None:
+            post(RowsParsed(batch))
+
+        rows = store.rows(progress=progress, partial=parsed)
+        problems = [str(p) for p in store.problems()]
+        generation = self.model.generation  # a decision made after this wins over the read
+        message = RowsLoaded(rows, problems, store.picks(), store.rejects())
+        message.generation = generation
+        post(message)
+
+    def loaded(self) -> None:
+        """The rows are in: start following other writers."""
+        self.screen.set_interval(self.screen.settings.poll_interval_s, self._tick)
+
+    def _tick(self) -> None:
+        if not any(w.group == "poll" and w.is_running for w in self.screen.workers):
+            self.screen.run_worker(
+                self._poll, thread=True, group="poll", exit_on_error=False, name="watch session"
+            )
+
+    def _poll(self) -> None:
+        """A few scans; files are read only when they changed since we last looked."""
+        outside = self.model.check_outside()
+        if outside is not None:
+            self.screen.post_message(OutsideChanged(outside))

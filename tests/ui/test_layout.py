@@ -1,0 +1,103 @@
+"""Layout: columns by terminal cells, a status line that keeps the toggles, readable
+errors at 80 columns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from textual.widgets import Static
+
+from foley_tui.widgets.candidate_list import CandidateList, Columns
+from foley_tui.widgets.status_line import StatusInfo, render_status
+from tests.ui.conftest import Session, ready
+from tests.ui.sessions.host import FixedService, SessionsHost, settle
+
+WIDE = [
+    "ドアがバタンと閉まる音、重い木の扉がきしむ",
+    "🚪💥🔊 door slam with emoji 🔊🔊",
+    "cafe\u0301 cre\u0300me re\u0301sume\u0301 with combining marks, long enough to cut",
+]
+
+
+async def test_wide_captions_keep_the_list_columns_aligned(session: Session) -> None:
+    store = session.service.get(session.session_id)
+    store.cache_candidates(
+        {"sound": {"id": f"wide:{i}", "caption": caption, "duration_s": 2.5}}
+        for i, caption in enumerate(WIDE)
+    )
+    app = session.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await ready(pilot)
+        cl = screen.query_one(CandidateList)
+        width = cl.scrollable_content_region.width
+        columns = Columns.for_width(width)
+        view = screen.listing.view
+        starts = set()
+        for y in range(1, min(len(view), 20) + 1):
+            strip = cl.render_line(y)
+            assert strip.cell_length == width
+            segments: list[Segment] = list(strip)
+            # Segment 0 is the status glyph, 1 the caption: the duration starts after both.
+            start = cell_len(segments[0].text) + cell_len(segments[1].text)
+            starts.add(start)
+            assert cell_len(segments[1].text) == columns.caption
+        assert starts == {columns.glyph + columns.caption}
+        assert any(view[y - 1].startswith("wide:") for y in range(1, len(view) + 1))
+
+
+def _info(**view: Any) -> StatusInfo:
+    return StatusInfo(
+        title="A very long session title that goes on and on — 長い題名",
+        picked=12,
+        rejected=3,
+        undecided=1234,
+        total=1249,
+        cost_usd=1.25,
+        device="PortAudio library not found: libportaudio.so.2: cannot open shared object",
+        audio_ok=False,
+        view='filter "door" · 2 shown · loop · vol -6 dB · LUFS match',
+    )
+
+
+def test_the_status_line_keeps_every_toggle_at_80_and_120_columns() -> None:
+    for columns in (80, 120):
+        shown = set_cell_size(render_status(_info(), columns).plain, columns)
+        for toggle in ('filter "door"', "loop", "vol -6 dB", "LUFS match"):
+            assert toggle in shown, (columns, shown)
+    assert "no audio" in set_cell_size(render_status(_info(), 120).plain, 120)
+
+
+async def test_sessions_errors_are_readable_at_80_columns() -> None:
+    words = "the disk went away while reading the metadata of every session in the data dir"
+
+    class Failing(FixedService):
+        def list(self) -> Any:
+            raise OSError(f"[Errno 5] Input/output error: {words}")
+
+    app = SessionsHost(Failing())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        error = app.screen.query_one("#sessions-error", Static)
+        assert error.size.height >= 2  # wrapped, every line shown
+        lines = [strip.text for strip in error.render_lines(error.region.reset_offset)]
+        shown = " ".join(" ".join(lines).split())
+        assert "Could not list the sessions" in shown and words in shown
+
+
+async def test_sessions_titles_are_cut_by_cells() -> None:
+    from dataclasses import replace
+
+    from foley_tui.screens.sessions import TITLE_WIDTH, SessionsScreen
+
+    service = FixedService()
+    first = service.list()[0]
+    title = "台所の音のセッション、とても長い題名です"
+    app = SessionsHost(service)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        cell = screen._title_cell(replace(first, title=title))
+        assert cell_len(cell.plain) <= TITLE_WIDTH and cell.plain.endswith("…")
