@@ -13,8 +13,8 @@ foley's files. An export never reads the index.
 Tables: ``info`` (layout version, scan time, scan digest), ``rows`` (one per candidate
 file in rank order: file stats, the list columns and a lowercased search text),
 ``problems`` (foreign names and folders of the scan) and ``rows_fts``, an FTS5 trigram
-index of the search text for the ``/`` filter (terms of one or two characters are a
-scan: trigrams cannot match them). Writes build a new file beside the old one and
+index of the search text for the ``/`` filter, filled on first use (terms of one or two
+characters are a scan: trigrams cannot match them). Writes build a new file beside the old one and
 ``os.replace`` it: a crash leaves the old index or the new one, never a mix.
 
 Headless: never imports textual.
@@ -30,10 +30,11 @@ import secrets
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from foley_tui.model import LAYERS, Row
-from foley_tui.store.index import VALUE_COLUMNS, CandidateIndex, _shared
+from foley_tui.store.index import VALUE_COLUMNS, CandidateIndex, _shared, _types
 
 INDEX_FILE = "index.sqlite"
 #: Layout of the tables; a stored index of another layout is rebuilt.
@@ -72,18 +73,6 @@ DDL = (
     "CREATE TABLE problems(key TEXT NOT NULL, name TEXT NOT NULL, reason TEXT NOT NULL) STRICT",
     "CREATE VIRTUAL TABLE rows_fts USING fts5(search, content='rows', content_rowid='pos', "
     "tokenize='trigram case_sensitive 1')",
-)
-
-#: One query that counts rows whose columns hold anything but their declared type.
-_TYPE_CHECK = (
-    "SELECT count(*) FROM rows WHERE typeof(ord) != 'integer' OR typeof(name) != 'text' "
-    "OR typeof(mtime) != 'integer' OR typeof(size) != 'integer' "
-    "OR typeof(unreadable) NOT IN ('text', 'null') OR typeof(key) != 'text' "
-    "OR typeof(fold) != 'text' OR typeof(search) != 'text' OR "
-    + " OR ".join(
-        f"typeof({name}) NOT IN ('{kind}'{', ' + repr('null') if 'NOT NULL' not in decl else ''})"
-        for name, decl, kind in _VALUE_SQL
-    )
 )
 
 _expected: frozenset[tuple[Any, ...]] | None = None
@@ -132,29 +121,25 @@ def _quote_path(path: str) -> str:
     return quote(os.path.abspath(path))
 
 
-def check(db: sqlite3.Connection) -> tuple[int, bytes] | None:
-    """(scanned_ns, digest) of an index that is exactly ours and intact, else None."""
+def check(db: sqlite3.Connection) -> tuple[int, bytes, int, bool] | None:
+    """(scanned_ns, digest, row count, search index built) of an index whose schema is
+    exactly ours and whose info is sane, else None. Constant time: the rows themselves
+    are checked as they are read (types in Python; damaged pages are SQLite errors)."""
     schema = frozenset(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_schema"))
     if schema != expected_schema():
         return None
-    if db.execute("PRAGMA quick_check").fetchone() != ("ok",):
-        return None
-    info = dict(db.execute("SELECT k, v FROM info"))
-    scanned, digest = info.get("scanned_ns"), info.get("digest")
+    info = dict(db.execute("SELECT k, v FROM info LIMIT 16"))
+    scanned, digest, count, fts = (
+        info.get("scanned_ns"),
+        info.get("digest"),
+        info.get("rows"),
+        info.get("fts"),
+    )
     if info.get("layout") != LAYOUT or type(scanned) is not int or type(digest) is not bytes:
         return None
-    count, low, high = db.execute("SELECT count(*), min(pos), max(pos) FROM rows").fetchone()
-    if count and (low != 0 or high != count - 1):
+    if type(count) is not int or count < 0 or fts not in (0, 1):
         return None
-    if db.execute(_TYPE_CHECK).fetchone() != (0,):
-        return None
-    bad = db.execute(
-        "SELECT count(*) FROM problems WHERE typeof(key) != 'text' OR typeof(name) != 'text' "
-        "OR typeof(reason) != 'text'"
-    ).fetchone()
-    if bad != (0,):
-        return None
-    return scanned, digest
+    return scanned, digest, count, fts == 1
 
 
 def _size_ok(path: str, expected_rows: int | None) -> bool:
@@ -178,16 +163,25 @@ def load(path: str, *, expected_rows: int | None = None) -> CandidateIndex | Non
         checked = check(db)
         if checked is None:
             return None
-        scanned, digest = checked
+        scanned, digest, count, _ = checked
+        if expected_rows is not None and count > expected_rows + 16:
+            return None  # more rows than files: not this folder's index
         rows = db.execute(
-            f"SELECT ord, name, mtime, size, unreadable, key, {_VALUE_NAMES} FROM rows ORDER BY pos"
+            f"SELECT pos, ord, name, mtime, size, unreadable, key, {_VALUE_NAMES} "
+            f"FROM rows ORDER BY pos LIMIT {count + 1}"
         ).fetchall()
-        problems = db.execute("SELECT key, name, reason FROM problems ORDER BY rowid").fetchall()
+        problems = db.execute(
+            f"SELECT key, name, reason FROM problems ORDER BY rowid LIMIT {count + 1024}"
+        ).fetchall()
     except (sqlite3.Error, MemoryError, OverflowError):
-        return None
+        return None  # a damaged page, a foreign file...: rebuilt
     finally:
         db.close()
-    return _from_db_rows(rows, scanned, digest, problems)
+    if len(rows) != count or any(row[0] != i for i, row in enumerate(rows)):
+        return None
+    if not _types(chain.from_iterable(problems)) <= {str}:
+        return None
+    return _from_db_rows([row[1:] for row in rows], scanned, digest, problems)
 
 
 def _regular(path: str) -> bool:
@@ -205,6 +199,21 @@ def _from_db_rows(
     if not rows:
         return CandidateIndex.from_rows([], scanned_ns=scanned, digest=digest, problems=problems)
     columns = list(zip(*rows, strict=True))
+    fixed = (
+        (0, {int}),
+        (1, {str}),
+        (2, {int}),
+        (3, {int}),
+        (4, {str, type(None)}),
+        (5, {str}),
+    )
+    for k, allowed_types in fixed:
+        if not _types(columns[k]) <= allowed_types:
+            return None
+    for col, (_, allowed) in zip(columns[6:], VALUE_COLUMNS, strict=True):
+        accepted = {str} if allowed == frozenset({tuple}) else set(allowed)  # tags: text
+        if not _types(col) <= accepted:
+            return None
     tags_memo: dict[str, tuple[str, ...]] = {}
 
     def tags_of(text: str) -> tuple[str, ...]:
@@ -263,6 +272,8 @@ def save(path: str, index: CandidateIndex) -> None:
                         ("layout", LAYOUT),
                         ("scanned_ns", index.scanned_ns),
                         ("digest", index.digest),
+                        ("rows", len(index)),
+                        ("fts", 0),  # the search index is built on first use
                     ],
                 )
                 db.executemany(
@@ -273,7 +284,6 @@ def save(path: str, index: CandidateIndex) -> None:
                 db.executemany(
                     "INSERT INTO problems(key, name, reason) VALUES (?, ?, ?)", index.problems
                 )
-                db.execute("INSERT INTO rows_fts(rows_fts) VALUES ('rebuild')")
         finally:
             db.close()
         os.replace(tmp, path)
@@ -308,6 +318,29 @@ def _db_rows(index: CandidateIndex) -> Iterable[tuple[Any, ...]]:
             caption.lower(),
             search_text(caption, tags, keys[i], sources[i]),
         )
+
+
+def build_search(path: str) -> bool:
+    """Fill the trigram index of the ``/`` filter (once per index file; seconds at 100k,
+    so the first paint never waits for it). True when it is (now) built."""
+    try:
+        db = connect(path, readonly=False)
+    except sqlite3.Error:
+        return False
+    try:
+        checked = check(db)
+        if checked is None:
+            return False
+        if checked[3]:
+            return True
+        with db:
+            db.execute("INSERT INTO rows_fts(rows_fts) VALUES ('rebuild')")
+            db.execute("UPDATE info SET v = 1 WHERE k = 'fts'")
+        return True
+    except sqlite3.Error:
+        return False
+    finally:
+        db.close()
 
 
 # ---------------------------------------------------------------------------- paging
@@ -355,6 +388,8 @@ def page(
     picks: Mapping[str, tuple[str | None, float | None]] | None = None,
     rejects: Iterable[str] = (),
     verified: bool = False,
+    searchable: bool = True,
+    row_count: int | None = None,
 ) -> Page:
     """A page of the view (sort, status filter, ``/`` filter) straight from the index.
 
@@ -393,7 +428,7 @@ def page(
         where.append("d.status = ?")
         params.append(status)
     for term in query.lower().split():
-        if len(term) >= 3:
+        if len(term) >= 3 and searchable:
             where.append("r.pos IN (SELECT rowid FROM rows_fts WHERE rows_fts MATCH ?)")
             params.append('"' + term.replace('"', '""') + '"')
         else:
@@ -401,13 +436,19 @@ def page(
             params.append(term)
     clause = (" WHERE " + " AND ".join(where)) if where else ""
     base = f"FROM rows r LEFT JOIN temp.decided d ON d.key = r.key{clause}"
-    (total,) = db.execute(f"SELECT count(*) {base}", params).fetchone()
+    if not where and row_count is not None:
+        total = row_count  # the whole list: no need to count it
+    else:
+        (total,) = db.execute(f"SELECT count(*) {base}", params).fetchone()
     offset = max(0, min(offset, max(total - 1, 0)))
     found = db.execute(
         f"SELECT r.key, r.pos, {', '.join('r.' + n for n, _, _ in _VALUE_SQL)}, r.unreadable "
         f"{base} ORDER BY {_order_sql(sort)} LIMIT ? OFFSET ?",
         [*params, max(0, limit), offset],
     ).fetchall()
+    for row in found:
+        if not (type(row[0]) is str and type(row[1]) is int and type(row[2]) is str):
+            raise sqlite3.DatabaseError("a row of the wrong types")
     rows = [
         Row(
             key,
