@@ -104,6 +104,18 @@ def test_the_search_index_is_built_on_first_use(data_dir: Path) -> None:
     assert SessionService(data_dir).get(store.session_id).prepare_filter()  # already built
 
 
+def test_a_crafted_row_naming_another_sound_is_no_page(data_dir: Path) -> None:
+    import sqlite3
+
+    store = _store(data_dir)
+    path = data_dir / "sessions" / store.session_id / ".foley-tui" / "index.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("UPDATE rows SET key = 'id:9' WHERE key = 'id:0'")
+    db.commit()
+    db.close()
+    assert SessionService(data_dir).get(store.session_id).page() is None
+
+
 def test_page_is_unverified_until_rows_checked_the_files(data_dir: Path) -> None:
     store = _store(data_dir)
     sid = store.session_id
