@@ -459,13 +459,16 @@ def page(
     elif status != "all":
         where.append("d.status = ?")
         params.append(status)
+    phrases: list[str] = []
     for term in query.lower().split():
         if len(term) >= 3 and searchable:
-            where.append("r.pos IN (SELECT rowid FROM rows_fts WHERE rows_fts MATCH ?)")
-            params.append('"' + term.replace('"', '""') + '"')
+            phrases.append('"' + term.replace('"', '""') + '"')
         else:
             where.append("instr(r.search, ?) > 0")
             params.append(term)
+    if phrases:  # one MATCH: FTS5 intersects the terms' row lists itself
+        where.insert(0, "r.pos IN (SELECT rowid FROM rows_fts WHERE rows_fts MATCH ?)")
+        params.insert(0, " AND ".join(phrases))
     clause = (" WHERE " + " AND ".join(where)) if where else ""
     base = f"FROM rows r LEFT JOIN temp.decided d ON d.key = r.key{clause}"
     if not where and row_count is not None:
