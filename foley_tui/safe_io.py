@@ -114,7 +114,8 @@ def read_fd_capped(fd: int, size_hint: int, limit: int, name: str) -> bytes:
     while True:
         # The expected size plus one byte in one call (a second call sees EOF); more
         # only if the file grew, never past limit + 1.
-        chunk = os.read(fd, min(max(size_hint + 1 - total, 1 << 16), limit + 1 - total))
+        want = min(max(size_hint + 1 - total, 1 << 16), limit + 1 - total)
+        chunk = os.read(fd, want)
         if not chunk:
             break
         chunks.append(chunk)
@@ -123,6 +124,8 @@ def read_fd_capped(fd: int, size_hint: int, limit: int, name: str) -> bytes:
             raise FileTooLargeError(
                 name, f"too large (over {human_size(limit)}, still growing while read)"
             )
+        if len(chunk) < want:  # a short read of a regular file is its end: one syscall
+            break
     return b"".join(chunks)
 
 

@@ -13,6 +13,7 @@ import contextlib
 import errno
 import fcntl
 import json
+import math
 import os
 import re
 import stat
@@ -95,6 +96,18 @@ _TAIL_CHUNK = 1 << 16
 #: Our own records start this way (``to_record`` puts ``seq`` first, compact separators):
 #: the tail search tries ``json.loads`` only on such lines.
 _RECORD_START = re.compile(rb'(?m)^\{"seq":(\d+),')
+
+
+def _strict_json(value: Any) -> Any:
+    """``value`` with non-finite floats as null: a raw record foley wrote with a NaN
+    onset must not make a decision about that sound fail (the journal is strict JSON)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _strict_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strict_json(v) for v in value]
+    return value
 
 
 def _record_of(line: bytes) -> dict[str, Any] | None:
@@ -469,7 +482,10 @@ class FileState(StateBackend):
                     os.pread(fd, size - read_from, read_from), read_from
                 )
             record = build(records)
-            line = json.dumps(record, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+            line = (
+                json.dumps(_strict_json(record), separators=(",", ":"), allow_nan=False).encode()
+                + b"\n"
+            )
             start = size
             if complete < size:
                 # A crash tore the last record (we hold the lock: nobody is writing):
@@ -519,6 +535,9 @@ class FileState(StateBackend):
             fd = self._open_ours(name)
         except FileNotFoundError:
             return b""
+        except OSError as exc:  # a link, FIFO or device: refused, never read
+            self._problem(name, exc.strerror or str(exc))
+            return b""
         try:
             size = os.fstat(fd).st_size
             return read_fd_capped_at(fd, offset, size, MAX_JOURNAL_BYTES, self._file(name))
@@ -529,6 +548,9 @@ class FileState(StateBackend):
         try:
             fd = self._open_ours(name)
         except FileNotFoundError:
+            return None
+        except OSError as exc:  # a link, FIFO or device: refused, never read
+            self._problem(name, exc.strerror or str(exc))
             return None
         try:
             size = os.fstat(fd).st_size

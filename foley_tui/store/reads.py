@@ -66,6 +66,8 @@ class StoreReads:
     _decision_cache: dict[str, dict[str, tuple[tuple[int, int, int], dict[str, Any] | None, str]]]
     _index: CandidateIndex | None
     _index_conn: sqlite3.Connection | None
+    #: (scanned_ns, digest, rows, search index built) of the open index connection.
+    _index_info: tuple[int, bytes, int, bool] | None
     _index_verified: bool
     _candidate_count_hint: int
 

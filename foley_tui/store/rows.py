@@ -228,6 +228,18 @@ class RowsMixin(StoreReads):
         db = self._index_db()
         if db is None:
             return None
+        checked = self._index_info
+        assert checked is not None
+        searchable = checked[3]
+        long_terms = any(len(term) >= 3 for term in query.split())
+        # The trigram index is built on first use (seconds at 100k): build it now, then
+        # answer from it (call prepare_filter() from a worker to do it early).
+        if not searchable and long_terms and self.prepare_filter():
+            db = self._index_db()
+            if db is None or self._index_info is None:
+                return None
+            checked = self._index_info
+            searchable = checked[3]
         picks = {
             p.sound_id: (p.layer, p.onset if isinstance(p.onset, int | float) else None)
             for p in self.picks().values()
@@ -244,6 +256,8 @@ class RowsMixin(StoreReads):
                 picks=picks,
                 rejects=rejects,
                 verified=self._index_verified,
+                searchable=searchable,
+                row_count=checked[2],
             )
         except sqlite3.Error:
             self._close_index_db()  # damaged since it was checked: rows() rebuilds it
@@ -254,30 +268,40 @@ class RowsMixin(StoreReads):
         if self._index_conn is not None:
             return self._index_conn
         path = self.state.index_path()
-        if path is None or not os.path.exists(path):
-            return None
-        expected = _count_names(self.candidates)
-        if not index_db._regular(path) or not index_db._size_ok(path, expected):
+        if path is None or not index_db._regular(path):
             return None
         try:
             db = index_db.connect(path, readonly=True)
         except sqlite3.Error:
             return None
         try:
-            ok = index_db.check(db) is not None
+            checked = index_db.check(db)
         except sqlite3.Error:
-            ok = False
-        if not ok:
+            checked = None
+        if checked is None:
             db.close()
             return None
-        self._index_conn = db
+        self._index_conn, self._index_info = db, checked
         return db
+
+    def prepare_filter(self) -> bool:
+        """Build the stored index's trigram search index if it is not built yet (seconds
+        at 100k candidates: call it from a worker after the first paint). True when the
+        ``/`` filter of :meth:`page` can use it."""
+        path = self.state.index_path()
+        if path is None or not index_db._regular(path):
+            return False
+        if self._index_info is not None and self._index_info[3]:
+            return True
+        self._close_index_db()
+        return index_db.build_search(path)
 
     def _close_index_db(self) -> None:
         if self._index_conn is not None:
             with contextlib.suppress(sqlite3.Error):
                 self._index_conn.close()
             self._index_conn = None
+        self._index_info = None
 
     def _rows_generic(self, progress: Callable[[int, int], None] | None) -> list[Row]:
         keys = list(self.candidates)

@@ -107,6 +107,7 @@ class SessionStore(DecisionsMixin, RowsMixin, MetaMixin):
         }
         self._index: CandidateIndex | None = None
         self._index_conn: sqlite3.Connection | None = None
+        self._index_info: tuple[int, bytes, int, bool] | None = None
         self._index_verified = False
         self._candidate_count_hint = 0
         _live_stores.add(self)

@@ -144,9 +144,11 @@ class RedisSessionService(SessionService):
         """Write the whole session in one transaction (replacing it when it exists),
         with ``state_files`` (the conversation, the usage counters) in the same MULTI."""
         raw = {
-            "candidates": {k: dumps(v) for k, v in candidates.items()},
-            "picks": {k: dumps(v) for k, v in picks.items()},
-            "rejects": {k: dumps(v) for k, v in rejects.items()},
+            # A record given as bytes is a file foley wrote that JSON cannot carry (a NaN
+            # onset): an export's ``raw`` entry, stored as it was.
+            "candidates": {k: _data(v) for k, v in candidates.items()},
+            "picks": {k: _data(v) for k, v in picks.items()},
+            "rejects": {k: _data(v) for k, v in rejects.items()},
         }
         self.write_raw(session_id, raw, meta, journal, state_files)
 
@@ -227,3 +229,7 @@ class RedisSessionService(SessionService):
 
 
 __all__ = ["RedisSessionService"]
+
+
+def _data(value: Any) -> bytes:
+    return value if isinstance(value, bytes) else dumps(value)

@@ -98,6 +98,7 @@ TAMPERS = [
     "digest",
     "keys",
     "infinity",
+    "nan",
     "oversized",
     "fifo",
     "symlink",
@@ -120,8 +121,8 @@ def test_a_tampered_index_is_rebuilt(data_dir: Path, how: str) -> None:
         index_file.write_bytes(b"SQLite format 3\x00" + os.urandom(4096))
     elif how == "empty":
         index_file.write_bytes(b"")
-    elif how == "lengths":  # a gap in the rows
-        _sql(index_file, "DELETE FROM rows WHERE pos = 1")
+    elif how == "lengths":  # a column shorter than the others
+        _sql(index_file, "UPDATE columns SET v = substr(v, 1, 8) WHERE k = 'mtimes'")
     elif how == "schema":  # an extra table (a foreign or crafted file)
         _sql(index_file, "CREATE TABLE extra(x)")
     elif how == "trigger":  # code in the schema: refused before anything runs
@@ -129,11 +130,25 @@ def test_a_tampered_index_is_rebuilt(data_dir: Path, how: str) -> None:
     elif how == "info":
         _sql(index_file, "UPDATE info SET v = 'x' WHERE k = 'scanned_ns'")
     elif how == "digest":
-        _sql(index_file, "UPDATE info SET v = 2 WHERE k = 'layout'")
+        _sql(index_file, "UPDATE info SET v = 99 WHERE k = 'layout'")
     elif how == "keys":  # a row naming another sound: the list would lie about ids
-        _sql(index_file, "UPDATE rows SET key = 'freesound:2' WHERE key = 'freesound:1'")
+        _sql(
+            index_file,
+            "UPDATE columns SET v = CAST(replace(CAST(v AS TEXT), 'freesound:1', "
+            "'freesound:2') AS BLOB) WHERE k = 'keys'",
+        )
     elif how == "infinity":
-        _sql(index_file, "UPDATE rows SET duration = 9e999")
+        _sql(
+            index_file,
+            "UPDATE columns SET v = CAST(replace(CAST(v AS TEXT), '1.25', '1e999') AS BLOB) "
+            "WHERE k = 'duration_s'",
+        )
+    elif how == "nan":
+        _sql(
+            index_file,
+            "UPDATE columns SET v = CAST(replace(CAST(v AS TEXT), '1.25', 'NaN') AS BLOB) "
+            "WHERE k = 'duration_s'",
+        )
     elif how == "oversized":  # far above what the session's file count allows
         with index_file.open("ab") as fh:
             fh.truncate(len(data) + 64 << 20)

@@ -93,6 +93,29 @@ def test_page_matches_the_list(data_dir: Path, sort: str, status: str, query: st
     assert [r.sound_id for r in page.rows] == expected and page.total == len(expected)
 
 
+def test_the_search_index_is_built_on_first_use(data_dir: Path) -> None:
+    store = _store(data_dir)
+    fresh = SessionService(data_dir).get(store.session_id)
+    short = fresh.page(query="sl")  # a scan: the trigram index is not needed
+    assert short is not None and fresh._index_info is not None and not fresh._index_info[3]
+    first = fresh.page(query="slam")  # builds it, then uses it
+    assert first is not None and fresh._index_info is not None and fresh._index_info[3]
+    assert [r.sound_id for r in first.rows] == ["id:0", "id:5"]
+    assert SessionService(data_dir).get(store.session_id).prepare_filter()  # already built
+
+
+def test_a_crafted_row_naming_another_sound_is_no_page(data_dir: Path) -> None:
+    import sqlite3
+
+    store = _store(data_dir)
+    path = data_dir / "sessions" / store.session_id / ".foley-tui" / "index.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("UPDATE rows SET key = 'id:9' WHERE key = 'id:0'")
+    db.commit()
+    db.close()
+    assert SessionService(data_dir).get(store.session_id).page() is None
+
+
 def test_page_is_unverified_until_rows_checked_the_files(data_dir: Path) -> None:
     store = _store(data_dir)
     sid = store.session_id
@@ -117,6 +140,7 @@ def test_a_damaged_search_index_is_no_page_and_rows_still_work(data_dir: Path) -
     import sqlite3
 
     store = _store(data_dir)
+    assert store.prepare_filter()
     path = data_dir / "sessions" / store.session_id / ".foley-tui" / "index.sqlite"
     db = sqlite3.connect(path)
     db.execute("DELETE FROM rows_fts_data")
