@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "foley_tui.cli_app",
     "foley_tui.cli_demo",
     "foley_tui.cli_messages",  # after cli_store: joins its ``session`` group
+    "foley_tui.cli_redis",  # after cli_messages: joins the ``session`` group too
 )
 
 # The verb run when none is given (``foley-tui`` alone), or None to print help.
@@ -60,6 +61,13 @@ def common_parser(*, for_verbs: bool = False) -> argparse.ArgumentParser:
         action="store_true",
         help="SESSION must be an exact session id (no title or prefix match; for scripts)",
         default=argparse.SUPPRESS if for_verbs else False,
+    )
+    common.add_argument(
+        "--store",
+        metavar="URL",
+        help="session store: redis://[user@]host:port/db, rediss://... or file "
+        "(default: $FOLEY_TUI_STORE, else the file store under the data dir)",
+        default=argparse.SUPPRESS if for_verbs else None,
     )
     return common
 

@@ -91,16 +91,19 @@ def launch(
     device: str | None = None,
     no_audio: bool = False,
     narration: Narration | None = None,
+    service: Any = None,
 ) -> int:
-    """Run the app on ``session_id`` until the user quits (also used by other verbs)."""
+    """Run the app on ``session_id`` until the user quits (also used by other verbs).
+    ``service``: the session service to use (a Redis one), else the file store on ``data``."""
     from foley_tui.app import FoleyApp
     from foley_tui.store import SessionService, SessionServiceError
 
     config = load_app_config()
-    service = SessionService(data)
+    if service is None:
+        service = SessionService(data)
     try:
         store = service.get(session_id)
-    except SessionServiceError as exc:
+    except (SessionServiceError, OSError) as exc:  # OSError: a store server unreachable
         raise CliError(str(exc)) from None
     player = make_app_player(device, no_audio)
     app = FoleyApp(store, player, config, service, audio_notice=not no_audio)
@@ -125,7 +128,7 @@ def run_open(args: argparse.Namespace) -> int:
     if ref is None:
         try:
             ref = service.most_recent()
-        except SessionServiceError as exc:
+        except (SessionServiceError, OSError) as exc:  # OSError: a store server unreachable
             raise CliError(str(exc)) from None
         if ref is None:
             raise CliError("no session yet: give SESSION, or run `foley-tui demo`")
@@ -136,6 +139,7 @@ def run_open(args: argparse.Namespace) -> int:
         device=args.device,
         no_audio=args.no_audio,
         narration=_narration_for_run(args),
+        service=service,
     )
 
 

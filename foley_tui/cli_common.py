@@ -24,7 +24,13 @@ from typing import Any
 from foley_tui import paths
 from foley_tui.cli import CliError
 from foley_tui.model import ValidationError
-from foley_tui.store import SessionService, SessionServiceError, SessionStore, StoreWriteError
+from foley_tui.store import (
+    SessionService,
+    SessionServiceError,
+    SessionStore,
+    StoreWriteError,
+    open_service,
+)
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -37,7 +43,7 @@ def data_dir_of(args: argparse.Namespace) -> Path:
 def service_of(args: argparse.Namespace) -> SessionService:
     """The session service on :func:`data_dir_of`; with ``--exact`` its ``resolve`` takes
     exact ids only, whichever verb calls it."""
-    service = SessionService(data_dir_of(args))
+    service = open_service(getattr(args, "store", None), data_dir_of(args))
     service.exact_refs = bool(getattr(args, "exact", False))
     for line in service.recovered:  # leftovers of an earlier crash, cleaned up now
         print(f"foley-tui: {line}", file=sys.stderr)
@@ -48,7 +54,7 @@ def resolve_session(service: SessionService, ref: str) -> str:
     """A SESSION argument -> the session id (see the module docstring)."""
     try:
         return service.resolve(ref)
-    except SessionServiceError as exc:
+    except (SessionServiceError, OSError) as exc:  # OSError: a store server unreachable
         raise CliError(str(exc)) from None
 
 

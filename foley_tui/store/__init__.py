@@ -19,6 +19,7 @@ from foley_tui.store.errors import (
     StoreWriteError,
     UndoConflictError,
 )
+from foley_tui.store.factory import open_service, store_url
 from foley_tui.store.records import SCHEMA_VERSION, JournalEntry, SessionMeta
 from foley_tui.store.service import SessionInfo, SessionService
 from foley_tui.store.session import SessionStore
@@ -42,5 +43,7 @@ __all__ = [
     "decode_name",
     "dumps",
     "encode_key",
+    "open_service",
+    "store_url",
     "validate_session_id",
 ]
