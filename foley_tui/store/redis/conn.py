@@ -20,7 +20,9 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import redis
+from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
+from redis.retry import Retry
 
 from foley_tui import paths
 from foley_tui.store.errors import StoreWriteError
@@ -162,6 +164,9 @@ def connect(url: str, *, prefix: str | None = None, **options: Any) -> tuple[red
         socket_connect_timeout=options.pop("socket_connect_timeout", 3.0),
         socket_timeout=options.pop("socket_timeout", 10.0),
         health_check_interval=options.pop("health_check_interval", 15),
+        # One immediate retry: enough to replace a connection a server restart dropped,
+        # without redis-py's default backoff holding a refused decision for seconds.
+        retry=options.pop("retry", Retry(NoBackoff(), 1)),
         client_name="foley-tui",
         **options,
     )

@@ -44,6 +44,7 @@ from foley_tui.store.records import (
     new_ulid,
     now_utc,
 )
+from foley_tui.store.redis.feed import ChangeFeed
 from foley_tui.store.redis.keys import CHANGES_MAXLEN
 from foley_tui.store.redis.namespace import RedisBackend, RedisHash, json_namespace, row_json
 from foley_tui.store.rows import _EMPTY_VALUES, _make_row
@@ -604,6 +605,11 @@ class RedisSessionStore(SessionStore):
         """Step past the entry undo (or redo) would apply, writing nothing but a ``skip``
         journal entry (so every process agrees the entry is out of the stack)."""
         return self.skip_redo() if redo else self.skip_undo()
+
+    # ------------------------------------------------------------------ live
+    def change_feed(self, *, block_ms: int = 1000, since: str = "$") -> ChangeFeed:
+        """A blocking feed of this session's changes (run its ``wait`` in a worker)."""
+        return ChangeFeed(self.backend, self.session_id, block_ms=block_ms, since=since)
 
     # ------------------------------------------------------------------ faults
     def ping(self) -> bool:
