@@ -18,6 +18,12 @@ Measured in the same run, each figure the median of several runs:
   plain ``scandir`` + ``json.loads`` + row extraction; each in a fresh child process so
   its max RSS is its own.
 
+* the Redis store beside the file store, on a private redis-server (AOF, ``appendfsync
+  always``) started for the run: durable pick p50/p99 (interleaved with the file store's),
+  ``list_picks`` of 1,000, the rows of the big session (first paint) against the file
+  store's valid-index rows, and live propagation between two processes (a pick in this
+  process until a follower process's ``XREAD BLOCK`` returns it) p50/p99.
+
 foley is driven with stores injected through ``foley.stores.make_session_store(...,
 rootdir=...)``, so it writes the same layout without depending on FOLEY_DATA_DIR.
 The 100k fixture is generated once and cached under $FOLEY_TUI_BENCH_CACHE (default
@@ -401,6 +407,120 @@ def bench_big(n: int, runs: int, slow_runs: int) -> dict[str, Any]:
     return result
 
 
+FOLLOW = """
+import sys, time
+from foley_tui.store.redis.service import RedisSessionService
+store = RedisSessionService(sys.argv[1], user="follower").get(sys.argv[2])
+feed = store.change_feed(block_ms=1000)
+feed.wait()
+print("ready", flush=True)
+seen = 0
+while seen < int(sys.argv[3]):
+    change = feed.wait()
+    now = time.time_ns()
+    for event in change.events:
+        if event.get("op") == "decide":
+            print(event["key"], now, flush=True)
+            seen += 1
+"""
+
+
+def bench_redis(n: int, big_n: int, runs: int, work: Path) -> dict[str, Any]:
+    """The Redis store beside the file store, on a private server started here."""
+    from foley_tui.store.redis.service import RedisSessionService
+    from foley_tui.store.redis.session import RedisSessionStore
+    from tests.e2e.redis.server import RedisServer
+
+    server = RedisServer(work / "redis", appendfsync="always")
+    server.start()
+    try:
+        files = SessionService(work / "files")
+        redis_service = RedisSessionService(server.url, user="bench")
+        ours_file: list[float] = []
+        ours_redis: list[float] = []
+        list_file: list[float] = []
+        list_redis: list[float] = []
+        for _ in range(runs):
+            fstore = files.get(files.create("bench"))
+            rstore = redis_service.get(redis_service.create("bench"))
+            for i in range(n):  # interleaved: load drift hits both alike
+                t0 = time.perf_counter()
+                fstore.add_pick(f"freesound:{i}", layer=LAYERS[i % 5], onset=i * 0.5)
+                ours_file.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                rstore.add_pick(f"freesound:{i}", layer=LAYERS[i % 5], onset=i * 0.5)
+                ours_redis.append(time.perf_counter() - t0)
+            time.sleep(0.1)
+            cold_file = SessionService(work / "files").get(fstore.session_id)
+            cold_redis = RedisSessionService(server.url).get(rstore.session_id)
+            t0 = time.perf_counter()
+            assert len(cold_file.list_picks()) == n
+            list_file.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            assert len(cold_redis.list_picks()) == n
+            list_redis.append(time.perf_counter() - t0)
+
+        # Live propagation: a pick here until the follower process has it.
+        sid = redis_service.create("live")
+        live_store = redis_service.get(sid)
+        count = 200
+        follower = subprocess.Popen(
+            [sys.executable, "-c", FOLLOW, server.url, sid, str(count)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        assert follower.stdout is not None
+        assert follower.stdout.readline().strip() == "ready"
+        sent: dict[str, int] = {}
+        for i in range(count):
+            key = f"live:{i}"
+            sent[key] = time.time_ns()
+            live_store.add_pick(key)
+            time.sleep(0.01)
+        out, _ = follower.communicate()
+        delays = []
+        for line in out.splitlines():
+            key, at = line.split()
+            delays.append((int(at) - sent[key]) / 1e9)
+
+        # First paint of a big session: the rows index against the file store's.
+        big = redis_service.get(redis_service.create("big"))
+        assert isinstance(big, RedisSessionStore)
+        t0 = time.perf_counter()
+        big.cache_candidates(make_candidate(i) for i in range(big_n))
+        cache_s = time.perf_counter() - t0
+        rows_times = []
+        for _ in range(3):
+            fresh = RedisSessionService(server.url).get(big.session_id)
+            t0 = time.perf_counter()
+            rows = fresh.rows()
+            rows_times.append(time.perf_counter() - t0)
+            assert len(rows) == big_n
+        return {
+            "n": n,
+            "runs": runs,
+            "appendfsync": "always",
+            "pick_file_p50_ms": ms(statistics.median(ours_file)),
+            "pick_file_p99_ms": ms(pct(ours_file, 99)),
+            "pick_redis_p50_ms": ms(statistics.median(ours_redis)),
+            "pick_redis_p99_ms": ms(pct(ours_redis, 99)),
+            "ratio_redis_over_file_pick_p50": round(
+                statistics.median(ours_redis) / statistics.median(ours_file), 2
+            ),
+            "list_picks_file_ms": ms(statistics.median(list_file)),
+            "list_picks_redis_ms": ms(statistics.median(list_redis)),
+            "live_p50_ms": ms(statistics.median(delays)),
+            "live_p99_ms": ms(pct(delays, 99)),
+            "live_n": len(delays),
+            "big_n": big_n,
+            "big_cache_s": round(cache_s, 2),
+            "rows_redis_s": round(statistics.median(rows_times), 3),
+        }
+    finally:
+        server.stop()
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
@@ -461,6 +581,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         big["foley-readall"]["median_s"] / big["ours-valid"]["median_s"], 1
     )
     results["rows"] = big
+    work = Path(tempfile.mkdtemp(prefix="redis-", dir=CACHE))
+    try:
+        redis_result = bench_redis(picks_n, big_n, runs, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    redis_result["rows_file_valid_s"] = big["ours-valid"]["median_s"]
+    redis_result["ratio_rows_redis_over_file_valid"] = round(
+        redis_result["rows_redis_s"] / big["ours-valid"]["median_s"], 2
+    )
+    results["redis"] = redis_result
+    print(f"  redis: {redis_result}", flush=True)
     out = HERE / "results"
     out.mkdir(exist_ok=True)
     (out / "bench_store.json").write_text(json.dumps(results, indent=2))
