@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -472,6 +472,28 @@ class RedisSessionStore(SessionStore):
                 for k in self.backend.client.zrange(keys.order(sid), 0, -1)
             ]
         return order, stored
+
+    def _read_all(
+        self, ns: MutableMapping[str, dict[str, Any]], name: str
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Every readable (key, dict) of a namespace in one HSCAN pass (not a read per
+        key); unreadable values are reported in :meth:`problems`, never fatal."""
+        raw = self.raw.get(name)
+        if raw is None:
+            return super()._read_all(ns, name)
+        out: list[tuple[str, dict[str, Any]]] = []
+        for key, value in raw.raw_items():
+            try:
+                out.append((key, loads_object(value)))
+            except DecodeError as exc:
+                self._note(StoreProblem(name, key, raw.key, str(exc)))
+                continue
+            self._clear_problem(name, key)
+        return sorted(out, key=lambda item: item[0])
+
+    def candidates_raw(self) -> Iterator[tuple[str, bytes]]:
+        """Every candidate's exact bytes (HSCAN): exports and copies read them in bulk."""
+        return self.raw["candidates"].raw_items()
 
     # ------------------------------------------------------------------ meta
     def last_write(self) -> datetime | None:

@@ -9,6 +9,7 @@ import pytest
 
 from foley_tui.store.redis.namespace import RedisBackend
 from foley_tui.store.redis.service import RedisSessionService
+from tests.e2e.test_tmux_e2e import tmux  # noqa: F401 (the tmux fixture, for the app test)
 
 from .server import RedisServer
 
