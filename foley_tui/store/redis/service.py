@@ -107,6 +107,16 @@ class RedisSessionService(SessionService):
         per_user = [keys.user(session_id, u.decode("utf-8", "replace")) for u in users]
         return [*keys.fixed(session_id), *per_user]
 
+    def export_session(self, session_id: str) -> dict[str, Any]:
+        """The file service's export, with every candidate read in one HSCAN pass."""
+        validate_session_id(session_id)
+        if not self._exists(session_id):
+            raise SessionNotFoundError(f"no session {session_id!r}")
+        store = self._open(session_id)
+        assert isinstance(store, RedisSessionStore)
+        with store.bulk_candidates():
+            return super().export_session(session_id)
+
     def delete(self, session_id: str) -> None:
         """Delete every key of that one session (and nothing else), atomically."""
         validate_session_id(session_id)

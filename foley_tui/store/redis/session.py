@@ -351,6 +351,7 @@ class RedisSessionStore(SessionStore):
             state=state,
         )
         self.redis_state = state
+        self._bulk: dict[str, bytes] | None = None
         keys = backend.keys
         self._decide_script = backend.client.register_script(DECIDE)
         self._decide_keys = [
@@ -491,9 +492,29 @@ class RedisSessionStore(SessionStore):
             self._clear_problem(name, key)
         return sorted(out, key=lambda item: item[0])
 
-    def candidates_raw(self) -> Iterator[tuple[str, bytes]]:
-        """Every candidate's exact bytes (HSCAN): exports and copies read them in bulk."""
-        return self.raw["candidates"].raw_items()
+    def candidate(self, sound_id: str) -> dict[str, Any] | None:
+        if self._bulk is not None:  # an export in progress: read from the one HSCAN pass
+            raw = self._bulk.get(sound_id)
+            if raw is None:
+                return None
+            try:
+                return loads_object(raw)
+            except DecodeError as exc:
+                self._note(
+                    StoreProblem("candidates", sound_id, self.raw["candidates"].key, str(exc))
+                )
+                return None
+        return super().candidate(sound_id)
+
+    @contextlib.contextmanager
+    def bulk_candidates(self) -> Iterator[None]:
+        """Within: :meth:`candidate` answers from one HSCAN pass over every candidate
+        (an export reads them all; a round trip per candidate would cost seconds)."""
+        self._bulk = dict(self.raw["candidates"].raw_items())
+        try:
+            yield
+        finally:
+            self._bulk = None
 
     # ------------------------------------------------------------------ meta
     def last_write(self) -> datetime | None:
@@ -510,11 +531,12 @@ class RedisSessionStore(SessionStore):
     # ------------------------------------------------------------------ decisions
     def _current(self, sound_id: str) -> tuple[str, str, Verdicts]:
         """(expected pick, expected reject, the records now): the expectations are the
-        stored bytes, compared by the script (compare-and-swap)."""
-        pick_raw, reject_raw = (
-            self.raw["picks"].get_many([sound_id])[0],
-            self.raw["rejects"].get_many([sound_id])[0],
-        )
+        stored bytes, compared by the script (compare-and-swap). One round trip."""
+        with self.backend.errors(f"could not read the decision on {sound_id!r}"):
+            pipe = self.backend.client.pipeline(transaction=False)
+            pipe.hget(self.raw["picks"].key, sound_id)
+            pipe.hget(self.raw["rejects"].key, sound_id)
+            pick_raw, reject_raw = pipe.execute()
         parsed: list[dict[str, Any] | None] = [None, None]
         clean = True
         for i, raw in enumerate((pick_raw, reject_raw)):
