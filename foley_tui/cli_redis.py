@@ -17,14 +17,30 @@ from typing import Any
 from foley_tui.cli import CliError
 
 
-def _format_warning(
-    message: Warning | str,
-    category: type[Warning],
-    filename: str,
-    lineno: int,
-    line: str | None = None,
-) -> str:
-    return f"foley-tui: warning: {message}\n"
+def _show_password_warning_on_one_line() -> None:
+    """Show our :class:`PasswordInURLWarning` as one ``foley-tui: warning:`` line; every
+    other warning keeps Python's own display."""
+    from foley_tui.store.redis.conn import PasswordInURLWarning
+
+    previous = warnings.showwarning
+    if getattr(previous, "_foley_tui", False):
+        return
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: Any = None,
+        line: str | None = None,
+    ) -> None:
+        if issubclass(category, PasswordInURLWarning):
+            print(f"foley-tui: warning: {message}", file=file or sys.stderr)
+        else:
+            previous(message, category, filename, lineno, file, line)
+
+    show._foley_tui = True  # type: ignore[attr-defined]
+    warnings.showwarning = show
 
 
 def _run(args: argparse.Namespace, direction: str) -> int:
@@ -62,7 +78,7 @@ def _run(args: argparse.Namespace, direction: str) -> int:
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
-    warnings.formatwarning = _format_warning  # one-line warnings on the command line
+    _show_password_warning_on_one_line()
     from foley_tui.cli_messages import _session_verbs
 
     verbs = _session_verbs(subparsers)

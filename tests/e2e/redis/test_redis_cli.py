@@ -165,3 +165,15 @@ def test_push_with_audio_respects_the_licence(
 
     found = resolve(cands[0], other)
     assert isinstance(found, Source) and found.how == "content_sha256"
+
+
+def test_a_password_in_the_url_is_warned_about_on_one_line(
+    redis_server: RedisServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    admin = redis_server.client()
+    admin.execute_command("ACL", "SETUSER", "tui", "on", ">pw-in-url-5", "~foley:*", "+@all")
+    url = f"redis://tui:pw-in-url-5@127.0.0.1:{redis_server.port}/0"
+    code, out, err = run(capsys, "sessions", "--json", "--store", url)
+    assert code == 0 and json.loads(out) == []
+    assert err.startswith("foley-tui: warning: the Redis password is in the store URL")
+    assert "pw-in-url-5" not in err and "***" in err
