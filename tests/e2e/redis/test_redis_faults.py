@@ -187,7 +187,7 @@ def test_eight_concurrent_writers_lose_nothing(redis_server: RedisServer, tmp_pa
     assert [e.seq for e in journal] == list(range(1, len(journal) + 1))
     assert {e.author for e in picks} == {f"w{n}" for n in range(8)}
     shared = [e for e in journal if e.sound_id == "shared"]
-    assert store.rejects()["shared"].reason == shared[-1].after["reason"]
+    assert store.rejects()["shared"].reason == shared[-1].after["reject"]["reason"]
     for before, after in itertools.pairwise(shared):
         assert after.before == before.after  # each saw the one before it: none lost
 
