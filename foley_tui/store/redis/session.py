@@ -83,19 +83,6 @@ USER_META = ("cursor", "view", "opened")
 CAS_ATTEMPTS = 50
 
 
-def describe_state(state: Mapping[str, Any]) -> str:
-    """``picked, stinger at 12.0`` / ``rejected (too loud)`` / ``undecided``."""
-    status = state.get("status")
-    if status == "picked":
-        parts = [str(state["layer"])] if state.get("layer") else []
-        if state.get("onset") is not None:
-            parts.append(f"at {state['onset']}")
-        return "picked" + (", " + " ".join(parts) if parts else "")
-    if status == "rejected":
-        return "rejected" + (f" ({state['reason']})" if state.get("reason") else "")
-    return "undecided"
-
-
 #: APPEND only when the log's length is ARGV[2] (-1: any); the new length, or -1.
 APPEND_IF_AT = """
 local at = tonumber(ARGV[2])
@@ -664,4 +651,4 @@ class RedisSessionStore(SessionStore):
             return False
 
 
-__all__ = ["RedisSessionStore", "RedisState", "UndoConflictError", "describe_state"]
+__all__ = ["RedisSessionStore", "RedisState", "UndoConflictError"]
