@@ -83,6 +83,15 @@ class Keys:
         """HASH of other per-session documents moved with the session (narration...)."""
         return f"{self.base(session_id)}:extra"
 
+    def stamps(self, session_id: str, name: str) -> str:
+        """HASH sound id -> the version of its last write in ``picks`` or ``rejects``: a
+        watcher compares these per key, as the file store compares (mtime, size)."""
+        return f"{self.base(session_id)}:stamps:{name}"
+
+    def nsver(self, session_id: str) -> str:
+        """HASH namespace -> the version of its last write (candidates' change token)."""
+        return f"{self.base(session_id)}:nsver"
+
     def fixed(self, session_id: str) -> list[str]:
         """Every key of a session except the per-user ones."""
         return [
@@ -97,4 +106,7 @@ class Keys:
             self.users(session_id),
             self.extra(session_id),
             *(self.log(session_id, name) for name in LOGS),
+            self.stamps(session_id, "picks"),
+            self.stamps(session_id, "rejects"),
+            self.nsver(session_id),
         ]

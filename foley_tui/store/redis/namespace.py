@@ -38,9 +38,9 @@ from foley_tui.store.rows import _row_values
 NAMESPACES = ("candidates", "picks", "rejects")
 USER_ENV = "FOLEY_TUI_USER"
 
-# KEYS: hash, version, changes, rows, order, sessions
-# ARGV: op (set|del), field, value, row ('' none, '1' drop on delete), unused, namespace,
-#       author, maxlen, session id
+# KEYS: hash, version, changes, rows, order, sessions, stamps, nsver
+# ARGV: op (set|del), field, value, row ('' none, '1' drop on delete), stamp ('1': keep a
+#       per-key stamp), namespace, author, maxlen, session id
 NS_WRITE = """
 if ARGV[1] == 'del' then
   if redis.call('HDEL', KEYS[1], ARGV[2]) == 0 then return 0 end
@@ -50,6 +50,11 @@ if ARGV[1] == 'del' then
   end
 end
 local v = redis.call('INCR', KEYS[2])
+if ARGV[5] == '1' then
+  if ARGV[1] == 'del' then redis.call('HDEL', KEYS[7], ARGV[2])
+  else redis.call('HSET', KEYS[7], ARGV[2], v) end
+end
+redis.call('HSET', KEYS[8], ARGV[6], v)
 if ARGV[1] ~= 'del' then
   redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
   if ARGV[4] ~= '' then
@@ -137,8 +142,12 @@ class RedisHash(MutableMapping[str, bytes]):
             keys.rows(session_id),
             keys.order(session_id),
             keys.sessions,
+            keys.stamps(session_id, namespace),
+            keys.nsver(session_id),
         ]
         self._is_candidates = namespace == "candidates"
+        self.stamps_key = keys.stamps(session_id, namespace)
+        self.nsver_key = keys.nsver(session_id)
 
     def __repr__(self) -> str:
         return f"RedisHash({self.backend.target.url!r}, {self.key!r})"
@@ -161,7 +170,7 @@ class RedisHash(MutableMapping[str, bytes]):
             key,
             value,
             row,
-            0,
+            "" if self._is_candidates else "1",
             self.namespace,
             self.backend.user,
             CHANGES_MAXLEN,
@@ -224,6 +233,20 @@ class RedisHash(MutableMapping[str, bytes]):
         with self.backend.errors(f"could not read {self.namespace}"):
             for name, value in self.backend.client.hscan_iter(self.key, count=count):
                 yield name.decode("utf-8", "surrogateescape"), bytes(value)
+
+    def stamps(self) -> dict[str, tuple[int, int]]:
+        """Per key, the version of its last write (picks and rejects): what a watcher
+        compares, as it compares (mtime_ns, size) of files. One reply."""
+        if self._is_candidates:
+            raise TypeError("candidates keep no per-key stamps; use token()")
+        with self.backend.errors(f"could not read {self.namespace}"):
+            raw = self.backend.client.hgetall(self.stamps_key)
+        return {k.decode("utf-8", "surrogateescape"): (int(v), 0) for k, v in raw.items()}
+
+    def token(self) -> int:
+        """The version of the last write to this namespace (0: none yet)."""
+        with self.backend.errors(f"could not read {self.namespace}"):
+            return int(self.backend.client.hget(self.nsver_key, self.namespace) or 0)
 
     def get_many(self, keys: list[str]) -> list[bytes | None]:
         if not keys:

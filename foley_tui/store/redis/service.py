@@ -209,6 +209,11 @@ class RedisSessionService(SessionService):
         if mine:
             pipe.hset(keys.user(session_id, self.backend.user), mapping=mine)
             pipe.sadd(keys.users(session_id), self.backend.user)
+        stamp = base + len(cands) + 1
+        for name in ("picks", "rejects"):
+            if values.get(name):
+                pipe.hset(keys.stamps(session_id, name), mapping=dict.fromkeys(values[name], stamp))
+        pipe.hset(keys.nsver(session_id), mapping=dict.fromkeys(NAMESPACES, stamp))
         # Past every order score above, so later candidates sort after these.
         pipe.set(keys.version(session_id), base + len(cands) + 1)
         pipe.xadd(

@@ -50,7 +50,8 @@ from foley_tui.store.redis.namespace import RedisBackend, RedisHash, json_namesp
 from foley_tui.store.rows import _EMPTY_VALUES, _make_row
 from foley_tui.store.session import SessionStore
 
-# KEYS: picks, rejects, journal, seq, version, changes, sessions
+# KEYS: picks, rejects, journal, seq, version, changes, sessions, picks stamps,
+#       rejects stamps, nsver
 # ARGV: sound id, expected pick, expected reject ('' absent, 'v'..bytes present),
 #       new pick, new reject ('' delete, 'v'..bytes write), record (JSON, no seq),
 #       author, changes maxlen, session id
@@ -61,15 +62,23 @@ local function cur(key)
   return 'v' .. v
 end
 if cur(KEYS[1]) ~= ARGV[2] or cur(KEYS[2]) ~= ARGV[3] then return {0} end
-local function put(key, value)
-  if value == '' then redis.call('HDEL', key, ARGV[1])
-  else redis.call('HSET', key, ARGV[1], string.sub(value, 2)) end
+local v = redis.call('INCR', KEYS[5])
+local function put(key, stamps, ns, value)
+  if value == '' then
+    if redis.call('HDEL', key, ARGV[1]) == 1 then
+      redis.call('HDEL', stamps, ARGV[1])
+      redis.call('HSET', KEYS[10], ns, v)
+    end
+  else
+    redis.call('HSET', key, ARGV[1], string.sub(value, 2))
+    redis.call('HSET', stamps, ARGV[1], v)
+    redis.call('HSET', KEYS[10], ns, v)
+  end
 end
-put(KEYS[1], ARGV[4])
-put(KEYS[2], ARGV[5])
+put(KEYS[1], KEYS[8], 'picks', ARGV[4])
+put(KEYS[2], KEYS[9], 'rejects', ARGV[5])
 local seq = redis.call('INCR', KEYS[4])
 local id = redis.call('XADD', KEYS[3], '*', 'seq', seq, 'by', ARGV[7], 'rec', ARGV[6])
-local v = redis.call('INCR', KEYS[5])
 redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[8], '*',
   'ns', 'decision', 'key', ARGV[1], 'op', 'decide', 'by', ARGV[7], 'v', v, 'seq', seq)
 redis.call('SADD', KEYS[7], ARGV[9])
@@ -349,6 +358,9 @@ class RedisSessionStore(SessionStore):
             keys.version(session_id),
             keys.changes(session_id),
             keys.sessions,
+            keys.stamps(session_id, "picks"),
+            keys.stamps(session_id, "rejects"),
+            keys.nsver(session_id),
         ]
 
     def __repr__(self) -> str:

@@ -277,3 +277,30 @@ def test_backend_user_defaults_to_the_os_user(
     assert RedisBackend.from_url(redis_server.url).user == getpass.getuser()
     monkeypatch.setenv("FOLEY_TUI_USER", "mia")
     assert RedisBackend.from_url(redis_server.url).user == "mia"
+
+
+def test_per_key_stamps_tell_writes_apart(
+    service: RedisSessionService, redis_server: RedisServer
+) -> None:
+    """What a watcher compares on Redis: a version per pick/reject key (as (mtime, size)
+    per file on disk) and a version per namespace for the candidates."""
+    sid = service.create()
+    store = _store(service, sid)
+    picks, rejects, cands = store.raw["picks"], store.raw["rejects"], store.raw["candidates"]
+    assert picks.stamps() == {} and cands.token() == 0
+    store.cache_candidates([candidate("a"), candidate("b")])
+    after_cache = cands.token()
+    assert after_cache > 0
+    store.add_pick("a")
+    store.add_pick("b")
+    first = picks.stamps()
+    assert set(first) == {"a", "b"}
+    # foley rewrites one pick through the plain namespace: only its stamp moves.
+    namespaces(redis_server.url, sid)["picks"]["b"] = {"sound_id": "b", "layer": "music"}
+    second = picks.stamps()
+    assert second["a"] == first["a"] and second["b"] != first["b"]
+    store.add_reject("a")
+    assert set(picks.stamps()) == {"b"} and set(rejects.stamps()) == {"a"}
+    assert cands.token() == after_cache  # decisions do not touch the candidates
+    with pytest.raises(TypeError):
+        cands.stamps()
