@@ -32,6 +32,7 @@ from foley_tui.store.backend import JOURNAL_FILE, META_FILE, STATE_DIR
 from foley_tui.store.codec import DecodeError, decode_name, encode_key, loads_object
 from foley_tui.store.errors import SessionNotFoundError, SessionServiceError
 from foley_tui.store.files import atomic_write, fsync_dir, read_bytes, syncfs
+from foley_tui.store.redis.keys import LOGS
 from foley_tui.store.redis.namespace import NAMESPACES, RedisHash
 from foley_tui.store.redis.service import RedisSessionService
 from foley_tui.store.service import SessionService
@@ -187,14 +188,18 @@ def _redis_snapshot(service: RedisSessionService, session_id: str) -> Snapshot:
     with backend.errors("could not read the session's documents"):
         extra_raw = backend.client.hgetall(keys.extra(session_id))
     extra = {k.decode(): bytes(v) for k, v in extra_raw.items()}
+    for name in LOGS:  # the conversation's log, as its file bytes
+        with backend.errors("could not read the session's logs"):
+            log = backend.client.get(keys.log(session_id, name))
+        if log:
+            extra[name] = bytes(log)
     return Snapshot(values, meta, journal, extra)
 
 
 def _write_redis(service: RedisSessionService, session_id: str, snap: Snapshot) -> None:
-    service.write_raw(session_id, snap.values, snap.meta, snap.journal)
-    if snap.extra:
-        with service.backend.errors("could not write the session's documents"):
-            service.backend.client.hset(service.backend.keys.extra(session_id), mapping=snap.extra)
+    # Our other files go in the same transaction: the logs (the conversation) as log
+    # strings, the documents (usage, narration...) in the session's extra hash.
+    service.write_raw(session_id, snap.values, snap.meta, snap.journal, snap.extra)
 
 
 # ---------------------------------------------------------------------- audio

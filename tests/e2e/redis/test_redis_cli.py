@@ -94,6 +94,8 @@ def test_push_pull_byte_for_byte(
     store.cache_candidates([candidate(i) for i in ODD_IDS])
     store.add_pick(ODD_IDS[0], layer="voice", onset=3)
     store.add_reject(ODD_IDS[1], reason="hum")
+    files.append_message(sid, "user", "more doors")
+    files.update_token_usage(sid, 10, 5, "0.25")
     folder = data_dir / "sessions" / sid
     # A value foley wrote by hand in another spelling travels unchanged.
     (folder / "picks" / "handmade.json").write_bytes(b'{"sound_id":"handmade","layer":null}')
@@ -101,7 +103,8 @@ def test_push_pull_byte_for_byte(
     before = tree(folder)
     code, out, _ = run(capsys, "session", "push", sid, redis_server.url)
     assert code == 0 and "verified" in out, out
-    remote = RedisSessionService(redis_server.url).get(sid)
+    remote_service = RedisSessionService(redis_server.url)
+    remote = remote_service.get(sid)
     assert isinstance(remote, RedisSessionStore)
     assert remote.raw["picks"]["handmade"] == b'{"sound_id":"handmade","layer":null}'
     pick_file = folder / "picks" / encode_key(ODD_IDS[0])
@@ -122,6 +125,11 @@ def test_push_pull_byte_for_byte(
         (e.seq, e.sound_id) for e in store.journal()
     ]
     assert pulled.meta().title == "push me"
+    # The conversation and the usage counters moved too, readable on Redis and back.
+    assert [m.content for m in remote_service.messages(sid)] == ["more doors"]
+    assert remote_service.usage(sid).cost_micro_usd == 250_000
+    assert [m.content for m in SessionService(other).messages(sid)] == ["more doors"]
+    assert SessionService(other).usage(sid).cost_micro_usd == 250_000
 
 
 def test_push_with_audio_respects_the_licence(
