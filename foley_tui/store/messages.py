@@ -248,6 +248,9 @@ class Conversation:
     def append(self, role: str, content: str, metadata: dict[str, Any] | None = None) -> Message:
         """Append one message durably; it gets the session's next ``seq``."""
         role, content, meta = check_message(role, content, metadata)
+        author = getattr(self.state, "author", None)  # a shared store names its user
+        if author and "author" not in meta:
+            meta = {**meta, "author": author}
         with self._lock, self.state.lock():
             for _ in range(MAX_RACES):
                 self.refresh()  # what other processes appended: our seq follows theirs

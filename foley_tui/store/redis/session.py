@@ -118,6 +118,8 @@ class RedisState(StateBackend):
     def __init__(self, backend: RedisBackend, session_id: str) -> None:
         self.backend = backend
         self.session_id = session_id
+        #: Written on every message (several people share the session).
+        self.author = backend.user
         keys = backend.keys
         self.k_meta = keys.meta(session_id)
         self.k_user = keys.user(session_id, backend.user)

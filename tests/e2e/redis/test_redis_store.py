@@ -304,3 +304,15 @@ def test_per_key_stamps_tell_writes_apart(
     assert cands.token() == after_cache  # decisions do not touch the candidates
     with pytest.raises(TypeError):
         cands.stamps()
+
+
+def test_messages_carry_their_author(
+    service: RedisSessionService, redis_server: RedisServer
+) -> None:
+    sid = service.create("talk")
+    ben = RedisSessionService(redis_server.url, user="ben")
+    service.append_message(sid, "user", "quieter doors please")
+    ben.append_message(sid, "user", "and a louder storm")
+    ben.append_message(sid, "agent", "on it", {"author": "foley-agent"})
+    got = [(m.seq, m.author) for m in RedisSessionService(redis_server.url).messages(sid)]
+    assert got == [(1, "ana"), (2, "ben"), (3, "foley-agent")]
