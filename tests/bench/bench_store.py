@@ -380,7 +380,9 @@ def run_child(op: str, data: Path) -> dict[str, Any]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def bench_big(n: int, runs: int, slow_runs: int) -> dict[str, Any]:
+def bench_big(
+    n: int, runs: int, slow_runs: int, only: tuple[str, ...] | None = None
+) -> dict[str, Any]:
     data = ensure_big_fixture(n)
     result: dict[str, Any] = {"n": n}
     plan = [
@@ -390,6 +392,8 @@ def bench_big(n: int, runs: int, slow_runs: int) -> dict[str, Any]:
         ("scandir-json", slow_runs),
         ("foley-readall", slow_runs),
     ]
+    if only is not None:
+        plan = [(op, count) for op, count in plan if op in only]
     for op, count in plan:
         samples = []
         for _ in range(count):
@@ -521,6 +525,21 @@ def bench_redis(n: int, big_n: int, runs: int, work: Path) -> dict[str, Any]:
         server.stop()
 
 
+def _redis_figures(picks_n: int, big_n: int, runs: int, big: dict[str, Any]) -> dict[str, Any]:
+    """The Redis figures, with the big session's rows against the file store's (``big``)."""
+    work = Path(tempfile.mkdtemp(prefix="redis-", dir=CACHE))
+    try:
+        result = bench_redis(picks_n, big_n, runs, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    result["rows_file_valid_s"] = big["ours-valid"]["median_s"]
+    result["ratio_rows_redis_over_file_valid"] = round(
+        result["rows_redis_s"] / big["ours-valid"]["median_s"], 2
+    )
+    print(f"  redis: {result}", flush=True)
+    return result
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
@@ -528,6 +547,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--child", nargs=2, metavar=("OP", "DATA"), help=argparse.SUPPRESS)
     parser.add_argument(
         "--journal-only", action="store_true", help="only the pick-cost-by-journal-size figure"
+    )
+    parser.add_argument(
+        "--redis-only",
+        action="store_true",
+        help="only the Redis figures (with their file-store baselines from the same run)",
     )
     args = parser.parse_args(argv if argv is not None else [])
     if args.child:
@@ -537,6 +561,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     runs = 2 if args.quick else args.runs
     slow_runs = 1 if args.quick else 3
     CACHE.mkdir(parents=True, exist_ok=True)
+    if args.redis_only:
+        big = bench_big(big_n, runs, slow_runs, only=("ours-valid",))
+        return {"redis": _redis_figures(picks_n, big_n, runs, big)}
     work = Path(tempfile.mkdtemp(prefix="work-", dir=CACHE))
     results: dict[str, Any] = {}
     try:
@@ -581,17 +608,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         big["foley-readall"]["median_s"] / big["ours-valid"]["median_s"], 1
     )
     results["rows"] = big
-    work = Path(tempfile.mkdtemp(prefix="redis-", dir=CACHE))
-    try:
-        redis_result = bench_redis(picks_n, big_n, runs, work)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    redis_result["rows_file_valid_s"] = big["ours-valid"]["median_s"]
-    redis_result["ratio_rows_redis_over_file_valid"] = round(
-        redis_result["rows_redis_s"] / big["ours-valid"]["median_s"], 2
-    )
-    results["redis"] = redis_result
-    print(f"  redis: {redis_result}", flush=True)
+    results["redis"] = _redis_figures(picks_n, big_n, runs, big)
     out = HERE / "results"
     out.mkdir(exist_ok=True)
     (out / "bench_store.json").write_text(json.dumps(results, indent=2))

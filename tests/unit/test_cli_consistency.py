@@ -40,6 +40,7 @@ def launched(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         device: str | None = None,
         no_audio: bool = False,
         narration: Any = None,
+        service: Any = None,
     ) -> int:
         calls.append(
             {"session": session_id, "data": Path(data), "device": device, "no_audio": no_audio}
