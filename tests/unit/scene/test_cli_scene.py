@@ -265,3 +265,30 @@ def test_export_carries_the_narration_reference(data_dir: Path, tmp_path: Path) 
     with pytest.raises(SessionImportError, match="narration"):
         service.import_session(bad)
     assert "other" not in [i.session_id for i in service.list()]
+
+
+def test_open_with_a_narration_for_one_run(
+    data_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from foley_tui import cli_app
+
+    tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
+    seen: list[object] = []
+
+    def fake_launch(session_id: str, **kwargs: object) -> int:
+        seen.append(kwargs.get("narration"))
+        return 0
+
+    monkeypatch.setattr(cli_app, "launch", fake_launch)
+    argv = ["open", tones.session_id, "--narration", str(tones.narration_path)]
+    assert main([*argv, "--words", str(tones.words_path)]) == 0
+    narration = seen[-1]
+    assert narration is not None
+    assert getattr(narration, "sha256", None) == sha256_of(tones.narration_path)
+    session_path = SessionService(data_dir).get(tones.session_id).session_path
+    assert session_path is not None and read_narration(Path(session_path)) is None  # not stored
+    assert main(["open", tones.session_id, "--words", str(tones.words_path)]) == 2
+    assert "--words needs --narration" in capsys.readouterr().err
