@@ -87,13 +87,10 @@ def cmd_narration(args: argparse.Namespace) -> int:
     from foley_tui.scene.build import load_narration
 
     store = _store(args)
-    if store.session_path is None:
-        raise CliError("this session has no folder to keep a narration reference in")
-    session_path = Path(store.session_path)
     if args.clear:
         if args.file is not None:
             raise CliError("give FILE or --clear, not both")
-        write_narration(session_path, None)
+        write_narration(store, None)
         print(f"narration cleared for {store.session_id}")
         return 0
     if args.file is None:
@@ -115,7 +112,7 @@ def cmd_narration(args: argparse.Namespace) -> int:
             return 1
         return 0
     narration = make_narration(Path(args.file), Path(args.words) if args.words else None)
-    write_narration(session_path, narration)
+    write_narration(store, narration)
     words = f", {len(narration.words)} words" if narration.words else ", no word timeline"
     print(f"narration set for {store.session_id}: {narration.path}{words}")
     return 0

@@ -27,8 +27,8 @@ SIZE = (120, 30)
 
 def _tones(data_dir: Path, tmp_path: Path) -> ToneSession:
     tones = make_tone_session(data_dir, tmp_path / "audio", 48000)
-    session_path = data_dir / "sessions" / tones.session_id
-    write_narration(session_path, make_narration(tones.narration_path, tones.words_path))
+    store = SessionService(data_dir).get(tones.session_id)
+    write_narration(store, make_narration(tones.narration_path, tones.words_path))
     return tones
 
 
