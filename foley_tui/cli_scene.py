@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import math
 import sys
 import threading
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from foley_tui.cli import CliError
+from foley_tui.cli_common import guard, open_session, print_json
 from foley_tui.scene.narration import NarrationError, make_narration, write_narration
 from foley_tui.scene.reading import clock
 
@@ -41,25 +41,20 @@ DEFAULT_RENDER_RATE = 48000
 
 
 def _guard(func: Handler) -> Handler:
+    """The CLI's error guard, plus narration errors as one-line messages."""
+    guarded = guard(func)
+
     @functools.wraps(func)
     def wrapper(args: argparse.Namespace) -> int:
-        from foley_tui.model import ValidationError
-        from foley_tui.store import SessionServiceError, StoreWriteError
-
         try:
-            return func(args)
-        except (SessionServiceError, ValidationError, StoreWriteError, NarrationError) as exc:
+            return guarded(args)
+        except NarrationError as exc:
             raise CliError(str(exc)) from None
-        except OSError as exc:
-            where = f" ({exc.filename})" if exc.filename else ""
-            raise CliError(f"{exc.strerror or exc}{where}") from None
 
     return wrapper
 
 
 def _store(args: argparse.Namespace) -> SessionStore:
-    from foley_tui.cli_common import open_session  # the one data-dir and session resolver
-
     return open_session(args, touch=False)
 
 
@@ -92,13 +87,10 @@ def cmd_narration(args: argparse.Namespace) -> int:
     from foley_tui.scene.build import load_narration
 
     store = _store(args)
-    if store.session_path is None:
-        raise CliError("this session has no folder to keep a narration reference in")
-    session_path = Path(store.session_path)
     if args.clear:
         if args.file is not None:
             raise CliError("give FILE or --clear, not both")
-        write_narration(session_path, None)
+        write_narration(store, None)
         print(f"narration cleared for {store.session_id}")
         return 0
     if args.file is None:
@@ -110,7 +102,7 @@ def cmd_narration(args: argparse.Namespace) -> int:
             return 0
         if args.json:
             record = narration.to_record() if narration is not None else None
-            _print_json({"narration": record, "problem": problem})
+            print_json({"narration": record, "problem": problem})
         elif narration is not None:
             print(
                 f"{narration.path}  sha256 {narration.sha256[:16]}…  {len(narration.words)} words"
@@ -120,15 +112,10 @@ def cmd_narration(args: argparse.Namespace) -> int:
             return 1
         return 0
     narration = make_narration(Path(args.file), Path(args.words) if args.words else None)
-    write_narration(session_path, narration)
+    write_narration(store, narration)
     words = f", {len(narration.words)} words" if narration.words else ", no word timeline"
     print(f"narration set for {store.session_id}: {narration.path}{words}")
     return 0
-
-
-def _print_json(value: Any) -> None:
-    json.dump(value, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
 
 
 # ------------------------------------------------------------------ scene
@@ -160,7 +147,7 @@ def cmd_scene(args: argparse.Namespace) -> int:
         )
     if args.json:
         narration = model.narration.to_record() if model.narration is not None else None
-        _print_json(
+        print_json(
             {
                 "narration": narration,
                 "narration_problem": model.narration_problem,

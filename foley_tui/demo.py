@@ -303,8 +303,7 @@ def build_demo(
             store.add_pick(sound_id, layer=layer, onset=onset)
         for sound_id, reason in DEMO_REJECTS:
             store.add_reject(sound_id, reason=reason)
-        if store.session_path is not None:
-            write_narration(Path(store.session_path), demo_narration(data_dir))
+        write_narration(store, demo_narration(data_dir))
     except (OSError, NarrationError) as exc:
         # A half-built demo would be found (by its title) and opened next time: remove it.
         service.delete(session_id)

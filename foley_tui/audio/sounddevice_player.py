@@ -84,6 +84,9 @@ SWITCH_INTERVAL_S = 0.0005
 #: heard after at most this long.
 SCENE_READ_AHEAD_S = 0.2
 
+#: Frames a scene is premixed per feeder step.
+SCENE_STEP_FRAMES = 2048
+
 #: Idle naps on an unpaced sink (see SoundDevicePlayer._idle_nap).
 IDLE_AHEAD_S = 0.020
 
@@ -234,7 +237,9 @@ class SoundDevicePlayer:
         key = self._scene_key(scene, start_s, end_s)
         try:
             mix = SceneMix(scene, self.samplerate, start_s=start_s, end_s=end_s)
-            first = mix.read(FIRST_BLOCK_FRAMES)
+            # As much as a preview's cached head: the first device periods need no
+            # premixing by the feeder while they play.
+            first = mix.read(int(HEAD_S * self.samplerate))
         except Exception:  # a hint: play_scene() reports any real problem
             return
         with self._lock:
@@ -646,6 +651,10 @@ class SoundDevicePlayer:
             decoder.loop = voice.loop
             # Small while the voice is nearly dry (a quick top-up), then larger blocks.
             step = 4096 if voice.buffered < 2 * FEEDER_GRACE_FRAMES else 16384
+            if voice.read_ahead is not None:
+                # A scene: premix in small steps, so the GIL-holding work between two
+                # audio callbacks stays short (the callback needs the GIL).
+                step = SCENE_STEP_FRAMES
             try:
                 block = decoder.read(step)
             except (DecodeError, ValueError) as exc:  # ValueError: file closed under us

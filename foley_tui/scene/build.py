@@ -219,9 +219,9 @@ def load_narration(
 ) -> tuple[Narration | None, str | None]:
     """The session's narration (or ``override``) and a problem with it, if any."""
     narration = override
-    if narration is None and store.session_path is not None:
+    if narration is None:
         try:
-            narration = read_narration(Path(store.session_path))
+            narration = read_narration(store)
         except NarrationError as exc:
             return None, str(exc)
     if narration is None:

@@ -12,15 +12,18 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from foley_tui.scene.words import Word, WordTimelineError, check_words, load_words
 
+if TYPE_CHECKING:
+    from foley_tui.store import SessionStore
+
 NARRATION_FILE = "narration.json"
-STATE_DIR = ".foley-tui"
 FORMAT = "foley-tui/narration"
 
 
@@ -131,33 +134,40 @@ def make_narration(audio: Path, words: Path | None = None) -> Narration:
     return Narration(path, sha256_of(path), path.stat().st_size, timeline, words_from)
 
 
-def _file(session_path: Path) -> Path:
-    return Path(session_path) / STATE_DIR / NARRATION_FILE
+def read_narration(store: SessionStore) -> Narration | None:
+    """The session's narration, or None. A damaged record raises :class:`NarrationError`.
 
-
-def read_narration(session_path: Path) -> Narration | None:
-    """The session's narration, or None. A damaged record raises :class:`NarrationError`."""
-    from foley_tui.store.files import read_object
-
+    Kept as a document of the session's own state (``.foley-tui/narration.json`` on the
+    file store, a field of the session's state hash on Redis), so every store carries it.
+    """
     try:
-        record = read_object(str(_file(session_path)))
-    except FileNotFoundError:
+        data = store.state.read_doc(NARRATION_FILE)
+    except NotImplementedError:  # a store that keeps no documents (in memory)
         return None
-    except (ValueError, OSError) as exc:
+    except OSError as exc:
+        raise NarrationError(f"cannot read {NARRATION_FILE}: {exc.strerror or exc}") from None
+    if data is None:
+        return None
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
         raise NarrationError(f"unreadable {NARRATION_FILE}: {exc}") from None
-    return Narration.from_record(record)
+    return None if record is None else Narration.from_record(record)
 
 
-def write_narration(session_path: Path, narration: Narration | None) -> None:
-    """Store (or with None, remove) the session's narration reference, atomically."""
+def write_narration(store: SessionStore, narration: Narration | None) -> None:
+    """Store (or with None, forget) the session's narration reference: atomically and
+    durably, compare-and-swap against another process doing the same."""
     from foley_tui.store.codec import dumps
-    from foley_tui.store.files import atomic_write, fsync_dir, unlink
 
-    target = _file(session_path)
-    if narration is None:
-        unlink(str(target), durable=True)
-        return
-    if not target.parent.is_dir():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fsync_dir(str(session_path))
-    atomic_write(str(target), dumps(narration.to_record()), durable=True)
+    new = b"null" if narration is None else dumps(narration.to_record())
+    state = store.state
+    try:
+        with state.lock():
+            old = state.read_doc(NARRATION_FILE)
+            if old == new or (old is None and narration is None):
+                return
+            if not state.swap_doc(NARRATION_FILE, old, new):
+                raise NarrationError("the narration changed meanwhile: try again")
+    except NotImplementedError:
+        raise NarrationError("this session's store keeps no narration") from None

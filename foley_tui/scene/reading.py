@@ -114,5 +114,5 @@ def read_onset(
     elif anchor.kind == "sentence":
         summary += f" → the sentence of '{matched}', {clock(onset_s)} for {duration or 0.0:.3f} s"
     else:
-        summary += f" → the scene opening with '{matched}'s sentence at {clock(onset_s)}"
+        summary += f" → the start of the sentence with '{matched}', {clock(onset_s)}"
     return OnsetReading(anchor, summary, onset_s, duration, matched=matched)

@@ -37,6 +37,8 @@ VOLUME_STEP_DB = 2.0
 VOLUME_RANGE_DB = (-40.0, 12.0)
 #: Playhead refresh rate while the scene plays.
 PLAYHEAD_HZ = 20
+#: How often the timeline checks the store for changes made by another process.
+POLL_S = 1.0
 
 
 #: The timeline's keys, from the one registry (:mod:`foley_tui.keymap`): the audition
@@ -76,6 +78,7 @@ class TimelineScreen(Screen[None]):
         self.model = TimelineModel(self._build())
         self._scene: Any = None  # the mixer's Scene while it plays (live mute/solo/loop)
         self._looping = False
+        self._token: object = self._change_token()
 
     def _build(self) -> SceneModel:
         return build_scene(self.store, narration=self.narration)
@@ -93,7 +96,28 @@ class TimelineScreen(Screen[None]):
     def on_mount(self) -> None:
         self._show()
         self.set_interval(1 / PLAYHEAD_HZ, self._tick)
+        self.set_interval(POLL_S, self._poll)
         self.call_after_refresh(self._fit)
+
+    def _change_token(self) -> object:
+        try:
+            return self.store.change_token()
+        except OSError:
+            return None
+
+    def _poll(self) -> None:
+        """Another process (foley's agent, a second foley-tui) changed the picks: redraw."""
+        token = self._change_token()
+        if token is None:
+            return
+        if self._token is None:
+            self._token = token
+        elif token != self._token:
+            self._token = token
+            self.model.rebuild(self._build())
+            self._show()
+            if not self.scene_playing:
+                self._prefetch()
 
     def _fit(self) -> None:
         self.model.ensure_visible(self.view.lane_cells)
@@ -335,6 +359,7 @@ class TimelineScreen(Screen[None]):
         except (StoreWriteError, ValidationError, OSError) as exc:
             self.notify(f"Not saved: {exc}", title="Store", severity="error", timeout=8)
             return False
+        self._token = self._change_token()  # our own write: not an outside change
         self.model.rebuild(self._build())
         self.model.ensure_visible(self.view.lane_cells)
         self._show()
@@ -409,6 +434,7 @@ class TimelineScreen(Screen[None]):
         if entry is None:
             self.notify(f"Nothing to {'undo' if undo else 'redo'}.", timeout=2)
             return
+        self._token = self._change_token()
         self.model.rebuild(self._build())
         if self.model.pick(entry.sound_id) is not None:
             self.model.cursor = entry.sound_id

@@ -974,10 +974,8 @@ def ledger_files(messages: builtins.list[dict[str, Any]], usage: Usage) -> dict[
 def _narration_record(store: SessionStore) -> dict[str, Any] | None:
     """The session's narration reference as exported (a damaged one is left out: the
     export reports what it can carry, and ``session narration`` says what is wrong)."""
-    if store.session_path is None:
-        return None
     try:
-        narration = read_narration(Path(store.session_path))
+        narration = read_narration(store)
     except NarrationError:
         return None
     return narration.to_record() if narration is not None else None

@@ -27,8 +27,8 @@ SIZE = (120, 30)
 
 def _tones(data_dir: Path, tmp_path: Path) -> ToneSession:
     tones = make_tone_session(data_dir, tmp_path / "audio", 48000)
-    session_path = data_dir / "sessions" / tones.session_id
-    write_narration(session_path, make_narration(tones.narration_path, tones.words_path))
+    store = SessionService(data_dir).get(tones.session_id)
+    write_narration(store, make_narration(tones.narration_path, tones.words_path))
     return tones
 
 
@@ -177,3 +177,48 @@ def test_the_deferred_player_reports_the_devices_latency() -> None:
     deferred.start()
     assert deferred.wait_ready(30.0)
     assert deferred.latency_s == 0.05
+
+
+async def test_zoom_scroll_loop_region_and_the_unplaced_lane(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    tones = _tones(data_dir, tmp_path)
+    player = FakePlayer()
+    app = _app(data_dir, tones, player)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _timeline(pilot)
+        view = screen.view
+        lanes = screen.model.lanes()
+        unplaced = view.render_line(2 + lanes.index("unplaced")).text
+        assert "zebra [on 'zebra']" in unplaced and "0:00" in unplaced
+        zoom = screen.model.zoom
+        await pilot.press(">")
+        assert screen.model.zoom < zoom
+        await pilot.press("<", "<")
+        assert screen.model.zoom > zoom
+        await pilot.press(">", ">", ">", ">", ">", ">", "shift+right")  # 0.01 s/col
+        assert screen.model.offset_s > 0
+        # A loop region around the slam (0.8 s): from the pick, to the pick's end.
+        await pilot.press("shift+left", "right", "(", ")")
+        region = screen.model.loop_region
+        assert region is not None and region[0] == 0.8 and region[1] > 0.8
+        await pilot.press("r", "P")
+        scene, start, _ = [a for n, a in player.calls if n == "play_scene"][-1]
+        assert start == 0.8 and scene.loop_region == region
+
+
+async def test_an_outside_change_redraws_the_timeline(data_dir: Path, tmp_path: Path) -> None:
+    tones = _tones(data_dir, tmp_path)
+    app = _app(data_dir, tones, FakePlayer())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _timeline(pilot)
+        other = SessionService(data_dir).get(tones.session_id)  # another process's view
+        other.set_onset(tones.ids["zebra"], 2.0)  # the agent places the unplaced pick
+        for _ in range(60):
+            await pilot.pause(0.1)
+            pick = screen.model.pick(tones.ids["zebra"])
+            if pick is not None and pick.placed:
+                break
+        pick = screen.model.pick(tones.ids["zebra"])
+        assert pick is not None and pick.onset_s == 2.0
+        assert "unplaced" not in screen.model.lanes()

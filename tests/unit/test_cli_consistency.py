@@ -45,6 +45,7 @@ def launched(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         calls.append(
             {"session": session_id, "data": Path(data), "device": device, "no_audio": no_audio}
         )
+        assert narration is None  # only `open --narration FILE` gives one
         return 0
 
     monkeypatch.setattr(cli_app, "launch", fake_launch)

@@ -73,8 +73,7 @@ def test_word_timeline_is_measured_and_ordered() -> None:
 def test_demo_session_plays_a_scene(data_dir: Path) -> None:
     session_id = demo.build_demo(data_dir)
     store = SessionService(data_dir).get(session_id)
-    assert store.session_path is not None
-    narration = read_narration(Path(store.session_path))
+    narration = read_narration(store)
     assert narration is not None and narration.problem() is None
     assert narration.path.is_relative_to(data_dir)
     model = build_scene(store)

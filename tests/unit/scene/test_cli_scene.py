@@ -41,9 +41,10 @@ def test_narration_is_a_reference_with_its_hash(
         )
         == 0
     )
-    session_path = SessionService(data_dir).get(tones.session_id).session_path
+    store = SessionService(data_dir).get(tones.session_id)
+    session_path = store.session_path
     assert session_path is not None
-    stored = read_narration(Path(session_path))
+    stored = read_narration(store)
     assert stored is not None
     assert stored.path == tones.narration_path.resolve()
     assert stored.sha256 == sha256_of(tones.narration_path)
@@ -61,7 +62,7 @@ def test_narration_is_a_reference_with_its_hash(
     assert main(["session", "narration", tones.session_id]) == 1
     assert "changed" in capsys.readouterr().err
     assert main(["session", "narration", tones.session_id, "--clear"]) == 0
-    assert read_narration(Path(session_path)) is None
+    assert read_narration(store) is None
 
 
 def test_bad_narration_input_is_refused_cleanly(
@@ -250,9 +251,7 @@ def test_export_carries_the_narration_reference(data_dir: Path, tmp_path: Path) 
     assert len(doc["narration"]["words"]) == 5
     service.delete(tones.session_id)
     assert service.import_session(doc) == tones.session_id
-    session_path = service.get(tones.session_id).session_path
-    assert session_path is not None
-    restored = read_narration(Path(session_path))
+    restored = read_narration(service.get(tones.session_id))
     assert restored is not None and restored.to_record() == doc["narration"]
     # A damaged reference is refused before anything is written.
     from foley_tui.store import SessionImportError
@@ -265,3 +264,29 @@ def test_export_carries_the_narration_reference(data_dir: Path, tmp_path: Path) 
     with pytest.raises(SessionImportError, match="narration"):
         service.import_session(bad)
     assert "other" not in [i.session_id for i in service.list()]
+
+
+def test_open_with_a_narration_for_one_run(
+    data_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from foley_tui import cli_app
+
+    tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
+    seen: list[object] = []
+
+    def fake_launch(session_id: str, **kwargs: object) -> int:
+        seen.append(kwargs.get("narration"))
+        return 0
+
+    monkeypatch.setattr(cli_app, "launch", fake_launch)
+    argv = ["open", tones.session_id, "--narration", str(tones.narration_path)]
+    assert main([*argv, "--words", str(tones.words_path)]) == 0
+    narration = seen[-1]
+    assert narration is not None
+    assert getattr(narration, "sha256", None) == sha256_of(tones.narration_path)
+    assert read_narration(SessionService(data_dir).get(tones.session_id)) is None  # not stored
+    assert main(["open", tones.session_id, "--words", str(tones.words_path)]) == 2
+    assert "--words needs --narration" in capsys.readouterr().err
