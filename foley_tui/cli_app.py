@@ -128,7 +128,6 @@ def run_open(args: argparse.Namespace) -> int:
         no_audio=args.no_audio,
         service=service,
         narration=_narration_for_run(args),
-        service=service,
     )
 
 
