@@ -106,6 +106,7 @@ SCOPES: dict[str, Scope] = {
         Scope("confirm", "Confirmation"),
         Scope("messages", "Conversation panel"),
         Scope("timeline", "Timeline"),
+        Scope("reason", "Reject reason dialog"),
     )
 }
 
@@ -118,6 +119,7 @@ CONTEXTS: tuple[tuple[str, ...], ...] = (
     ("app", "confirm"),
     ("app", "messages"),
     ("app", "timeline"),
+    ("app", "dialog", "reason"),
 )
 """Scopes live at the same time (focused widget + its screen + the app)."""
 
@@ -516,6 +518,24 @@ _OWN_KEYS: tuple[KeySpec, ...] = (
     ),
     _k("confirm-no", "escape,n", "answer(False)", "No", "Keep it", "confirm", "Dialogs", show=True),
     _k("confirm-yes", "y", "answer(True)", "Yes", "Go ahead", "confirm", "Dialogs", show=True),
+    _k(
+        "reason-prev",
+        "up",
+        "preset(-1)",
+        "Previous preset",
+        "Highlight the previous preset reason",
+        "reason",
+        "Dialogs",
+    ),
+    _k(
+        "reason-next",
+        "down",
+        "preset(1)",
+        "Next preset",
+        "Highlight the next preset reason",
+        "reason",
+        "Dialogs",
+    ),
     # -- conversation panel ------------------------------------------------------------
     _k(
         "messages-close",

@@ -163,9 +163,12 @@ class Listing:
         ids: list[str] = self.ids
         wanted = settings.status_filter
         if wanted != "all":
-            status = Status(wanted)
+            # A conflict (picked and rejected) shows under both "picked" and "rejected".
+            statuses = {Status(wanted)}
+            if wanted in ("picked", "rejected"):
+                statuses.add(Status.CONFLICT)
             decisions = self.decisions
-            ids = [sid for sid in ids if decisions.status(sid) is status]
+            ids = [sid for sid in ids if decisions.status(sid) in statuses]
         terms = settings.query.lower().split()
         if terms:
             text = self._text
@@ -228,6 +231,11 @@ class Listing:
         rejected = {sid for sid in self.decisions.rejects if contains(sid)}
         total = len(self.ids)
         return len(picked), len(rejected), total - len(picked | rejected), total
+
+    def conflicts(self) -> int:
+        """Candidates both picked and rejected."""
+        rejects = self.decisions.rejects
+        return sum(1 for sid in self.decisions.picks if sid in rejects and self.contains(sid))
 
     def picks_cost(self) -> float:
         """The cost of the picks (actual, else estimate), over the rows that know it."""

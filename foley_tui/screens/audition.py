@@ -210,6 +210,7 @@ class AuditionScreen(Screen[None]):
                 rejected=rejected,
                 undecided=undecided,
                 total=total,
+                conflicts=model.listing.conflicts(),
                 cost_usd=model.listing.picks_cost(),
                 device=device,
                 audio_ok=available,

@@ -30,7 +30,8 @@ from foley_tui.audition.listing import Listing
 from foley_tui.audition.text import column, format_duration, format_score
 from foley_tui.model import Status, format_onset
 
-GLYPHS = {Status.PICKED: "✔", Status.REJECTED: "✘", Status.UNDECIDED: "·"}
+GLYPHS = {Status.PICKED: "✔", Status.REJECTED: "✘", Status.UNDECIDED: "·", Status.CONFLICT: "±"}
+"""Row marks; ``±`` is a conflict (picked AND rejected, as foley can leave a sound)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +68,7 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         "candidate-list--picked",
         "candidate-list--rejected",
         "candidate-list--undecided",
+        "candidate-list--conflict",
         "candidate-list--pending",
         "candidate-list--unreadable",
     }
@@ -83,6 +85,7 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
     CandidateList > .candidate-list--picked { color: $success; }
     CandidateList > .candidate-list--rejected { color: $error; }
     CandidateList > .candidate-list--undecided { color: $text-muted; }
+    CandidateList > .candidate-list--conflict { color: $warning; text-style: bold; }
     CandidateList > .candidate-list--pending { color: $text-disabled; }
     CandidateList > .candidate-list--unreadable { color: $warning; }
     """
