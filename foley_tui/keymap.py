@@ -156,6 +156,24 @@ _OWN_KEYS: tuple[KeySpec, ...] = (
         _A,
         "Move",
     ),
+    _k(
+        "next-event",
+        "e",
+        "next_event(1)",
+        "Next event",
+        "Go to the next scene event (its first candidate)",
+        _A,
+        "Move",
+    ),
+    _k(
+        "prev-event",
+        "E",
+        "next_event(-1)",
+        "Previous event",
+        "Go to the previous scene event",
+        _A,
+        "Move",
+    ),
     # -- preview ---------------------------------------------------------------------
     _k(
         "play-stop",

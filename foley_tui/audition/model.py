@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from foley_tui.audition.change import Change, Outside
 from foley_tui.audition.listing import SORTS, STATUS_FILTERS, Listing, ViewSettings
@@ -195,6 +196,22 @@ class AuditionModel:
             return Change(notices=("No undecided candidate left in this view.",))
         self.user_moved = True
         self._last_toggle = None
+        sound_id = self.listing.view[target]
+        play = sound_id if self.view.autoplay and sound_id != self.cursor else None
+        return Change(cursor=sound_id, play=play)
+
+    def events_loaded(self, events: Mapping[str, Mapping[str, Any]]) -> Change:
+        """The scene event of each candidate (read by the load worker): group the list."""
+        self.listing.set_events(events)
+        return self._reapply(keep=self.cursor) if self.listing.events else Change()
+
+    def next_event(self, step: int) -> Change:
+        """``e`` / ``E``: the first candidate of the next / previous scene event."""
+        target = self.listing.next_event(self.cursor_index, step)
+        if target is None:
+            which = "next" if step > 0 else "previous"
+            return Change(notices=(f"No {which} scene event in this view.",))
+        self.user_moved = True
         sound_id = self.listing.view[target]
         play = sound_id if self.view.autoplay and sound_id != self.cursor else None
         return Change(cursor=sound_id, play=play)
