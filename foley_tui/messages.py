@@ -8,7 +8,8 @@ positions or progress ticks collapses to the latest one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from textual.message import Message
 
@@ -74,6 +75,14 @@ class RowsLoaded(Message):
         self.rejects = rejects
         self.generation = 0
         """The screen's decision counter when the decisions were read."""
+
+
+class EventsRead(Message):
+    """The scene event of each candidate that carries one (sound id -> event dict)."""
+
+    def __init__(self, events: Mapping[str, Mapping[str, Any]]) -> None:
+        super().__init__()
+        self.events = events
 
 
 class OutsideChanged(Message):

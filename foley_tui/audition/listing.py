@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from foley_tui.audition.events import EventInfo, grouped, is_header
 from foley_tui.model import LAYERS, Pick, Reject, Row, Status
 from foley_tui.store.records import Verdicts
 
@@ -112,6 +113,13 @@ class Listing:
         """The list columns by id; empty until loaded (first paint has ids only)."""
         self.decisions = Decisions()
         self.view: list[str] = []
+        """What the list shows: sound ids, and event headers (:func:`events.is_header`)."""
+        self.events: dict[str, str] = {}
+        """Sound id -> its scene event's key (only candidates that carry an event)."""
+        self.event_info: dict[str, EventInfo] = {}
+        """Event key -> the event (query, suggested layer and onset)."""
+        self.members: dict[str, list[str]] = {}
+        """Event key -> its candidates, in rank order."""
         self._search: dict[str, str] = {}
         self._ids_set: set[str] | None = None
 
@@ -163,9 +171,12 @@ class Listing:
         ids: list[str] = self.ids
         wanted = settings.status_filter
         if wanted != "all":
-            status = Status(wanted)
+            # A conflict (picked and rejected) shows under both "picked" and "rejected".
+            statuses = {Status(wanted)}
+            if wanted in ("picked", "rejected"):
+                statuses.add(Status.CONFLICT)
             decisions = self.decisions
-            ids = [sid for sid in ids if decisions.status(sid) is status]
+            ids = [sid for sid in ids if decisions.status(sid) in statuses]
         terms = settings.query.lower().split()
         if terms:
             text = self._text
@@ -176,8 +187,29 @@ class Listing:
             rows = self.rows
             pending = Row("", rank=len(rows), complete=False)
             key = self._sort_key(settings.sort)
-            self.view = sorted(ids, key=lambda sid: key(rows.get(sid) or pending))
+            ids = sorted(ids, key=lambda sid: key(rows.get(sid) or pending))
+        self.view = grouped(list(ids), self.events)
         return self.view
+
+    def set_events(self, events: Mapping[str, Mapping[str, Any]]) -> None:
+        """The scene event of each candidate that has one (sound id -> event dict)."""
+        self.events = {}
+        self.event_info = {}
+        self.members = {}
+        for sid in self.ids:
+            event = events.get(sid)
+            if event is None:
+                continue
+            info = EventInfo.of(event)
+            self.events[sid] = info.key
+            self.event_info.setdefault(info.key, info)
+            self.members.setdefault(info.key, []).append(sid)
+
+    def progress(self, key: str) -> tuple[int, int]:
+        """(picked, candidates) of one event."""
+        members = self.members.get(key, [])
+        picks = self.decisions.picks
+        return sum(1 for sid in members if sid in picks), len(members)
 
     def _sort_key(self, sort: str) -> Any:
         picks = self.decisions.picks
@@ -215,10 +247,40 @@ class Listing:
     def next_undecided(self, after: int) -> int | None:
         """Index in ``view`` of the first undecided row after ``after``, or None."""
         status = self.decisions.status
-        for index in range(after + 1, len(self.view)):
-            if status(self.view[index]) is Status.UNDECIDED:
+        view = self.view
+        for index in range(after + 1, len(view)):
+            if not is_header(view[index]) and status(view[index]) is Status.UNDECIDED:
                 return index
         return None
+
+    def candidate_at(self, index: int, step: int = 1) -> int | None:
+        """``index`` if it is a candidate, else the nearest candidate in the ``step``
+        direction (then the other way); None when the view has none."""
+        view = self.view
+        for direction in (step, -step):
+            i = index
+            while 0 <= i < len(view):
+                if not is_header(view[i]):
+                    return i
+                i += direction
+        return None
+
+    def next_event(self, index: int, step: int) -> int | None:
+        """The first candidate of the next (``step`` 1) or previous (-1) event group."""
+        view = self.view
+        headers = [i for i, entry in enumerate(view) if is_header(entry)]
+        if not headers:
+            return None
+        current = max((h for h in headers if h <= index), default=-1)
+        if step > 0:
+            later = [h for h in headers if h > index]
+            target = later[0] if later else None
+        else:
+            earlier = [h for h in headers if h < current]
+            target = earlier[-1] if earlier else None
+        if target is None:
+            return None
+        return self.candidate_at(target + 1)
 
     def counts(self) -> tuple[int, int, int, int]:
         """(picked, rejected, undecided, total) over the session's candidates; a conflict
@@ -228,6 +290,11 @@ class Listing:
         rejected = {sid for sid in self.decisions.rejects if contains(sid)}
         total = len(self.ids)
         return len(picked), len(rejected), total - len(picked | rejected), total
+
+    def conflicts(self) -> int:
+        """Candidates both picked and rejected."""
+        rejects = self.decisions.rejects
+        return sum(1 for sid in self.decisions.picks if sid in rejects and self.contains(sid))
 
     def picks_cost(self) -> float:
         """The cost of the picks (actual, else estimate), over the rows that know it."""

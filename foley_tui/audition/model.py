@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from foley_tui.audition.change import Change, Outside
 from foley_tui.audition.listing import SORTS, STATUS_FILTERS, Listing, ViewSettings
@@ -199,6 +200,22 @@ class AuditionModel:
         play = sound_id if self.view.autoplay and sound_id != self.cursor else None
         return Change(cursor=sound_id, play=play)
 
+    def events_loaded(self, events: Mapping[str, Mapping[str, Any]]) -> Change:
+        """The scene event of each candidate (read by the load worker): group the list."""
+        self.listing.set_events(events)
+        return self._reapply(keep=self.cursor) if self.listing.events else Change()
+
+    def next_event(self, step: int) -> Change:
+        """``e`` / ``E``: the first candidate of the next / previous scene event."""
+        target = self.listing.next_event(self.cursor_index, step)
+        if target is None:
+            which = "next" if step > 0 else "previous"
+            return Change(notices=(f"No {which} scene event in this view.",))
+        self.user_moved = True
+        sound_id = self.listing.view[target]
+        play = sound_id if self.view.autoplay and sound_id != self.cursor else None
+        return Change(cursor=sound_id, play=play)
+
     def save_position(self) -> str | None:
         """Put the cursor on disk now; the error message when it could not be."""
         try:
@@ -214,24 +231,21 @@ class AuditionModel:
         return self.listing.decisions.status(sound_id)
 
     def pick(self) -> Change:
-        """Pick the highlighted row and advance; on a picked row, unpick it (a reject foley
-        added meanwhile stays). On a conflict the pick wins and the reject goes."""
-        store = self.store
-        return self._toggle_verdict(
-            "pick", Status.PICKED, store.drop_pick, lambda sid: store.update_pick(sid)
-        )
+        """``p``: pick the highlighted row and advance; on a picked row, unpick it; on a
+        conflict the pick wins (the reject goes) and it never toggles off. Decided by the
+        store on the files as they are (under its lock), not on what memory last saw."""
+        return self._toggle("pick", self.store.toggle_pick, Status.PICKED)
 
     def reject(self) -> Change:
-        """Reject the highlighted row and advance; on a rejected row, un-reject it (a pick
-        foley added meanwhile stays). On a conflict the reject wins and the pick goes."""
-        store = self.store
-        return self._toggle_verdict(
-            "reject", Status.REJECTED, store.drop_reject, lambda sid: store.set_reject(sid)
-        )
+        """``x``: reject and advance; on a rejected row, clear it; on a conflict the
+        reject wins (the pick goes)."""
+        return self._toggle("reject", self.store.toggle_reject, Status.REJECTED)
 
     def reject_with(self, sound_id: str, reason: str) -> Change:
         """Reject ``sound_id`` with a reason (the ``X`` dialog) and advance."""
-        return self._write(sound_id, lambda: self.store.set_reject(sound_id, reason), advance=True)
+        return self._write(
+            sound_id, lambda: self.store.set_reject(sound_id, reason), advance=Status.REJECTED
+        )
 
     def clear(self) -> Change:
         sound_id = self.cursor
@@ -292,22 +306,16 @@ class AuditionModel:
         return change | Change(notices=(notice,))
 
     # -- the write path -------------------------------------------------------------
-    def _toggle_verdict(
-        self,
-        action: str,
-        status: Status,
-        undo: Callable[[str], object],
-        decide: Callable[[str], object],
+    def _toggle(
+        self, action: str, write: Callable[[str], JournalEntry | None], decided: Status
     ) -> Change:
-        """Pick and reject toggle alike: on a row already ``status``, ``undo`` it (the
-        cursor stays); otherwise ``decide`` on disk and advance."""
+        """Pick and reject toggle alike; the cursor advances only when the row ended up
+        ``decided`` (not when the key toggled it off)."""
         sound_id = self.cursor
         if sound_id is None or self._held(action, sound_id):
             return Change()
         self._last_toggle = _Toggle(action, sound_id, self.clock())
-        if self.listing.decisions.status(sound_id) is status:
-            return self._write(sound_id, lambda: undo(sound_id))
-        return self._write(sound_id, lambda: decide(sound_id), advance=True)
+        return self._write(sound_id, lambda: write(sound_id), advance=decided)
 
     def _held(self, action: str, sound_id: str) -> bool:
         """True when this toggle would undo the same toggle just made on the same row:
@@ -321,21 +329,24 @@ class AuditionModel:
         )
 
     def _write(
-        self, sound_id: str, write: Callable[[], object], *, advance: bool = False
+        self, sound_id: str, write: Callable[[], object], *, advance: Status | None = None
     ) -> Change:
         """Write to the store first; only on success change memory, to what the journal
         entry says the files now hold (a write that changed nothing re-reads the sound:
-        memory was behind the files)."""
+        memory was behind the files). The cursor advances when the row is now
+        ``advance``."""
         try:
             result = write()
         except _WRITE_ERRORS as exc:
             return Change(error=f"Not saved: {exc}")
         self.generation += 1
+        decisions = self.listing.decisions
         if isinstance(result, JournalEntry):
-            self.listing.decisions.apply_state(sound_id, result.after)
+            decisions.apply_state(sound_id, result.after)
         else:
-            self.listing.decisions.apply_state(sound_id, self.store.verdicts(sound_id).to_state())
-        return self._after_write(sound_id, advance=advance)
+            decisions.apply_state(sound_id, self.store.verdicts(sound_id).to_state())
+        moves = advance is not None and decisions.status(sound_id) is advance
+        return self._after_write(sound_id, advance=moves)
 
     def _after_write(self, sound_id: str, *, advance: bool) -> Change:
         self.user_moved = True

@@ -33,6 +33,7 @@ from foley_tui.audition.listing import Listing, ViewSettings
 from foley_tui.audition.model import AuditionModel
 from foley_tui.config import Settings
 from foley_tui.messages import (
+    EventsRead,
     IdsListed,
     LoadProgress,
     OutsideChanged,
@@ -168,6 +169,9 @@ class AuditionScreen(Screen[None]):
                 cl.refresh_row(sound_id)
         if change.cursor is not None and not change.view:
             cl.move_to_id(change.cursor)
+        # The list's Highlighted message comes later (it bubbles); the model must know the
+        # row now, before the next message (a worker's result) is applied.
+        self.model.sync_cursor(cl.highlighted, cl.cursor)
         if change.player:
             self.previewer.sync_settings()
         if change.status:
@@ -210,6 +214,7 @@ class AuditionScreen(Screen[None]):
                 rejected=rejected,
                 undecided=undecided,
                 total=total,
+                conflicts=model.listing.conflicts(),
                 cost_usd=model.listing.picks_cost(),
                 device=device,
                 audio_ok=available,
@@ -254,6 +259,9 @@ class AuditionScreen(Screen[None]):
         m = message
         self.apply(self.model.loaded_rows(m.rows, m.picks, m.rejects, m.problems, m.generation))
         self.loader.loaded()
+
+    def on_events_read(self, message: EventsRead) -> None:
+        self.apply(self.model.events_loaded(message.events))
 
     def on_outside_changed(self, message: OutsideChanged) -> None:
         self.apply(self.model.apply_outside(message.outside))
@@ -308,6 +316,9 @@ class AuditionScreen(Screen[None]):
     def set_volume_db(self, volume_db: float) -> None:
         """The preview volume, set from another screen (the timeline)."""
         self._do(lambda: self.model.set_volume(volume_db))
+
+    def action_next_event(self, step: int) -> None:
+        self._do(lambda: self.model.next_event(step))
 
     def action_next_undecided(self) -> None:
         self._do(self.model.next_undecided)

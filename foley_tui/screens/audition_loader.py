@@ -10,10 +10,19 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from foley_tui.audition.events import EVENT_SCAN_LIMIT
 from foley_tui.audition.model import AuditionModel
-from foley_tui.messages import IdsListed, LoadProgress, OutsideChanged, RowsLoaded, RowsParsed
+from foley_tui.messages import (
+    EventsRead,
+    IdsListed,
+    LoadProgress,
+    OutsideChanged,
+    RowsLoaded,
+    RowsParsed,
+)
 from foley_tui.model import Row
 
 if TYPE_CHECKING:
@@ -73,6 +82,15 @@ class SessionLoader:
         message = RowsLoaded(rows, problems, store.picks(), store.rejects())
         message.generation = generation
         post(message)
+        if len(rows) <= EVENT_SCAN_LIMIT:
+            events = {}
+            for row in rows:
+                candidate = store.candidate(row.sound_id)
+                event = candidate.get("event") if candidate is not None else None
+                if isinstance(event, Mapping):
+                    events[row.sound_id] = event
+            if events:
+                post(EventsRead(events))
 
     def loaded(self) -> None:
         """The rows are in: start following other writers."""

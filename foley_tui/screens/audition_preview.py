@@ -208,7 +208,8 @@ class Previewer:
         decision: Pick | Reject | None = decisions.picks.get(sound_id) or decisions.rejects.get(
             sound_id
         )
-        details.show(sound_id, candidate, row, decision, source)
+        conflict = decisions.rejects.get(sound_id) if sound_id in decisions.picks else None
+        details.show(sound_id, candidate, row, decision, source, conflict)
         self.schedule_prefetch()
         if self._peaks_for == sound_id:
             return

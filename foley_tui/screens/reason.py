@@ -22,9 +22,11 @@ PRESET_REASONS: tuple[str, ...] = (
 
 
 class RejectReasonScreen(ModalScreen[str | None]):
-    """Pick a preset (↑/↓, Enter) or type a reason (Tab to the input, Enter)."""
+    """Type a reason at once (Enter saves what was typed), or take a preset: a digit while
+    the field is empty picks that preset, ↑/↓ move through them and Enter on an empty field
+    saves the highlighted one. The reason is what foley's agent reads (``list_rejects``)."""
 
-    BINDINGS = keymap.bindings("dialog")
+    BINDINGS = keymap.bindings("dialog") + keymap.bindings("reason")
 
     def __init__(self, caption: str) -> None:
         super().__init__()
@@ -34,24 +36,48 @@ class RejectReasonScreen(ModalScreen[str | None]):
         with Vertical(id="dialog", classes="modal-dialog"):
             title = Content.from_markup("Reject [b]$c[/b] because…", c=self.caption)
             yield Label(title, id="title")
-            yield OptionList(*PRESET_REASONS, id="presets")
-            yield Input(placeholder="or type a reason, Enter", id="reason-input")
+            presets = OptionList(
+                *(f"{i + 1}  {reason}" for i, reason in enumerate(PRESET_REASONS)), id="presets"
+            )
+            presets.can_focus = False  # typing always goes to the field
+            yield presets
+            yield Input(
+                placeholder="type a reason, or 1-7 / ↑↓ for a preset; Enter", id="reason-input"
+            )
             yield Label("", id="error", classes="error")
 
     def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
+        self.query_one(Input).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        self.dismiss(str(event.option.prompt))
+        event.stop()  # a click on a preset
+        self.dismiss(PRESET_REASONS[event.option_index])
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.query_one("#error", Label).update("")
+        value = event.value
+        if len(value) == 1 and value.isdigit() and 1 <= int(value) <= len(PRESET_REASONS):
+            self.dismiss(PRESET_REASONS[int(value) - 1])  # a digit in the empty field
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         reason = event.value.strip()
-        if not reason:
-            self.query_one("#error", Label).update("type a reason or pick one above")
+        if reason:
+            self.dismiss(reason)
             return
-        self.dismiss(reason)
+        highlighted = self.query_one(OptionList).highlighted
+        if highlighted is not None:
+            self.dismiss(PRESET_REASONS[highlighted])
+            return
+        self.query_one("#error", Label).update("type a reason or pick one above")
+
+    def action_preset(self, step: int) -> None:
+        presets = self.query_one(OptionList)
+        current = presets.highlighted
+        count = len(PRESET_REASONS)
+        presets.highlighted = (
+            (0 if step > 0 else count - 1) if current is None else ((current + step) % count)
+        )
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -26,11 +27,13 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from foley_tui import keymap
+from foley_tui.audition.events import is_header, key_of
 from foley_tui.audition.listing import Listing
-from foley_tui.audition.text import column, format_duration, format_score
+from foley_tui.audition.text import column, fit, format_duration, format_score
 from foley_tui.model import Status, format_onset
 
-GLYPHS = {Status.PICKED: "✔", Status.REJECTED: "✘", Status.UNDECIDED: "·"}
+GLYPHS = {Status.PICKED: "✔", Status.REJECTED: "✘", Status.UNDECIDED: "·", Status.CONFLICT: "±"}
+"""Row marks; ``±`` is a conflict (picked AND rejected, as foley can leave a sound)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,8 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         "candidate-list--picked",
         "candidate-list--rejected",
         "candidate-list--undecided",
+        "candidate-list--conflict",
+        "candidate-list--event",
         "candidate-list--pending",
         "candidate-list--unreadable",
     }
@@ -83,6 +88,8 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
     CandidateList > .candidate-list--picked { color: $success; }
     CandidateList > .candidate-list--rejected { color: $error; }
     CandidateList > .candidate-list--undecided { color: $text-muted; }
+    CandidateList > .candidate-list--conflict { color: $warning; text-style: bold; }
+    CandidateList > .candidate-list--event { background: $boost; color: $accent; text-style: bold; }
     CandidateList > .candidate-list--pending { color: $text-disabled; }
     CandidateList > .candidate-list--unreadable { color: $warning; }
     """
@@ -124,7 +131,9 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
     @property
     def highlighted(self) -> str | None:
         view = self.listing.view
-        return view[self.cursor] if 0 <= self.cursor < len(view) else None
+        if 0 <= self.cursor < len(view) and not is_header(view[self.cursor]):
+            return view[self.cursor]
+        return None
 
     def refresh_data(self, keep: str | None = None) -> None:
         """The view, rows or decisions changed: keep the cursor on ``keep`` if still shown
@@ -145,15 +154,22 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         self.refresh()
 
     def refresh_row(self, sound_id: str) -> None:
-        """One row's decision changed: drop its cached line and repaint."""
-        for key in [k for k in self._cache if k[0] == sound_id]:
+        """One row's decision changed: drop its cached line (and the event headers', whose
+        progress may have changed) and repaint."""
+        for key in [k for k in self._cache if k[0] == sound_id or is_header(k[0])]:
             del self._cache[key]
         self.refresh()
 
     # -- cursor ------------------------------------------------------------------------
-    def move_to(self, index: int, *, force_post: bool = False, by_user: bool = False) -> None:
+    def move_to(
+        self, index: int, *, force_post: bool = False, by_user: bool = False, step: int = 1
+    ) -> None:
+        """Put the cursor on ``index``; an event header is not a candidate, so the cursor
+        goes on in the ``step`` direction to the nearest candidate."""
         count = len(self.listing.view)
         index = max(0, min(index, count - 1)) if count else 0
+        found = self.listing.candidate_at(index, step) if count else None
+        index = found if found is not None else index
         old = self.cursor
         self.cursor = index
         top = round(self.scroll_offset.y)
@@ -172,7 +188,7 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
             self.post_message(self.Highlighted(self, sound_id, self.cursor, by_user))
 
     def move_by(self, delta: int, *, by_user: bool = False) -> None:
-        self.move_to(self.cursor + delta, by_user=by_user)
+        self.move_to(self.cursor + delta, by_user=by_user, step=-1 if delta < 0 else 1)
 
     def move_to_id(self, sound_id: str) -> None:
         """Put the cursor on ``sound_id`` when it is shown."""
@@ -190,7 +206,7 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         self.move_to(0, by_user=True)
 
     def action_last(self) -> None:
-        self.move_to(len(self.listing.view) - 1, by_user=True)
+        self.move_to(len(self.listing.view) - 1, by_user=True, step=-1)
 
     @property
     def page(self) -> int:
@@ -231,7 +247,10 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         key = (sound_id, width, index == self.cursor)
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._render_row(sound_id, columns, width, index == self.cursor)
+            if is_header(sound_id):
+                strip = self._render_header(key_of(sound_id), width)
+            else:
+                strip = self._render_row(sound_id, columns, width, index == self.cursor)
             if len(self._cache) > 2000:
                 self._cache.clear()
             self._cache[key] = strip
@@ -248,6 +267,23 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
             + column("score", c.score, right=True)
         )
         style = self.get_component_rich_style("candidate-list--header")
+        return Strip([Segment(text, style)]).adjust_cell_length(width, style)
+
+    def _render_header(self, event_key: str, width: int) -> Strip:
+        """A scene event: its query, the agent's suggested layer and onset, progress."""
+        info = self.listing.event_info.get(event_key)
+        picked, total = self.listing.progress(event_key)
+        query = info.query if info else "(event)"
+        layer = (info.layer if info else None) or "sfx_fg"
+        onset = (
+            format_onset(info.onset) if info and isinstance(info.onset, str | int | float) else "-"
+        )
+        done = "✔" if picked else "·"
+        right = f" suggests {layer} at {onset} · {picked} of {total} picked "
+        left = f"{done} {query}"
+        room = max(width - cell_len(right), 0)
+        text = fit(left, room) + right
+        style = self.get_component_rich_style("candidate-list--event")
         return Strip([Segment(text, style)]).adjust_cell_length(width, style)
 
     def _render_row(self, sound_id: str, c: Columns, width: int, is_cursor: bool) -> Strip:

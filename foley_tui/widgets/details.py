@@ -50,8 +50,11 @@ class Details(Static):
         row: Row | None,
         decision: Pick | Reject | None,
         source: Source | Unplayable | None,
+        reject: Reject | None = None,
     ) -> None:
-        self.content = render_details(sound_id, candidate, row, decision, source)
+        """``decision`` is the pick (else the reject); ``reject`` the reject of a pick that
+        is also rejected (a conflict foley left)."""
+        self.content = render_details(sound_id, candidate, row, decision, source, reject)
         self.update(self.content)
 
 
@@ -61,6 +64,7 @@ def render_details(
     row: Row | None,
     decision: Pick | Reject | None,
     source: Source | Unplayable | None,
+    reject: Reject | None = None,
 ) -> RenderableType:
     """The pane's content (a function so it is testable without a running app)."""
     if sound_id is None:
@@ -125,7 +129,19 @@ def render_details(
     for note in cand.notes:
         field("note", note, "italic")
     table.add_row("", "")
-    if isinstance(decision, Pick):
+    if isinstance(decision, Pick) and reject is not None:
+        field(
+            "decision",
+            "conflict: picked AND rejected (p keeps the pick, x the reject)",
+            "bold yellow",
+        )
+        field(
+            "pick",
+            f"layer {decision.layer or '-'} · onset {format_onset(decision.onset)}",
+            "green",
+        )
+        field("reject", reject.reason or "(no reason)", "red")
+    elif isinstance(decision, Pick):
         field(
             "decision",
             f"picked · layer {decision.layer or '-'} · onset {format_onset(decision.onset)}",

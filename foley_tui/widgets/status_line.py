@@ -22,6 +22,8 @@ class StatusInfo:
     cost_usd: float
     device: str
     audio_ok: bool
+    conflicts: int = 0
+    """Sounds both picked and rejected (foley can leave both); counted in both."""
     loading: str = ""
     """Progress while columns fill in, e.g. ``columns 4,000/100,000``."""
     view: str = ""
@@ -63,6 +65,8 @@ def _line(info: StatusInfo, title_cells: int, *, compact: bool) -> Text:
     text.append(gap)
     text.append(f"·{sep}{info.undecided}", style="dim")
     text.append(f"/{info.total}" if compact else f" of {info.total}")
+    if info.conflicts:
+        text.append(f"{gap}±{sep}{info.conflicts}", style="bold yellow")
     if info.loading:  # before the rest: it must show even when the line is cut off
         text.append(f"{gap}⧗ {info.loading}", style="italic")
     if info.view:

@@ -52,7 +52,9 @@ def write_tone(path: Path, seconds: float = 0.5, rate: int = 8000, freq: float =
         out.writeframes(data)
 
 
-def candidate(index: int, audio: Path | None, *, big: bool = False) -> dict[str, Any]:
+def candidate(
+    index: int, audio: Path | None, *, big: bool = False, events: bool = False
+) -> dict[str, Any]:
     caption, tags, source, licence = CAPTIONS[index % len(CAPTIONS)]
     sound_id = f"{source}:{1000 + index}"
     generated = source == "elevenlabs"
@@ -81,7 +83,9 @@ def candidate(index: int, audio: Path | None, *, big: bool = False) -> dict[str,
             **({"embedding_note": "x" * 2500} if big else {}),
         },
         "origin": "generated" if generated else "retrieved",
-        "event": {"query": tags[0], "layer": "sfx_fg", "onset": "start"},
+        # With ``events``, foley's agent made it for a scene event (the list groups by it);
+        # without, it is a plain library sound (the flat list).
+        **({"event": {"query": tags[0], "layer": "sfx_fg", "onset": "start"}} if events else {}),
         "clap_score": round(0.9 - (index % 10) * 0.05, 3),
         "bm25_score": 7.5,
         "rrf_score": round(0.032 - (index % 10) * 0.001, 4),
@@ -104,6 +108,7 @@ def seed_session(
     title: str = "Storm scene",
     audio_count: int | None = None,
     big: bool = False,
+    events: bool = False,
 ) -> tuple[SessionService, str]:
     """Create a session of ``count`` candidates; the first ``audio_count`` get a WAV."""
     service = SessionService(data_dir)
@@ -116,7 +121,8 @@ def seed_session(
         tones[i] = audio_dir / f"tone-{i}.wav"
         write_tone(tones[i], freq=220.0 + 55 * i)
     candidates = [
-        candidate(i, tones[i % len(CAPTIONS)] if i < limit else None, big=big) for i in range(count)
+        candidate(i, tones[i % len(CAPTIONS)] if i < limit else None, big=big, events=events)
+        for i in range(count)
     ]
     store.cache_candidates(candidates)
     # The default order is (file mtime, id): fix the mtimes so the order is the seed's.

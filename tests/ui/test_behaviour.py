@@ -40,7 +40,7 @@ async def test_failed_write_leaves_the_row_and_shows_the_error(
         def fail(*args: object, **kwargs: object) -> int:
             raise StoreWriteError("disk full")
 
-        monkeypatch.setattr(screen.store, "update_pick", fail)  # what p calls
+        monkeypatch.setattr(screen.store, "toggle_pick", fail)  # what p calls
         await pilot.press("p")
         assert screen.listing.decisions.status(IDS[0]) is Status.UNDECIDED
         assert current(app) == IDS[0]  # no advance either

@@ -104,7 +104,7 @@ def test_a_failed_write_changes_nothing(
     def refuse(*args: object, **kwargs: object) -> int:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(store, "update_pick", refuse)
+    monkeypatch.setattr(store, "toggle_pick", refuse)
     change = model.pick()
     assert change.error is not None and "No space left" in change.error
     assert change.rows == frozenset() and change.cursor is None
@@ -212,3 +212,32 @@ def test_picks_written_by_foley_keep_their_bytes(
     model.pick()
     assert path.read_bytes() == before
     assert json.loads(before) == {"sound_id": IDS[2], "layer": "ambience", "onset": 4.5}
+
+
+def test_a_conflict_foley_left_is_marked_counted_and_resolved_by_p_or_x(
+    session: tuple[SessionService, str], data_dir: Path
+) -> None:
+    """foley's add_pick keeps a reject: both files. p resolves to picked, x to rejected;
+    neither toggles a conflict off."""
+    from tests.unit.store.helpers import run_py
+
+    service, session_id = session
+    run_py(
+        "from foley.agent.session import SessionStore\n"
+        f"s = SessionStore({session_id!r})\n"
+        f"s.add_reject({IDS[0]!r}, reason='too crunchy')\n"
+        f"s.add_pick({IDS[0]!r}, layer='stinger', onset=12.0)\n"
+        f"s.add_reject({IDS[1]!r}, reason='too long')\n"
+        f"s.add_pick({IDS[1]!r})\n",
+        data_dir,
+    )
+    store = service.get(session_id)
+    model = open_model(store, auto_advance=False)
+    assert model.status_of(IDS[0]) is Status.CONFLICT
+    assert model.listing.counts() == (2, 2, 4, 6)  # a conflict is not undecided
+    assert model.pick().rows == {IDS[0]}
+    assert store.picks()[IDS[0]] == Pick(IDS[0], "stinger", 12.0) and IDS[0] not in store.rejects()
+    move(model, IDS[1])
+    model.reject()
+    assert store.rejects()[IDS[1]] == Reject(IDS[1], "too long") and IDS[1] not in store.picks()
+    assert model.status_of(IDS[1]) is Status.REJECTED

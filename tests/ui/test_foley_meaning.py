@@ -1,0 +1,66 @@
+"""Issue 9 in the audition screen: both verdicts (conflict), the reject dialog that takes
+typing at once; files checked with foley 0.0.89's own SessionStore."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from foley_tui.screens.reason import PRESET_REASONS, RejectReasonScreen
+from foley_tui.widgets.candidate_list import CandidateList
+from foley_tui.widgets.details import Details
+from foley_tui.widgets.status_line import StatusLine
+from tests.ui.conftest import IDS, SIZE, Session, ready
+from tests.ui.test_behaviour import plain
+from tests.unit.store.helpers import run_py
+
+FOLEY_REJECTS = """
+import json
+from foley.agent.session import SessionStore
+print(json.dumps(sorted(SessionStore({session!r}).list_rejects(), key=lambda r: r["sound_id"])))
+"""
+
+
+def foley_rejects(session: Session) -> dict[str, Any]:
+    rows = run_py(FOLEY_REJECTS.format(session=session.session_id), session.data_dir)
+    return {row["sound_id"]: row for row in rows}
+
+
+async def test_the_reject_dialog_takes_typing_at_once(session: Session) -> None:
+    app = session.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("X")
+        assert isinstance(app.screen, RejectReasonScreen)
+        await pilot.press("down", *"crunchy tail", "enter")  # typed text wins over a preset
+        await pilot.pause()
+        await pilot.press("X", "3")  # a digit in the empty field picks that preset
+        await pilot.pause()
+        await pilot.press("X", "down", "down", "up", "enter")  # arrows, then Enter
+        await pilot.pause()
+    assert foley_rejects(session) == {
+        IDS[0]: {"sound_id": IDS[0], "reason": "crunchy tail"},
+        IDS[1]: {"sound_id": IDS[1], "reason": PRESET_REASONS[2]},
+        IDS[2]: {"sound_id": IDS[2], "reason": PRESET_REASONS[1]},
+    }
+
+
+async def test_a_conflict_has_its_mark_count_and_both_records(session: Session) -> None:
+    run_py(
+        "from foley.agent.session import SessionStore\n"
+        f"s = SessionStore({session.session_id!r})\n"
+        f"s.add_reject({IDS[0]!r}, reason='too crunchy')\n"
+        f"s.add_pick({IDS[0]!r}, layer='stinger', onset=12.0)\n",
+        session.data_dir,
+    )
+    app = session.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        row = screen.query_one(CandidateList).render_line(1).text
+        assert row.startswith("±")
+        assert "± 1" in str(screen.query_one(StatusLine).render())
+        shown = plain(screen.query_one(Details).content)
+        assert "conflict" in shown and "too crunchy" in shown and "stinger" in shown
+        await pilot.press("x")  # the reject wins, the pick goes; no toggle off
+        await pilot.pause()
+    assert session.pick_file(IDS[0]) is None
+    assert foley_rejects(session)[IDS[0]]["reason"] == "too crunchy"

@@ -1,0 +1,56 @@
+"""Scene-event groups in the headless listing: whole-dict identity, headers, e / E."""
+
+from __future__ import annotations
+
+from foley_tui.audition.events import EventInfo, event_key, grouped, header, is_header
+from foley_tui.audition.listing import Listing, ViewSettings
+from foley_tui.model import Pick, Row
+
+SLAM_A = {"query": "a door slams shut", "layer": "sfx_fg", "onset": "on 'slammed'"}
+SLAM_B = {"query": "a door slams shut", "layer": "sfx_fg", "onset": "on 'door'"}
+RAIN = {"query": "rain on a roof", "layer": "ambience", "onset": None}
+
+
+def make() -> Listing:
+    listing = Listing()
+    listing.set_rows([Row(f"s{i}", i, f"sound {i}", float(i)) for i in range(6)])
+    listing.set_events({"s0": SLAM_A, "s1": RAIN, "s2": SLAM_B, "s3": SLAM_A, "s5": RAIN})
+    return listing
+
+
+def test_two_slams_at_different_words_stay_two_groups() -> None:
+    listing = make()
+    view = listing.apply(ViewSettings())
+    assert view == [
+        header(event_key(SLAM_A)), "s0", "s3",
+        header(event_key(RAIN)), "s1", "s5",
+        header(event_key(SLAM_B)), "s2",
+        "s4",  # no event: after the groups, without a header
+    ]  # fmt: skip
+    assert EventInfo.of(SLAM_A).query == "a door slams shut"
+
+
+def test_sort_and_filter_apply_within_groups() -> None:
+    listing = make()
+    view = listing.apply(ViewSettings(sort="duration"))
+    assert view[:3] == [header(event_key(SLAM_A)), "s0", "s3"]
+    view = listing.apply(ViewSettings(query="sound 5"))
+    assert view == [header(event_key(RAIN)), "s5"]
+
+
+def test_progress_next_event_and_headers_are_never_undecided_rows() -> None:
+    listing = make()
+    listing.decisions.picks["s3"] = Pick("s3")
+    view = listing.apply(ViewSettings())
+    assert listing.progress(event_key(SLAM_A)) == (1, 2)
+    assert listing.next_event(1, 1) == view.index("s1")
+    assert listing.next_event(view.index("s5"), -1) == view.index("s0")
+    assert listing.next_event(view.index("s2"), 1) is None
+    assert all(
+        not is_header(view[i]) for i in range(len(view)) if listing.next_undecided(i - 1) == i
+    )
+    assert listing.candidate_at(0) == 1 and listing.candidate_at(3, -1) == 2
+
+
+def test_no_events_keep_the_flat_list() -> None:
+    assert grouped(["a", "b"], {}) == ["a", "b"]
