@@ -104,7 +104,8 @@ def open_regular(
 
 
 def read_fd_capped(fd: int, size_hint: int, limit: int, name: str) -> bytes:
-    """Read a whole open file of at most ``limit`` bytes (a larger one is refused)."""
+    """Read a whole open regular file of at most ``limit`` bytes (a larger one is
+    refused)."""
     if size_hint > limit:
         raise FileTooLargeError(
             name, f"too large ({human_size(size_hint)}; the limit is {human_size(limit)})"
@@ -112,8 +113,8 @@ def read_fd_capped(fd: int, size_hint: int, limit: int, name: str) -> bytes:
     chunks: list[bytes] = []
     total = 0
     while True:
-        # The expected size plus one byte in one call (a second call sees EOF); more
-        # only if the file grew, never past limit + 1.
+        # The expected size plus one byte in one call; more only if the file grew,
+        # never past limit + 1.
         want = min(max(size_hint + 1 - total, 1 << 16), limit + 1 - total)
         chunk = os.read(fd, want)
         if not chunk:
@@ -124,7 +125,10 @@ def read_fd_capped(fd: int, size_hint: int, limit: int, name: str) -> bytes:
             raise FileTooLargeError(
                 name, f"too large (over {human_size(limit)}, still growing while read)"
             )
-        if len(chunk) < want:  # a short read of a regular file is its end: one syscall
+        if len(chunk) < want and total >= size_hint:
+            # A short read of a regular file is its end: no second call to see EOF (a
+            # decision reads its pick once). Shorter than fstat said (truncated, or a
+            # read cut by a signal): read on until EOF.
             break
     return b"".join(chunks)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -37,21 +37,24 @@ from foley_tui.model import (
 )
 from foley_tui.store.backend import JournalAppend, JournalReplaced
 from foley_tui.store.changes import note_own_decision
-from foley_tui.store.codec import InvalidKeyError, encode_key
+from foley_tui.store.codec import DecodeError, InvalidKeyError, encode_key
 from foley_tui.store.errors import StoreProblem, StoreWriteError, UndoConflictError
 from foley_tui.store.files import FileNamespace
 from foley_tui.store.reads import StoreReads
 from foley_tui.store.records import (
     JournalEntry,
+    RawRecord,
     Verdicts,
     _discard,
-    _same_types,
     _to_dict,
     _write_error,
     candidate_key,
+    carriable,
     count_entries,
     new_ulid,
     now_utc,
+    record_of_bytes,
+    same_record,
 )
 
 
@@ -93,7 +96,35 @@ class DecisionCounts:
 
 
 def _same(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
-    return a == b and _same_types(a, b)
+    return same_record(a, b)
+
+
+def _raw_bytes(ns: MutableMapping[str, dict[str, Any]], key: str) -> bytes:
+    """The exact stored bytes of ``key`` (files and memory: ``raw``; a dol wrapper over a
+    byte store, as on Redis: its ``store``)."""
+    reader = getattr(ns, "raw", None)
+    if callable(reader):
+        return bytes(reader(key))
+    inner = getattr(ns, "store", None)
+    if isinstance(inner, Mapping):
+        return bytes(inner[key])
+    raise KeyError(key)
+
+
+def _put(ns: MutableMapping[str, dict[str, Any]], key: str, value: dict[str, Any]) -> None:
+    """Write a record; a :class:`RawRecord` (a file foley wrote that JSON cannot carry)
+    goes back as its exact bytes, never re-encoded (we never write a NaN)."""
+    if not isinstance(value, RawRecord):
+        ns[key] = value
+        return
+    writer = getattr(ns, "write_bytes", None) or getattr(ns, "put_raw", None)
+    if callable(writer):
+        writer(key, value.raw)
+        return
+    inner = getattr(ns, "store", None)
+    if not isinstance(inner, MutableMapping):
+        raise ValidationError(f"cannot restore {key!r} verbatim in this store")
+    inner[key] = value.raw
 
 
 def _pick_record(
@@ -352,7 +383,15 @@ class DecisionsMixin(StoreReads):
             return None, True
         value = self._read(ns, name, sound_id)
         if value is not None:
-            return value, True
+            if type(value) is dict and not carriable(value):
+                # Foley wrote a value JSON cannot carry (a NaN onset): keep the file's
+                # bytes with the record, for the journal and a verbatim undo.
+                try:
+                    return record_of_bytes(_raw_bytes(ns, sound_id)), True
+                except (KeyError, OSError, DecodeError):
+                    pass  # changed or gone meanwhile: unreadable, never written back
+            else:
+                return value, True
         if sound_id not in ns:  # gone meanwhile
             return None, True
         if name == "picks":
@@ -399,7 +438,7 @@ class DecisionsMixin(StoreReads):
             # An unreadable file reads as a bare record: it is only replaced when the
             # decision changes that record, never rewritten as it (we could not parse it).
             if new is not None and not _same(old, new):
-                ns[sound_id] = new
+                _put(ns, sound_id, new)
                 self._wrote(name, sound_id)
         for ns, name, old, new in (
             (self.picks_ns, "picks", before.pick, after.pick),

@@ -162,7 +162,13 @@ class Conversation:
         if not self._stored:
             return []
         with self._lock:
-            data = self.state.read_from(MESSAGES_FILE, self._offset)
+            try:
+                data = self.state.read_from(MESSAGES_FILE, self._offset)
+            except OSError as exc:
+                # Refused (our folder or the log is a link, a FIFO, too large) or
+                # unreadable: a problem of this one file, never of the session.
+                self._problem(exc.strerror or str(exc))
+                return []
             end = data.rfind(b"\n")
             if end < 0:  # nothing complete yet (a writer mid-line, or a torn tail)
                 return []
@@ -248,10 +254,11 @@ class Conversation:
     def append(self, role: str, content: str, metadata: dict[str, Any] | None = None) -> Message:
         """Append one message durably; it gets the session's next ``seq``."""
         role, content, meta = check_message(role, content, metadata)
-        # On a shared store a designer's message is signed with their user name (an
-        # agent's or the system's keeps its role as author unless it names one).
-        author = getattr(self.state, "author", None) if role == "user" else None
-        if author and "author" not in meta:
+        # A shared store names its user: the author of the user's own messages. An agent
+        # or system message relayed through that user's service stays the agent's (its
+        # author is its role, or the one the caller gave).
+        author = getattr(self.state, "author", None)
+        if author and role == "user" and "author" not in meta:
             meta = {**meta, "author": author}
         with self._lock, self.state.lock():
             for _ in range(MAX_RACES):

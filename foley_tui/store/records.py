@@ -7,6 +7,8 @@ store's mixins share. Headless: never imports textual.
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
@@ -14,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from foley_tui.model import Status, ValidationError, validate_layer, validate_onset
+from foley_tui.store.codec import DecodeError, loads_object
 from foley_tui.store.errors import StoreWriteError
 from foley_tui.store.files import FileNamespace
 
@@ -61,6 +64,71 @@ def fs_time(ns: int) -> datetime:
     return datetime.fromtimestamp(ns / 1e9, UTC)
 
 
+class RawRecord(dict[str, Any]):
+    """A pick or reject record JSON cannot carry (a NaN onset foley wrote) with its file's
+    exact bytes. The journal records it as those bytes (``pick_raw``/``reject_raw``,
+    base64) and undo writes them back verbatim: nothing of ours ever writes a NaN, and
+    the file foley wrote comes back byte for byte. Two are the same when their bytes are."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, value: Mapping[str, Any], raw: bytes) -> None:
+        super().__init__(value)
+        self.raw = bytes(raw)
+
+
+def carriable(value: object) -> bool:
+    """Whether strict JSON (no NaN/Infinity) can carry ``value``."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (ValueError, TypeError, RecursionError):
+        return False
+    return True
+
+
+def record_of_bytes(data: bytes) -> dict[str, Any]:
+    """A stored record parsed as foley would (:class:`DecodeError` if it cannot be); one
+    JSON cannot carry comes back as a :class:`RawRecord` holding ``data``."""
+    value = loads_object(data)
+    return value if carriable(value) else RawRecord(value, data)
+
+
+def same_record(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    """Whether two raw records are the same bytes on disk (``3`` is not ``3.0``; a
+    :class:`RawRecord` equals only one with the same bytes: NaN never equals itself)."""
+    if isinstance(a, RawRecord) or isinstance(b, RawRecord):
+        return isinstance(a, RawRecord) and isinstance(b, RawRecord) and a.raw == b.raw
+    return a == b and _same_types(a, b)
+
+
+def _state_record(state: dict[str, Any]) -> dict[str, Any]:
+    """A state as the journal line holds it: a :class:`RawRecord` as its base64 bytes."""
+    out = state
+    for key in ("pick", "reject"):
+        value = state.get(key)
+        if isinstance(value, RawRecord):
+            if out is state:
+                out = dict(state)
+            del out[key]
+            out[f"{key}_raw"] = base64.b64encode(value.raw).decode("ascii")
+    return out
+
+
+def _stored_record(state: Mapping[str, Any], key: str) -> object:
+    """``state[key]``, or the record its ``<key>_raw`` bytes hold (None if unreadable)."""
+    value = state.get(key)
+    if value is None and f"{key}_raw" in state:
+        text = state[f"{key}_raw"]
+        if not isinstance(text, str):
+            return None
+        try:
+            data = base64.b64decode(text, validate=True)
+            return RawRecord(loads_object(data), data)
+        except (ValueError, DecodeError):
+            return None
+    return value
+
+
 #: Kinds of journal entries. ``do`` is a decision; ``undo``/``redo`` apply the
 #: ``before``/``after`` of the entry whose seq is ``target``; ``skip`` steps past an entry
 #: that could not be undone or redone (the sound changed since) without writing anything.
@@ -106,14 +174,14 @@ class JournalEntry:
             "kind": self.kind,
             "target": self.target,
             "sound_id": self.sound_id,
-            "before": self.before,
-            "after": self.after,
+            "before": _state_record(self.before),
+            "after": _state_record(self.after),
         }
         if self.author is not None:
             record["author"] = self.author
         if self.also:
             record["also"] = [
-                {"sound_id": sid, "before": before, "after": after}
+                {"sound_id": sid, "before": _state_record(before), "after": _state_record(after)}
                 for sid, before, after in self.also
             ]
         return record
@@ -174,10 +242,10 @@ def normalize_state(state: object) -> dict[str, Any]:
     """
     if not isinstance(state, Mapping):
         return dict(UNDECIDED)
-    if "pick" in state or "reject" in state:
+    if "pick" in state or "reject" in state or "pick_raw" in state or "reject_raw" in state:
         # Inline (no Verdicts): this runs twice per entry of a whole-journal read.
-        pick = state.get("pick")
-        reject = state.get("reject")
+        pick = _stored_record(state, "pick")
+        reject = _stored_record(state, "reject")
         out: dict[str, Any] = {}
         if isinstance(pick, dict):
             out["status"] = "conflict" if isinstance(reject, dict) else "picked"
@@ -231,13 +299,10 @@ class Verdicts:
     @classmethod
     def from_state(cls, sound_id: str, state: Mapping[str, Any]) -> Verdicts:
         """The records a journal state stands for (older states get foley's record shape)."""
-        if "pick" in state or "reject" in state:
-            pick = state.get("pick")
-            reject = state.get("reject")
-            return cls(
-                dict(pick) if isinstance(pick, dict) else None,
-                dict(reject) if isinstance(reject, dict) else None,
-            )
+        if "pick" in state or "reject" in state or "pick_raw" in state or "reject_raw" in state:
+            pick = _stored_record(state, "pick")
+            reject = _stored_record(state, "reject")
+            return cls(_own(pick), _own(reject))
         status = state.get("status")
         if status == "picked":
             return cls(
@@ -267,10 +332,8 @@ class Verdicts:
         if not self.clean:
             return False
         other = Verdicts.from_state(sound_id, state)
-        if "pick" in state or "reject" in state:
-            return (self.pick, self.reject) == (other.pick, other.reject) and all(
-                _same_types(a, b) for a, b in ((self.pick, other.pick), (self.reject, other.reject))
-            )
+        if "pick" in state or "reject" in state or "pick_raw" in state or "reject_raw" in state:
+            return same_record(self.pick, other.pick) and same_record(self.reject, other.reject)
         return self.comparable() == other.comparable()
 
     def describe(self) -> str:
@@ -293,6 +356,13 @@ class Verdicts:
                 f"rejected ({reason})" if isinstance(reason, str) and reason else "rejected"
             )
         return " and ".join(parts) if parts else "undecided"
+
+
+def _own(record: object) -> dict[str, Any] | None:
+    """A copy of a state's record (a :class:`RawRecord` keeps its bytes)."""
+    if isinstance(record, RawRecord):
+        return RawRecord(record, record.raw)
+    return dict(record) if isinstance(record, dict) else None
 
 
 def _same_types(a: object, b: object) -> bool:

@@ -38,11 +38,14 @@ from foley_tui.store.codec import DecodeError, dumps, loads_object
 from foley_tui.store.errors import StoreProblem, StoreWriteError, UndoConflictError
 from foley_tui.store.records import (
     JournalEntry,
+    RawRecord,
     Verdicts,
     _to_dict,
     candidate_key,
     new_ulid,
     now_utc,
+    record_of_bytes,
+    same_record,
 )
 from foley_tui.store.redis.feed import ChangeFeed
 from foley_tui.store.redis.keys import CHANGES_MAXLEN
@@ -110,6 +113,16 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
 redis.call('SADD', KEYS[2], ARGV[5])
 return 1
 """
+
+
+def _stored(record: dict[str, Any] | None) -> str:
+    """A record as the decide script stores it ("" deletes): foley's encoding, or the
+    exact bytes of a :class:`RawRecord` (a NaN foley wrote, restored verbatim)."""
+    if record is None:
+        return ""
+    if isinstance(record, RawRecord):
+        return "v" + record.raw.decode("utf-8", "surrogateescape")
+    return "v" + dumps(record).decode()
 
 
 class RedisState(StateBackend):
@@ -544,7 +557,7 @@ class RedisSessionStore(SessionStore):
             if raw is None:
                 continue
             with contextlib.suppress(DecodeError):
-                parsed[i] = loads_object(raw)
+                parsed[i] = record_of_bytes(raw)  # a NaN foley wrote keeps its bytes
             if parsed[i] is None:  # unreadable: a bare record, never written back
                 clean = False
                 parsed[i] = (
@@ -576,14 +589,18 @@ class RedisSessionStore(SessionStore):
             after = change(before)
             if after is None:
                 return None
-            unchanged = before.clean and (before.pick, before.reject) == (after.pick, after.reject)
+            unchanged = (
+                before.clean
+                and same_record(before.pick, after.pick)
+                and same_record(before.reject, after.reject)
+            )
             if kind == "do" and unchanged:
                 return None
             if kind == "skip":
                 new_pick, new_reject = want_pick, want_reject
             else:
-                new_pick = "" if after.pick is None else "v" + dumps(after.pick).decode()
-                new_reject = "" if after.reject is None else "v" + dumps(after.reject).decode()
+                new_pick = _stored(after.pick)
+                new_reject = _stored(after.reject)
             entry = JournalEntry(
                 seq=0,
                 entry_id=new_ulid(),

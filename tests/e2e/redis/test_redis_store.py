@@ -316,3 +316,19 @@ def test_messages_carry_their_author(
     ben.append_message(sid, "agent", "on it", {"author": "foley-agent"})
     got = [(m.seq, m.author) for m in RedisSessionService(redis_server.url).messages(sid)]
     assert got == [(1, "ana"), (2, "ben"), (3, "foley-agent")]
+
+
+def test_a_nan_onset_foley_wrote_is_journaled_as_bytes_and_restored_verbatim(
+    service: RedisSessionService,
+) -> None:
+    sid = service.create("nan")
+    store = _store(service, sid)
+    nan_pick = json.dumps({"sound_id": "door", "layer": "voice", "onset": float("nan")}, indent=4)
+    store.raw["picks"]["door"] = nan_pick.encode()  # as foley's own store writes it
+    store.add_reject("door", reason="no")
+    assert store.status("door") is Status.REJECTED
+    record = store.journal()[-1].to_record()
+    assert "NaN" not in json.dumps(record, allow_nan=False) and "pick_raw" in record["before"]
+    store.undo()
+    assert store.raw["picks"]["door"] == nan_pick.encode()
+    assert store.status("door") is Status.PICKED
