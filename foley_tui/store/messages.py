@@ -248,7 +248,9 @@ class Conversation:
     def append(self, role: str, content: str, metadata: dict[str, Any] | None = None) -> Message:
         """Append one message durably; it gets the session's next ``seq``."""
         role, content, meta = check_message(role, content, metadata)
-        author = getattr(self.state, "author", None)  # a shared store names its user
+        # On a shared store a designer's message is signed with their user name (an
+        # agent's or the system's keeps its role as author unless it names one).
+        author = getattr(self.state, "author", None) if role == "user" else None
         if author and "author" not in meta:
             meta = {**meta, "author": author}
         with self._lock, self.state.lock():
