@@ -23,8 +23,9 @@ from foley_tui.store.records import iso, new_ulid, now_utc
 from foley_tui.store.redis.keys import LOGS
 from foley_tui.store.redis.namespace import RedisBackend, row_json
 from foley_tui.store.redis.session import RedisSessionStore
-from foley_tui.store.service import MAX_SESSIONS, NAMESPACES, SessionService
+from foley_tui.store.service import MAX_SESSIONS, SessionService
 from foley_tui.store.session import SessionStore
+from foley_tui.store.session_dirs import NAMESPACES
 
 
 class RedisSessionService(SessionService):

@@ -255,7 +255,7 @@ def test_export_carries_the_narration_reference(data_dir: Path, tmp_path: Path) 
     assert restored is not None and restored.to_record() == doc["narration"]
     # A damaged reference is refused before anything is written.
     from foley_tui.store import SessionImportError
-    from foley_tui.store.service import checksum_of
+    from foley_tui.store.export_doc import checksum_of
 
     bad = {k: v for k, v in doc.items() if k != "checksum"}
     bad["narration"] = {**doc["narration"], "path": "relative.wav"}

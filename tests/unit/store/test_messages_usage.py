@@ -14,9 +14,9 @@ import pytest
 from foley_tui.model import ValidationError
 from foley_tui.store import SessionImportError, SessionNotFoundError, SessionService
 from foley_tui.store.backend import StateBackend
+from foley_tui.store.export_doc import checksum_of
 from foley_tui.store.history import escape_controls
 from foley_tui.store.messages import MESSAGES_FILE, Conversation, Message
-from foley_tui.store.service import checksum_of
 from foley_tui.store.usage import (
     USAGE_FILE,
     Ledger,

@@ -11,7 +11,7 @@ import pytest
 
 from foley_tui.store import SessionImportError, SessionService
 from foley_tui.store import service as service_mod
-from foley_tui.store.service import checksum_of
+from foley_tui.store.export_doc import checksum_of
 
 from .helpers import candidate, tree
 

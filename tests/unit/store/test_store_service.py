@@ -18,7 +18,7 @@ from foley_tui.store import (
     SessionService,
     SessionServiceError,
 )
-from foley_tui.store.service import checksum_of
+from foley_tui.store.export_doc import checksum_of
 
 from .helpers import ODD_IDS, candidate, tree
 

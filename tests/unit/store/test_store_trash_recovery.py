@@ -22,7 +22,7 @@ from foley_tui.model import Status
 from foley_tui.store import SessionService
 from foley_tui.store import service as service_mod
 from foley_tui.store.errors import SessionDeletedError, StoreWriteError
-from foley_tui.store.service import checksum_of
+from foley_tui.store.export_doc import checksum_of
 
 from .foley_steps import files_of, foley_cache, foley_do, foley_view
 
