@@ -7,12 +7,14 @@ re-applies it when rows, decisions or view settings change.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from foley_tui.audition.events import EventInfo, grouped, is_header
 from foley_tui.model import LAYERS, Pick, Reject, Row, Status
+from foley_tui.scene.placement import Placement, effective_placement
 from foley_tui.store.records import Verdicts
 
 STATUS_FILTERS: tuple[str, ...] = ("all", "undecided", "picked", "rejected")
@@ -120,6 +122,8 @@ class Listing:
         """Event key -> the event (query, suggested layer and onset)."""
         self.members: dict[str, list[str]] = {}
         """Event key -> its candidates, in rank order."""
+        self.events_read = False
+        """True once the candidates' events were read (big sessions skip them)."""
         self._search: dict[str, str] = {}
         self._ids_set: set[str] | None = None
 
@@ -196,6 +200,7 @@ class Listing:
         self.events = {}
         self.event_info = {}
         self.members = {}
+        self.events_read = True
         for sid in self.ids:
             event = events.get(sid)
             if event is None:
@@ -204,6 +209,19 @@ class Listing:
             self.events[sid] = info.key
             self.event_info.setdefault(info.key, info)
             self.members.setdefault(info.key, []).append(sid)
+
+    def placement(self, sound_id: str) -> Placement | None:
+        """The effective placement of a pick (what ``foley plan`` will use), None when the
+        sound is not picked or its event is unknown (events not read) and the pick does
+        not set both halves."""
+        pick = self.decisions.picks.get(sound_id)
+        if pick is None:
+            return None
+        key = self.events.get(sound_id)
+        if key is None and not self.events_read and (pick.layer is None or pick.onset is None):
+            return None
+        candidate = {"event": json.loads(key)} if key is not None else {}
+        return effective_placement(candidate, {"layer": pick.layer, "onset": pick.onset})
 
     def progress(self, key: str) -> tuple[int, int]:
         """(picked, candidates) of one event."""

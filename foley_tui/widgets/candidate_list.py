@@ -30,7 +30,10 @@ from foley_tui import keymap
 from foley_tui.audition.events import is_header, key_of
 from foley_tui.audition.listing import Listing
 from foley_tui.audition.text import column, fit, format_duration, format_score
-from foley_tui.model import Status, format_onset
+from foley_tui.model import Pick, Status, format_onset
+
+SUGGESTED = "~"
+"""Marks a placement half that is the event's suggestion (or plan's default), not the pick's."""
 
 GLYPHS = {Status.PICKED: "✔", Status.REJECTED: "✘", Status.UNDECIDED: "·", Status.CONFLICT: "±"}
 """Row marks; ``±`` is a conflict (picked AND rejected, as foley can leave a sound)."""
@@ -72,6 +75,7 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         "candidate-list--undecided",
         "candidate-list--conflict",
         "candidate-list--event",
+        "candidate-list--suggested",
         "candidate-list--pending",
         "candidate-list--unreadable",
     }
@@ -89,6 +93,7 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
     CandidateList > .candidate-list--rejected { color: $error; }
     CandidateList > .candidate-list--undecided { color: $text-muted; }
     CandidateList > .candidate-list--conflict { color: $warning; text-style: bold; }
+    CandidateList > .candidate-list--suggested { text-style: italic; }
     CandidateList > .candidate-list--event { background: $boost; color: $accent; text-style: bold; }
     CandidateList > .candidate-list--pending { color: $text-disabled; }
     CandidateList > .candidate-list--unreadable { color: $warning; }
@@ -269,6 +274,28 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         style = self.get_component_rich_style("candidate-list--header")
         return Strip([Segment(text, style)]).adjust_cell_length(width, style)
 
+    def _placement_cells(self, sound_id: str, pick: Pick | None) -> tuple[str, str, Style, Style]:
+        """A pick's effective layer and onset (what ``foley plan`` will use): the pick's
+        own as chosen, the event's (or plan's default) marked ``~`` as suggested."""
+        if pick is None:
+            return "", "", Style(), Style()
+        placement = self.listing.placement(sound_id)
+        if placement is None:  # the event is unknown: show the pick's own only
+            return pick.layer or "-", format_onset(pick.onset), Style(), Style()
+        suggested = self.get_component_rich_style("candidate-list--suggested", partial=True)
+        layer = placement.layer if placement.layer_chosen else SUGGESTED + placement.layer
+        # A chosen onset is the pick's own value (a number shows to the ms); plan's
+        # string form of it (``str(onset)``) is the same instant.
+        onset = format_onset(pick.onset if placement.onset_chosen else placement.onset)
+        if not placement.onset_chosen:
+            onset = SUGGESTED + onset
+        return (
+            layer,
+            onset,
+            Style() if placement.layer_chosen else suggested,
+            Style() if placement.onset_chosen else suggested,
+        )
+
     def _render_header(self, event_key: str, width: int) -> Strip:
         """A scene event: its query, the agent's suggested layer and onset, progress."""
         info = self.listing.event_info.get(event_key)
@@ -308,6 +335,7 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         source = ""
         if complete and row is not None:
             source = "/".join(part for part in (row.source, row.license_id) if part)
+        layer_cell, onset_cell, layer_style, onset_style = self._placement_cells(sound_id, pick)
         segments = [
             Segment(column(glyph, c.glyph), base + status_style),
             Segment(column(caption, c.caption), base + text_style),
@@ -319,11 +347,8 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
                 ),
                 base,
             ),
-            Segment(column(pick.layer or "-" if pick else "", c.layer), base + status_style),
-            Segment(
-                column(format_onset(pick.onset) if pick else "", c.onset, right=True),
-                base + status_style,
-            ),
+            Segment(column(layer_cell, c.layer), base + status_style + layer_style),
+            Segment(column(onset_cell, c.onset, right=True), base + status_style + onset_style),
             Segment(column(source, c.source), base),
             Segment(
                 column(format_score(row.score) if complete and row else "", c.score, right=True),

@@ -17,6 +17,7 @@ from textual.widgets import Static
 from foley_tui.audio.base import Source, Unplayable
 from foley_tui.audition.text import format_duration
 from foley_tui.model import Candidate, Pick, Reject, Row, format_onset
+from foley_tui.scene.placement import DEFAULT_LAYER, effective_placement
 
 
 def _flag(value: Any) -> str:
@@ -56,6 +57,39 @@ class Details(Static):
         is also rejected (a conflict foley left)."""
         self.content = render_details(sound_id, candidate, row, decision, source, reject)
         self.update(self.content)
+
+
+def _event_text(event: Mapping[str, Any]) -> str:
+    """The scene event's suggestion: layer, onset, diegetic, salience, loop."""
+    onset = event.get("onset")
+    bits = [
+        f"layer {event.get('layer') or DEFAULT_LAYER}",
+        f"onset {format_onset(onset) if isinstance(onset, str | int | float) else '-'}",
+    ]
+    if "diegetic" in event:
+        bits.append(f"diegetic {_flag(event.get('diegetic'))}")
+    salience = _fmt_score(event.get("salience"))
+    if salience is not None:
+        bits.append(f"salience {salience}")
+    bits.append(f"loop {_flag(bool(event.get('loop', False)))}")
+    return " · ".join(bits)
+
+
+def placement_text(candidate: Mapping[str, Any], pick: Pick) -> str:
+    """What ``foley plan`` will place for ``pick``: each half chosen (the pick's own) or
+    suggested (the event's, else plan's default ``sfx_fg``)."""
+    placement = effective_placement(candidate, {"layer": pick.layer, "onset": pick.onset})
+    layer_how = "chosen" if placement.layer_chosen else "suggested"
+    if placement.onset is None:
+        onset = "onset - (no cue)"
+    else:
+        onset_how = "chosen" if placement.onset_chosen else "suggested"
+        shown = format_onset(pick.onset if placement.onset_chosen else placement.onset)
+        onset = f"onset {shown} ({onset_how})"
+    text = f"plan uses layer {placement.layer} ({layer_how}) · {onset}"
+    if placement.error:
+        text += f" · {placement.error}"
+    return text
 
 
 def render_details(
@@ -128,6 +162,10 @@ def render_details(
         field("verdict", " · ".join(parts))
     for note in cand.notes:
         field("note", note, "italic")
+    event = candidate.get("event")
+    if isinstance(event, Mapping):
+        field("event", str(event.get("query") or "(no query)"), "bold")
+        field("suggests", _event_text(event))
     table.add_row("", "")
     if isinstance(decision, Pick) and reject is not None:
         field(
@@ -135,18 +173,10 @@ def render_details(
             "conflict: picked AND rejected (p keeps the pick, x the reject)",
             "bold yellow",
         )
-        field(
-            "pick",
-            f"layer {decision.layer or '-'} · onset {format_onset(decision.onset)}",
-            "green",
-        )
+        field("pick", placement_text(candidate, decision), "green")
         field("reject", reject.reason or "(no reason)", "red")
     elif isinstance(decision, Pick):
-        field(
-            "decision",
-            f"picked · layer {decision.layer or '-'} · onset {format_onset(decision.onset)}",
-            "bold green",
-        )
+        field("decision", "picked · " + placement_text(candidate, decision), "bold green")
     elif isinstance(decision, Reject):
         reason = f": {decision.reason}" if decision.reason else ""
         field("decision", f"rejected{reason}", "bold red")

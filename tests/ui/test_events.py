@@ -6,8 +6,11 @@ from pathlib import Path
 
 from foley_tui.audition.events import is_header
 from foley_tui.widgets.candidate_list import CandidateList
+from foley_tui.widgets.details import Details
 from tests.ui.conftest import IDS, SIZE, Session, current, ready
 from tests.ui.seed import seed_session
+from tests.ui.test_behaviour import plain
+from tests.unit.store.helpers import run_py
 
 
 async def test_candidates_are_grouped_by_event_and_e_jumps_between_them(
@@ -49,3 +52,38 @@ async def test_a_session_without_events_keeps_the_flat_list(session: Session) ->
         assert screen.listing.view == IDS
         await pilot.press("e")
         assert current(app) == IDS[0]
+
+
+FOLEY_PICKS = """
+import json
+from foley.agent.session import SessionStore
+print(json.dumps(SessionStore({session!r}).list_picks()))
+"""
+
+
+async def test_a_pick_shows_the_placement_foley_plan_will_use(data_dir: Path) -> None:
+    service, session_id = seed_session(data_dir, events=True)
+    session = Session(data_dir, service, session_id)
+    app = session.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        cl = screen.query_one(CandidateList)
+        door = screen.listing.view.index("bbc:1001")
+        await pilot.press("e", "p")
+        await pilot.pause()
+        # Neither half set by the pick: the event's suggestion, marked ~.
+        line = cl.render_line(door + 1).text
+        assert "~sfx_fg" in line and "~start" in line
+        await pilot.press("e", "E", "4")  # back to the door slam; layer stinger
+        await pilot.pause()
+        line = cl.render_line(door + 1).text
+        assert "stinger" in line and "~stinger" not in line and "~start" in line
+        await pilot.press("E", "e")
+        await pilot.pause()
+        assert current(app) == "bbc:1001"
+        shown = " ".join(plain(screen.query_one(Details).content).split())  # unwrapped
+        assert "plan uses layer stinger (chosen) · onset start (suggested)" in shown
+        assert "layer sfx_fg · onset start" in shown and "door" in shown  # the event
+    # The suggestion is shown, never written: foley's plan reads the event for it.
+    picks = run_py(FOLEY_PICKS.format(session=session_id), data_dir)
+    assert picks == [{"sound_id": "bbc:1001", "layer": "stinger", "onset": None}]

@@ -54,3 +54,28 @@ def test_progress_next_event_and_headers_are_never_undecided_rows() -> None:
 
 def test_no_events_keep_the_flat_list() -> None:
     assert grouped(["a", "b"], {}) == ["a", "b"]
+
+
+def test_the_placement_of_a_pick_is_its_own_else_the_events() -> None:
+    listing = make()
+    listing.decisions.picks["s0"] = Pick("s0", layer="stinger")
+    listing.decisions.picks["s4"] = Pick("s4")  # no event: plan's default layer, no cue
+    listing.decisions.picks["s1"] = Pick("s1", onset=3.35)
+    s0 = listing.placement("s0")
+    assert s0 is not None and (s0.layer, s0.onset) == ("stinger", "on 'slammed'")
+    assert s0.layer_chosen and not s0.onset_chosen
+    s4 = listing.placement("s4")
+    assert s4 is not None and (s4.layer, s4.onset, s4.layer_chosen) == ("sfx_fg", None, False)
+    s1 = listing.placement("s1")
+    assert s1 is not None and (s1.layer, s1.onset, s1.onset_chosen) == ("ambience", "3.35", True)
+    assert listing.placement("s2") is None  # not picked
+
+
+def test_without_the_events_read_only_a_complete_pick_has_a_placement() -> None:
+    listing = Listing()
+    listing.set_rows([Row("a", 0, "a", 1.0), Row("b", 1, "b", 1.0)])
+    listing.decisions.picks["a"] = Pick("a", layer="music")
+    listing.decisions.picks["b"] = Pick("b", layer="music", onset=1.0)
+    assert listing.placement("a") is None
+    b = listing.placement("b")
+    assert b is not None and b.layer_chosen and b.onset_chosen
