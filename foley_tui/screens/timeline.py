@@ -385,7 +385,16 @@ class TimelineScreen(Screen[None]):
             if choice is not None:
                 self._write(lambda: self.store.set_onset(current.sound_id, choice.onset))
 
-        self.app.push_screen(OnsetScreen(current.caption, pick.get("onset")), done)
+        self.app.push_screen(
+            OnsetScreen(
+                current.caption,
+                pick.get("onset"),
+                layer=current.layer,
+                loop=current.placement.loop,
+                words=self.model.scene.words,
+            ),
+            done,
+        )
 
     def _apply(self, edit: Edit | None, verb: str) -> None:
         if edit is None:
