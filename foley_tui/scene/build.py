@@ -156,16 +156,25 @@ class SceneModel:
         return Scene(voices, label="scene")
 
 
+#: Loudness measured for sounds that declare none, by source identity (path, size, mtime):
+#: a scene rebuilt after every edit measures each sound once.
+_MEASURED: dict[str, float | None] = {}
+
+
 def _match_gain(source: Source, target_lufs: float) -> float:
     from foley_tui.audio.decode import DecodeError
     from foley_tui.audio.loudness import db_to_gain, match_gain_db, measure_file
 
     lufs = source.loudness_lufs
     if lufs is None:
-        try:
-            lufs = measure_file(source.path)
-        except (DecodeError, OSError, ValueError):
-            lufs = None
+        if source.identity not in _MEASURED:
+            try:
+                _MEASURED[source.identity] = measure_file(source.path)
+            except (DecodeError, OSError, ValueError):
+                _MEASURED[source.identity] = None
+            if len(_MEASURED) > 4096:
+                _MEASURED.pop(next(iter(_MEASURED)))
+        lufs = _MEASURED[source.identity]
     return db_to_gain(match_gain_db(lufs, target_lufs))
 
 

@@ -404,7 +404,24 @@ class AuditionScreen(Screen[None]):
                 self._do(lambda: self.model.set_onset(sound_id, choice.onset))
 
         caption = self.model.caption(sound_id)
-        self.app.push_screen(OnsetScreen(caption, pick.onset if pick else None), done)
+        layer = pick.layer if pick else None
+        dialog = OnsetScreen(
+            caption, pick.onset if pick else None, layer=layer, words=self._words()
+        )
+        self.app.push_screen(dialog, done)
+
+    def _words(self) -> list[dict[str, Any]]:
+        """The narration's word timeline (this run's, else the session's), so the onset
+        dialog can say where an anchor lands; none when there is no narration."""
+        from foley_tui.scene.narration import NarrationError, read_narration
+
+        narration = getattr(self.app, "narration", None)
+        if narration is None:
+            try:
+                narration = read_narration(self.store)  # no hashing: a hint for the dialog
+            except NarrationError:
+                return []
+        return list(narration.words) if narration is not None else []
 
     def action_nudge_onset(self, delta: float) -> None:
         self._do(lambda: self.model.nudge(delta))

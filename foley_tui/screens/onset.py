@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -26,10 +28,21 @@ class OnsetScreen(ModalScreen[OnsetChoice | None]):
 
     BINDINGS = keymap.bindings("dialog")
 
-    def __init__(self, caption: str, onset: Onset) -> None:
+    def __init__(
+        self,
+        caption: str,
+        onset: Onset,
+        *,
+        layer: str | None = None,
+        loop: bool = False,
+        words: Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
         super().__init__()
         self.caption = caption
         self.onset = onset
+        self.onset_layer = layer or "sfx_fg"
+        self.loop = loop
+        self.words = list(words or ())
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="modal-dialog"):
@@ -40,10 +53,31 @@ class OnsetScreen(ModalScreen[OnsetChoice | None]):
             )
             value = "" if self.onset is None else format_onset(self.onset)
             yield Input(value=value, placeholder="0:00.000", id="onset-input")
+            yield Label("", id="reading", classes="hint")
             yield Label("", id="error", classes="error")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
+        self._show_reading(self.query_one(Input).value)
+
+    def _show_reading(self, text: str) -> None:
+        """How foley will read what is typed (absolute seconds, or a word / sentence /
+        scene anchor and, with a word timeline, where it lands)."""
+        from foley_tui.scene.reading import read_onset
+
+        try:
+            onset = parse_onset(text)
+        except ValidationError:
+            self.query_one("#reading", Label).update("")
+            return
+        if onset is None:
+            line = "foley reads: no onset of its own (the event's suggestion)"
+        else:
+            reading = read_onset(onset, layer=self.onset_layer, loop=self.loop, words=self.words)
+            line = f"foley reads: {reading.summary}"
+            if reading.note:
+                line += f" ({reading.note})"
+        self.query_one("#reading", Label).update(line)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -56,6 +90,7 @@ class OnsetScreen(ModalScreen[OnsetChoice | None]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.query_one("#error", Label).update("")
+        self._show_reading(event.value)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

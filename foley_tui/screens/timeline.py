@@ -76,7 +76,8 @@ class TimelineScreen(Screen[None]):
         self.volume_db = volume_db
         self._on_volume = on_volume
         self.model = TimelineModel(self._build())
-        self._scene: Any = None  # the mixer's Scene while it plays (live mute/solo/loop)
+        self._scene: Any = None  # the prefetched mixer Scene (P plays it)
+        self._playing_scene: Any = None  # the Scene playing (live mute/solo/loop)
         self._looping = False
         self._token: object = self._change_token()
 
@@ -244,16 +245,17 @@ class TimelineScreen(Screen[None]):
         return self.model.offset_s
 
     def _prefetch(self) -> None:
-        """Premix the scene's first block in a worker, so P starts as fast as a preview."""
-        scene = self._mixer_scene()
+        """Build the mixer's scene (loudness matching may measure sounds) and premix its
+        first block in a worker, so P starts as fast as a preview."""
         start = self._start_s()
-        self._scene = scene
-        self.run_worker(
-            lambda: self.player.prefetch_scene(scene, start),
-            thread=True,
-            group="scene-prefetch",
-            exclusive=True,
-        )
+        self._scene = None
+
+        def work() -> None:
+            scene = self._mixer_scene()
+            self.player.prefetch_scene(scene, start)
+            self.app.call_from_thread(setattr, self, "_scene", scene)
+
+        self.run_worker(work, thread=True, group="scene-prefetch", exclusive=True)
 
     def action_play_scene(self) -> None:
         if self.scene_playing:
@@ -263,6 +265,7 @@ class TimelineScreen(Screen[None]):
         if not scene.voices:
             self.notify("Nothing to play: no placed, playable pick and no narration.")
             return
+        self._playing_scene = scene
         self.player.play_scene(scene, self._start_s())
         self.notify(f"Playing the scene from {clock(self._start_s())}", timeout=2)
 
@@ -293,8 +296,8 @@ class TimelineScreen(Screen[None]):
 
     def _changed_controls(self) -> None:
         """Mute/solo/loop changed: apply to the playing scene, re-prefetch otherwise."""
-        if self.scene_playing and self._scene is not None:
-            scene = self._scene
+        if self.scene_playing and self._playing_scene is not None:
+            scene = self._playing_scene
             for lane in {*scene.muted, *self.model.muted}:
                 scene.set_muted(lane, lane in self.model.muted)
             for lane in {*scene.soloed, *self.model.soloed}:
@@ -382,7 +385,16 @@ class TimelineScreen(Screen[None]):
             if choice is not None:
                 self._write(lambda: self.store.set_onset(current.sound_id, choice.onset))
 
-        self.app.push_screen(OnsetScreen(current.caption, pick.get("onset")), done)
+        self.app.push_screen(
+            OnsetScreen(
+                current.caption,
+                pick.get("onset"),
+                layer=current.layer,
+                loop=current.placement.loop,
+                words=self.model.scene.words,
+            ),
+            done,
+        )
 
     def _apply(self, edit: Edit | None, verb: str) -> None:
         if edit is None:

@@ -222,3 +222,30 @@ async def test_an_outside_change_redraws_the_timeline(data_dir: Path, tmp_path: 
         pick = screen.model.pick(tones.ids["zebra"])
         assert pick is not None and pick.onset_s == 2.0
         assert "unplaced" not in screen.model.lanes()
+
+
+async def test_the_onset_dialog_says_how_foley_reads_it(data_dir: Path, tmp_path: Path) -> None:
+    from textual.widgets import Input, Label
+
+    from foley_tui.screens.onset import OnsetScreen
+
+    tones = _tones(data_dir, tmp_path)
+    app = _app(data_dir, tones, FakePlayer())
+    async with app.run_test(size=SIZE) as pilot:
+        await _timeline(pilot)
+        await pilot.press("right", "o")  # slam: on 'slammed', sfx_fg
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, OnsetScreen)
+        reading = dialog.query_one("#reading", Label)
+        assert "word anchor on 'slammed' → 'slammed.' at 0:00.800" in str(reading.render())
+        field = dialog.query_one(Input)
+        field.value = "on 'zebra'"
+        await pilot.pause()
+        assert "no word matches" in str(reading.render())
+        field.value = "1:02.5"
+        await pilot.pause()
+        assert "absolute: 1:02.500" in str(reading.render())
+        await pilot.press("enter")
+        await pilot.pause()
+        assert _pick(data_dir, tones, "slam")["onset"] == 62.5
