@@ -1,4 +1,5 @@
-"""OnsetScreen: edit a pick's onset as seconds or ``m:ss.s``, validated before it closes."""
+"""OnsetScreen: edit a pick's onset as seconds, ``m:ss.sss`` or a symbolic anchor kept
+verbatim, validated before it closes; shows, live, how foley will read what is typed."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from textual.widgets import Input, Label
 
 from foley_tui import keymap
 from foley_tui.model import Onset, ValidationError, format_onset, parse_onset
+from foley_tui.scene.reading import read_onset
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,10 +28,16 @@ class OnsetScreen(ModalScreen[OnsetChoice | None]):
 
     BINDINGS = keymap.bindings("dialog")
 
-    def __init__(self, caption: str, onset: Onset) -> None:
+    def __init__(
+        self, caption: str, onset: Onset, *, layer: str | None = "sfx_fg", loop: bool = False
+    ) -> None:
+        """``layer`` and ``loop`` are the pick's effective ones: foley reads an anchor by
+        the layer (beds span a sentence, stingers a scene boundary, others a word)."""
         super().__init__()
         self.caption = caption
         self.onset = onset
+        self.mix_layer = layer
+        self.loop = loop
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="modal-dialog"):
@@ -40,10 +48,29 @@ class OnsetScreen(ModalScreen[OnsetChoice | None]):
             )
             value = "" if self.onset is None else format_onset(self.onset)
             yield Input(value=value, placeholder="0:00.000", id="onset-input")
+            yield Label("", id="reading", classes="hint")
             yield Label("", id="error", classes="error")
 
     def on_mount(self) -> None:
-        self.query_one(Input).focus()
+        input_ = self.query_one(Input)
+        input_.focus()
+        self.show_reading(input_.value)
+
+    def reading(self, text: str) -> str:
+        """How foley will read ``text`` on this pick's layer (or why it is not an onset)."""
+        try:
+            onset = parse_onset(text)
+        except ValidationError as exc:
+            return f"not an onset: {exc}"
+        if onset is None:
+            return "foley reads: no cue (the event's onset, else the layer's default)"
+        kind = "anchor, kept as typed" if isinstance(onset, str) else "number"
+        reading = read_onset(onset, layer=self.mix_layer, loop=self.loop)
+        note = f" ({reading.note})" if reading.note else ""
+        return f"{kind} · foley reads: {reading.summary}{note}"
+
+    def show_reading(self, text: str) -> None:
+        self.query_one("#reading", Label).update(Content(self.reading(text)))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -56,6 +83,7 @@ class OnsetScreen(ModalScreen[OnsetChoice | None]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.query_one("#error", Label).update("")
+        self.show_reading(event.value)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
