@@ -360,6 +360,7 @@ class AuditionModel:
         listing = self.listing
         vs = self.view
         view_changed = vs.status_filter != "all" or vs.sort in ("layer", "onset")
+        view_changed = view_changed or not listing.contains(sound_id)  # a ghost pick
         cursor: str | None = None
         if view_changed:
             listing.apply(vs)

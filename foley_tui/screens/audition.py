@@ -217,6 +217,7 @@ class AuditionScreen(Screen[None]):
                 undecided=undecided,
                 total=total,
                 conflicts=model.listing.conflicts(),
+                ghosts=len(model.listing.ghosts()),
                 cost_usd=model.listing.picks_cost(),
                 device=device,
                 audio_ok=available,

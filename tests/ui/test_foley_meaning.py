@@ -111,3 +111,31 @@ async def test_the_onset_dialog_reads_live_and_a_nudge_asks_before_replacing_an_
         await pilot.pause()
     picks = run_py(FOLEY_PICKS.format(session=session.session_id), session.data_dir)
     assert picks == [{"sound_id": IDS[0], "layer": None, "onset": 0.1}]
+
+
+async def test_a_ghost_pick_shows_counts_and_clears_with_c(session: Session) -> None:
+    ghost = "freesound:999999"  # foley's agent picked a sound it never cached
+    run_py(
+        "from foley.agent.session import SessionStore\n"
+        f"SessionStore({session.session_id!r}).add_pick({ghost!r}, layer='stinger')\n",
+        session.data_dir,
+    )
+    app = session.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert screen.listing.view[-1] == ghost
+        cl = screen.query_one(CandidateList)
+        line = cl.render_line(len(screen.listing.view)).text  # line 0 is the column header
+        assert f"{ghost} · no cache" in line  # the rest is cut at this width
+        status = str(screen.query_one(StatusLine).render())
+        counts = session.service.get(session.session_id).counts()
+        assert counts.ghosts == 1 and f"+{counts.ghosts} uncached pick" in status
+        cl.move_to_id(ghost)
+        await pilot.pause()
+        shown = " ".join(plain(screen.query_one(Details).content).split())
+        assert "no cached candidate: foley plan drops it" in shown
+        await pilot.press("c")
+        await pilot.pause()
+        assert ghost not in screen.listing.view
+        assert "uncached" not in str(screen.query_one(StatusLine).render())
+    assert run_py(FOLEY_PICKS.format(session=session.session_id), session.data_dir) == []
