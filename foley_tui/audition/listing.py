@@ -193,7 +193,18 @@ class Listing:
             key = self._sort_key(settings.sort)
             ids = sorted(ids, key=lambda sid: key(rows.get(sid) or pending))
         self.view = grouped(list(ids), self.events)
+        if wanted in ("all", "picked"):
+            # Picks with no cached candidate: shown last so they can be seen and cleared.
+            self.view += [g for g in self.ghosts() if all(t in g.lower() for t in terms)]
         return self.view
+
+    def ghosts(self) -> list[str]:
+        """Picks with no cached candidate (foley's ``plan`` drops them), sorted; none
+        before the ids are listed."""
+        if not self.ids:
+            return []
+        contains = self.contains
+        return sorted(sid for sid in self.decisions.picks if not contains(sid))
 
     def set_events(self, events: Mapping[str, Mapping[str, Any]]) -> None:
         """The scene event of each candidate that has one (sound id -> event dict)."""

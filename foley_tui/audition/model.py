@@ -35,6 +35,7 @@ from foley_tui.model import (
     ValidationError,
     validate_layer,
 )
+from foley_tui.scene.reading import read_onset
 from foley_tui.store import JournalEntry, SessionStore
 from foley_tui.store.changes import DecisionWatch, watch
 
@@ -266,17 +267,23 @@ class AuditionModel:
     def set_onset(self, sound_id: str, onset: Onset) -> Change:
         return self._write(sound_id, lambda: self.store.update_pick(sound_id, onset=onset))
 
-    def nudge(self, delta: float) -> Change:
+    def nudge(self, delta: float, *, replace_anchor: bool = False) -> Change:
         """Move the highlighted row's onset by ``delta`` seconds (picking it if needed),
         rounded to the millisecond and never below zero. An anchor onset is not a number
-        to move: the user sets a number first."""
+        to move: only with ``replace_anchor`` (the user confirmed) it becomes one, moved
+        from where foley reads it without a word timeline (an absolute anchor's seconds,
+        else 0:00)."""
         sound_id = self.cursor
         if sound_id is None:
             return Change()
         pick = self.listing.decisions.picks.get(sound_id)
         onset = pick.onset if pick is not None else None
         if isinstance(onset, str):
-            return Change(notices=("the onset is an anchor; set a number with o first",))
+            if not replace_anchor:
+                return Change(notices=("the onset is an anchor; confirm to replace it",))
+            layer = pick.layer if pick is not None else None
+            reading = read_onset(onset, layer=layer or "sfx_fg")
+            onset = reading.onset_s if reading.onset_s is not None else 0.0
         start = float(onset) if onset is not None else 0.0
         return self.set_onset(sound_id, max(0.0, round(start + delta, 3)))
 
@@ -353,6 +360,7 @@ class AuditionModel:
         listing = self.listing
         vs = self.view
         view_changed = vs.status_filter != "all" or vs.sort in ("layer", "onset")
+        view_changed = view_changed or not listing.contains(sound_id)  # a ghost pick
         cursor: str | None = None
         if view_changed:
             listing.apply(vs)

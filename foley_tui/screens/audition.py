@@ -51,6 +51,7 @@ from foley_tui.screens.help import HelpEntry, HelpScreen
 from foley_tui.screens.onset import OnsetChoice, OnsetScreen
 from foley_tui.screens.reason import RejectReasonScreen
 from foley_tui.screens.scene_actions import open_timeline, play_in_context
+from foley_tui.screens.sessions_modals import ConfirmModal
 from foley_tui.store import SessionStore
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
@@ -216,6 +217,7 @@ class AuditionScreen(Screen[None]):
                 undecided=undecided,
                 total=total,
                 conflicts=model.listing.conflicts(),
+                ghosts=len(model.listing.ghosts()),
                 cost_usd=model.listing.picks_cost(),
                 device=device,
                 audio_ok=available,
@@ -404,10 +406,11 @@ class AuditionScreen(Screen[None]):
                 self._do(lambda: self.model.set_onset(sound_id, choice.onset))
 
         caption = self.model.caption(sound_id)
-        layer = pick.layer if pick else None
-        dialog = OnsetScreen(
-            caption, pick.onset if pick else None, layer=layer, words=self._words()
-        )
+        placement = self.model.listing.placement(sound_id)
+        layer = placement.layer if placement else (pick.layer if pick else None) or "sfx_fg"
+        loop = placement.loop if placement else False
+        onset = pick.onset if pick else None
+        dialog = OnsetScreen(caption, onset, layer=layer, loop=loop, words=self._words())
         self.app.push_screen(dialog, done)
 
     def _words(self) -> list[dict[str, Any]]:
@@ -424,7 +427,26 @@ class AuditionScreen(Screen[None]):
         return list(narration.words) if narration is not None else []
 
     def action_nudge_onset(self, delta: float) -> None:
-        self._do(lambda: self.model.nudge(delta))
+        sound_id = self.current_id
+        pick = self.model.listing.decisions.picks.get(sound_id) if sound_id else None
+        if sound_id is None or pick is None or not isinstance(pick.onset, str):
+            self._do(lambda: self.model.nudge(delta))
+            return
+        anchor = pick.onset
+
+        def done(replace: bool | None) -> None:
+            if replace:
+                self._do(lambda: self.model.nudge(delta, replace_anchor=True))
+
+        self.app.push_screen(
+            ConfirmModal(
+                "Replace the anchor with a number?",
+                f"The onset is the anchor {anchor!r}, which foley resolves against the "
+                "narration's words. A nudge replaces it with a number of seconds.",
+                yes_label="Replace",
+            ),
+            done,
+        )
 
     def action_filter(self) -> None:
         filter_input = self.query_one(FilterInput)

@@ -1,4 +1,5 @@
-"""OnsetScreen: edit a pick's onset as seconds or ``m:ss.s``, validated before it closes."""
+"""OnsetScreen: edit a pick's onset as seconds, ``m:ss.sss`` or a symbolic anchor kept
+verbatim, validated before it closes; shows, live, how foley will read what is typed."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from textual.widgets import Input, Label
 
 from foley_tui import keymap
 from foley_tui.model import Onset, ValidationError, format_onset, parse_onset
+from foley_tui.scene.reading import read_onset
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,14 +35,17 @@ class OnsetScreen(ModalScreen[OnsetChoice | None]):
         caption: str,
         onset: Onset,
         *,
-        layer: str | None = None,
+        layer: str | None = "sfx_fg",
         loop: bool = False,
         words: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
+        """``layer`` and ``loop`` are the pick's effective ones: foley reads an anchor by
+        the layer (beds span a sentence, stingers a scene boundary, others a word);
+        ``words``, the narration's word timeline, says where an anchor lands."""
         super().__init__()
         self.caption = caption
         self.onset = onset
-        self.onset_layer = layer or "sfx_fg"
+        self.mix_layer = layer or "sfx_fg"
         self.loop = loop
         self.words = list(words or ())
 
@@ -57,27 +62,25 @@ class OnsetScreen(ModalScreen[OnsetChoice | None]):
             yield Label("", id="error", classes="error")
 
     def on_mount(self) -> None:
-        self.query_one(Input).focus()
-        self._show_reading(self.query_one(Input).value)
+        input_ = self.query_one(Input)
+        input_.focus()
+        self.show_reading(input_.value)
 
-    def _show_reading(self, text: str) -> None:
-        """How foley will read what is typed (absolute seconds, or a word / sentence /
-        scene anchor and, with a word timeline, where it lands)."""
-        from foley_tui.scene.reading import read_onset
-
+    def reading(self, text: str) -> str:
+        """How foley will read ``text`` on this pick's layer (or why it is not an onset)."""
         try:
             onset = parse_onset(text)
-        except ValidationError:
-            self.query_one("#reading", Label).update("")
-            return
+        except ValidationError as exc:
+            return f"not an onset: {exc}"
         if onset is None:
-            line = "foley reads: no onset of its own (the event's suggestion)"
-        else:
-            reading = read_onset(onset, layer=self.onset_layer, loop=self.loop, words=self.words)
-            line = f"foley reads: {reading.summary}"
-            if reading.note:
-                line += f" ({reading.note})"
-        self.query_one("#reading", Label).update(line)
+            return "foley reads: no cue (the event's onset, else the layer's default)"
+        kind = "anchor, kept as typed" if isinstance(onset, str) else "number"
+        reading = read_onset(onset, layer=self.mix_layer, loop=self.loop, words=self.words)
+        note = f" ({reading.note})" if reading.note else ""
+        return f"{kind} · foley reads: {reading.summary}{note}"
+
+    def show_reading(self, text: str) -> None:
+        self.query_one("#reading", Label).update(Content(self.reading(text)))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -90,7 +93,7 @@ class OnsetScreen(ModalScreen[OnsetChoice | None]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.query_one("#error", Label).update("")
-        self._show_reading(event.value)
+        self.show_reading(event.value)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -32,6 +32,9 @@ from foley_tui.audition.listing import Listing
 from foley_tui.audition.text import column, fit, format_duration, format_score
 from foley_tui.model import Pick, Status, format_onset
 
+GHOST = "no cached candidate: foley plan drops it"
+"""The mark of a pick whose candidate is not cached (``c`` clears it)."""
+
 SUGGESTED = "~"
 """Marks a placement half that is the event's suggestion (or plan's default), not the pick's."""
 
@@ -322,7 +325,11 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         status_style = self.get_component_rich_style(f"candidate-list--{status.value}")
         unplayable = sound_id in self.unplayable
         glyph = GLYPHS[status] + ("⊘" if unplayable else " ")
-        if row is None or not row.complete:
+        ghost = row is None and listing.rows and not listing.contains(sound_id)
+        if ghost:
+            caption = f"{sound_id} · {GHOST}"
+            text_style = self.get_component_rich_style("candidate-list--unreadable")
+        elif row is None or not row.complete:
             caption = sound_id
             text_style = self.get_component_rich_style("candidate-list--pending")
         elif row.unreadable:

@@ -103,6 +103,14 @@ def render_details(
     """The pane's content (a function so it is testable without a running app)."""
     if sound_id is None:
         return Text("No candidate selected.", style="dim")
+    if candidate is None and row is None and isinstance(decision, Pick):
+        return Text.assemble(
+            (f"{sound_id}\n", "bold"),
+            (
+                "picked, but no cached candidate: foley plan drops it (c clears the pick)",
+                "bold yellow",
+            ),
+        )
     if candidate is None:
         reason = row.unreadable if row and row.unreadable else "candidate file missing"
         return Text.assemble((f"{sound_id}\n", "bold"), (f"unreadable: {reason}", "bold yellow"))

@@ -23,6 +23,8 @@ class StatusInfo:
     device: str
     audio_ok: bool
     conflicts: int = 0
+    ghosts: int = 0
+    """Picks with no cached candidate (not in ``picked``, which counts candidates)."""
     """Sounds both picked and rejected (foley can leave both); counted in both."""
     loading: str = ""
     """Progress while columns fill in, e.g. ``columns 4,000/100,000``."""
@@ -67,6 +69,8 @@ def _line(info: StatusInfo, title_cells: int, *, compact: bool) -> Text:
     text.append(f"/{info.total}" if compact else f" of {info.total}")
     if info.conflicts:
         text.append(f"{gap}±{sep}{info.conflicts}", style="bold yellow")
+    if info.ghosts:
+        text.append(f"{gap}+{info.ghosts} uncached pick{'s' if info.ghosts != 1 else ''}")
     if info.loading:  # before the rest: it must show even when the line is cut off
         text.append(f"{gap}⧗ {info.loading}", style="italic")
     if info.view:

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.widgets import Input, Label
+
+from foley_tui.screens.onset import OnsetScreen
 from foley_tui.screens.reason import PRESET_REASONS, RejectReasonScreen
+from foley_tui.screens.sessions_modals import ConfirmModal
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
 from foley_tui.widgets.status_line import StatusLine
@@ -64,3 +68,74 @@ async def test_a_conflict_has_its_mark_count_and_both_records(session: Session) 
         await pilot.pause()
     assert session.pick_file(IDS[0]) is None
     assert foley_rejects(session)[IDS[0]]["reason"] == "too crunchy"
+
+
+FOLEY_PICKS = """
+import json
+from foley.agent.session import SessionStore
+print(json.dumps(SessionStore({session!r}).list_picks()))
+"""
+
+
+async def test_the_onset_dialog_reads_live_and_a_nudge_asks_before_replacing_an_anchor(
+    session: Session,
+) -> None:
+    run_py(
+        "from foley.agent.session import SessionStore\n"
+        f"SessionStore({session.session_id!r}).add_pick({IDS[0]!r}, onset=\"on 'slammed'\")\n",
+        session.data_dir,
+    )
+    app = session.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("o")
+        assert isinstance(app.screen, OnsetScreen)
+        reading = app.screen.query_one("#reading", Label)
+        assert "anchor, kept as typed · foley reads: word anchor on 'slammed'" in str(
+            reading.render()
+        )
+        app.screen.query_one(Input).value = "1:02.5"
+        await pilot.pause()
+        assert "number · foley reads: absolute: 1:02.500" in str(reading.render())
+        await pilot.press("escape")
+        await pilot.press("]")
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("n")  # keep the anchor
+        await pilot.pause()
+        assert session.pick_file(IDS[0]) == {
+            "sound_id": IDS[0],
+            "layer": None,
+            "onset": "on 'slammed'",
+        }
+        await pilot.press("]", "y")
+        await pilot.pause()
+    picks = run_py(FOLEY_PICKS.format(session=session.session_id), session.data_dir)
+    assert picks == [{"sound_id": IDS[0], "layer": None, "onset": 0.1}]
+
+
+async def test_a_ghost_pick_shows_counts_and_clears_with_c(session: Session) -> None:
+    ghost = "freesound:999999"  # foley's agent picked a sound it never cached
+    run_py(
+        "from foley.agent.session import SessionStore\n"
+        f"SessionStore({session.session_id!r}).add_pick({ghost!r}, layer='stinger')\n",
+        session.data_dir,
+    )
+    app = session.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert screen.listing.view[-1] == ghost
+        cl = screen.query_one(CandidateList)
+        line = cl.render_line(len(screen.listing.view)).text  # line 0 is the column header
+        assert f"{ghost} · no cache" in line  # the rest is cut at this width
+        status = str(screen.query_one(StatusLine).render())
+        counts = session.service.get(session.session_id).counts()
+        assert counts.ghosts == 1 and f"+{counts.ghosts} uncached pick" in status
+        cl.move_to_id(ghost)
+        await pilot.pause()
+        shown = " ".join(plain(screen.query_one(Details).content).split())
+        assert "no cached candidate: foley plan drops it" in shown
+        await pilot.press("c")
+        await pilot.pause()
+        assert ghost not in screen.listing.view
+        assert "uncached" not in str(screen.query_one(StatusLine).render())
+    assert run_py(FOLEY_PICKS.format(session=session.session_id), session.data_dir) == []

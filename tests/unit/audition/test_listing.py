@@ -69,3 +69,16 @@ def test_scores_have_fixed_decimals_and_fit_the_column() -> None:
         "14.2",
         "1234",
     ]
+
+
+def test_ghost_picks_show_last_under_all_and_picked_only() -> None:
+    listing = Listing()
+    listing.set_rows([Row("a", 0, "a", 1.0), Row("b", 1, "b", 1.0)])
+    listing.decisions.picks["zz:ghost"] = Pick("zz:ghost")
+    listing.decisions.picks["a"] = Pick("a")
+    assert listing.ghosts() == ["zz:ghost"]
+    assert listing.apply(ViewSettings()) == ["a", "b", "zz:ghost"]
+    assert listing.apply(ViewSettings(status_filter="picked")) == ["a", "zz:ghost"]
+    assert listing.apply(ViewSettings(status_filter="undecided")) == ["b"]
+    assert listing.apply(ViewSettings(query="b")) == ["b"]
+    assert listing.counts() == (1, 0, 1, 2)  # candidates only; ghosts counted apart
