@@ -93,6 +93,15 @@ class OutsideChanged(Message):
         self.outside = outside
 
 
+class StoreReachability(Message):
+    """A shared store's server went away (``up`` False, ``error`` says why) or came back."""
+
+    def __init__(self, up: bool, error: str | None = None) -> None:
+        super().__init__()
+        self.up = up
+        self.error = error
+
+
 class PeaksReady(Message):
     """Waveform peaks for ``sound_id``: ``exact`` False for the quick overview."""
 

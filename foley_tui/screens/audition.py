@@ -43,6 +43,7 @@ from foley_tui.messages import (
     RowsLoaded,
     RowsParsed,
     SourceResolved,
+    StoreReachability,
 )
 from foley_tui.screens.audition_loader import SessionLoader
 from foley_tui.screens.audition_preview import Previewer
@@ -262,6 +263,20 @@ class AuditionScreen(Screen[None]):
 
     def on_events_read(self, message: EventsRead) -> None:
         self.apply(self.model.events_loaded(message.events))
+
+    def on_store_reachability(self, message: StoreReachability) -> None:
+        """The shared store went down or came back: say so; the screen stays as it is
+        (a decision meanwhile is refused with the store's own message)."""
+        if message.up:
+            self.notify("The session store is reachable again.", title="Store back", timeout=4)
+        else:
+            self.notify(
+                f"{message.error or 'the store is unreachable'}. Decisions are refused until "
+                "it is back; reconnecting by itself.",
+                title="Store unreachable",
+                severity="error",
+                timeout=10,
+            )
 
     def on_outside_changed(self, message: OutsideChanged) -> None:
         self.apply(self.model.apply_outside(message.outside))

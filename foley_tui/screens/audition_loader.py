@@ -11,7 +11,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from textual.worker import get_current_worker
 
 from foley_tui.audition.events import EVENT_SCAN_LIMIT
 from foley_tui.audition.model import AuditionModel
@@ -22,6 +24,7 @@ from foley_tui.messages import (
     OutsideChanged,
     RowsLoaded,
     RowsParsed,
+    StoreReachability,
 )
 from foley_tui.model import Row
 
@@ -93,8 +96,36 @@ class SessionLoader:
                 post(EventsRead(events))
 
     def loaded(self) -> None:
-        """The rows are in: start following other writers."""
+        """The rows are in: start following other writers. A store with a change feed
+        (Redis) is followed with blocking reads, no polling; files are polled."""
+        make_feed = getattr(self.model.store, "change_feed", None)
+        if callable(make_feed):
+            self.screen.run_worker(
+                lambda: self._follow(make_feed()),
+                thread=True,
+                group="follow",
+                exit_on_error=False,
+                name="follow session",
+            )
+            return
         self.screen.set_interval(self.screen.settings.poll_interval_s, self._tick)
+
+    def _follow(self, feed: Any) -> None:
+        """(Worker.) Wake on each change of the shared session; say when the server goes
+        away and comes back (then catch up)."""
+        worker = get_current_worker()
+        try:
+            while not worker.is_cancelled:
+                change = feed.wait()
+                if change.kind in ("down", "up"):
+                    self.screen.post_message(StoreReachability(change.kind == "up", change.error))
+                if change.kind in ("changed", "up"):
+                    try:
+                        self._poll()
+                    except OSError as exc:  # went down between the wake-up and the read
+                        self.screen.post_message(StoreReachability(False, str(exc)))
+        finally:
+            feed.close()
 
     def _tick(self) -> None:
         if not any(w.group == "poll" and w.is_running for w in self.screen.workers):

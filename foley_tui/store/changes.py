@@ -85,6 +85,9 @@ def _folder_state(ns: MutableMapping[str, dict[str, Any]]) -> FolderState:
         return {e.name: (e.mtime_ns, e.size) for e in entries}
     if isinstance(ns, MemoryNamespace):
         return ns.version
+    stamps = getattr(ns, "stamps", None)  # Redis: the version of each key's last write
+    if callable(stamps):
+        return dict(stamps())
     return hash(tuple(sorted(ns)))
 
 
@@ -118,6 +121,9 @@ class DecisionWatch:
     def _candidates_token(self) -> Hashable:
         ns = self.store.candidates
         if not isinstance(ns, FileNamespace):
+            token = getattr(ns, "token", None)  # Redis: the version of its last write
+            if callable(token):
+                return token()
             return _folder_state(ns) if isinstance(ns, MemoryNamespace) else len(ns)
         try:
             folder = os.stat(ns.path).st_mtime_ns

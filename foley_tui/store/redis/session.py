@@ -34,6 +34,7 @@ from redis.exceptions import RedisError
 
 from foley_tui.model import Row, ValidationError
 from foley_tui.store.backend import JournalAppend, StateBackend
+from foley_tui.store.changes import note_own_decision
 from foley_tui.store.codec import DecodeError, dumps, loads_object
 from foley_tui.store.errors import StoreProblem, StoreWriteError, UndoConflictError
 from foley_tui.store.records import (
@@ -613,6 +614,8 @@ class RedisSessionStore(SessionStore):
                 )
             if int(result[0]) != 1:
                 continue  # the sound changed between our read and the script: re-read
+            if kind != "skip":
+                note_own_decision(self, sound_id)  # the app's watcher: our write, not news
             entry = replace(entry, seq=int(result[1]))
             self._took(entry, result[2].decode())
             return entry

@@ -106,11 +106,28 @@ def test_app_and_another_machine_share_a_redis_session(
         ],
         "plan": ["bbc:2", "sonniss:3"],
     }
+    # The server goes away: the screen stays and says so; a decision is refused.
+    redis_server.kill()
+    app.wait_for(lambda s: "Store unreachable" in s, "the outage on screen")
+    app.keys("j", "p")
+    app.wait_for(lambda s: "unreachable" in s and "✔ 2" in s, "the refused pick")
+    # It comes back (AOF replayed): the app reconnects by itself and follows again.
+    redis_server.start()
+    app.wait_for(lambda s: "Store back" in s, "the store back on screen")
+    done = subprocess.run(
+        [str(FOLEY_TUI), "pick", session_id, "bbc:4", "--store", url],
+        env=b_env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    app.wait_for(lambda s: "✔ 3" in s, "machine B's pick after the restart")
     app.keys("q")
     app.wait_exit()
-    # The journal says who decided what.
     store = RedisSessionService(url).get(session_id)
-    assert [(e.author, e.sound_id) for e in store.journal()][-2:] == [
+    # The journal says who decided what (the pick refused during the outage left nothing).
+    assert [(e.author, e.sound_id) for e in store.journal()] == [
         ("ben", "sonniss:3"),
         ("ana", "bbc:2"),
+        ("ben", "bbc:4"),
     ]
