@@ -23,6 +23,7 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, MutableMapping
@@ -439,16 +440,31 @@ class RedisSessionStore(SessionStore):
         stored = {k.decode("utf-8", "surrogateescape"): v for k, v in rows_raw.items()}
         if total != len(order) or len(stored) != len(order):
             order, stored = self._reindex(order, stored)
+        # 100k rows are 100k lists and Row tuples made at once: the cyclic GC would walk
+        # them again and again while they are built (none can be part of a cycle).
+        gc_was_on = gc.isenabled()
+        gc.disable()
+        try:
+            return self._build_rows(order, stored, progress)
+        finally:
+            if gc_was_on:
+                gc.enable()
+
+    def _build_rows(
+        self,
+        order: list[str],
+        stored: dict[str, bytes],
+        progress: Callable[[int, int], None] | None,
+    ) -> list[Row]:
+        parsed = _parse_rows([stored.get(key) for key in order])
+        # Problems are dropped for rows readable again (one pass, not a lookup per row).
+        reported = {k for ns, k in self._problems if ns == "candidates"}
         rows: list[Row] = []
-        for rank, key in enumerate(order):
-            raw = stored.get(key)
-            try:
-                values = json.loads(raw) if raw is not None else None
-            except ValueError:
-                values = None
+        for rank, (key, values) in enumerate(zip(order, parsed, strict=True)):
             if isinstance(values, list) and len(values) == len(_EMPTY_VALUES):
                 rows.append(_make_row(key, rank, values, None))
-                self._clear_problem("candidates", key)
+                if key in reported:
+                    self._clear_problem("candidates", key)
             else:
                 reason = values.get("unreadable") if isinstance(values, dict) else None
                 reason = str(reason or "unreadable")
@@ -683,6 +699,26 @@ class RedisSessionStore(SessionStore):
             return bool(self.backend.client.ping())
         except RedisError:
             return False
+
+
+def _parse_rows(raws: list[bytes | None]) -> list[Any]:
+    """Every rows-index entry parsed: one ``json.loads`` of them all as one array (a
+    100k-row session parses in a fraction of the time of 100k calls); when one entry is
+    damaged, each is parsed on its own so only that row reads as unreadable."""
+    if all(raw is not None for raw in raws):
+        try:
+            values = json.loads(b"[" + b",".join(raws) + b"]")  # type: ignore[arg-type]
+        except ValueError:
+            values = None
+        if isinstance(values, list) and len(values) == len(raws):
+            return values
+    out: list[Any] = []
+    for raw in raws:
+        try:
+            out.append(json.loads(raw) if raw is not None else None)
+        except ValueError:
+            out.append(None)
+    return out
 
 
 __all__ = ["RedisSessionStore", "RedisState", "UndoConflictError"]
