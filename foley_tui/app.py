@@ -164,6 +164,10 @@ class FoleyApp(App[None]):
             audition.save_position()
 
     def make_audition(self, store: SessionStore) -> AuditionScreen:
+        if self.service is not None:
+            # The service's cache of open sessions is bounded (least recently used
+            # dropped); the session on screen is never the one dropped.
+            self.service.pin(store.session_id)
         return AuditionScreen(store, self.player, self.config.settings)
 
     def open_session(self, session_id: str) -> None:

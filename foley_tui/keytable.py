@@ -524,6 +524,15 @@ _OWN_KEYS: tuple[KeySpec, ...] = (
     ),
     # -- conversation panel ------------------------------------------------------------
     _k(
+        "messages",
+        "m",
+        "messages",
+        "Messages",
+        "Talk with the agent: the last messages and decisions, and a box to write",
+        _A,
+        "Messages",
+    ),
+    _k(
         "messages-close",
         "escape",
         "close",

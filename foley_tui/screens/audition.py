@@ -48,11 +48,13 @@ from foley_tui.messages import (
 from foley_tui.screens.audition_loader import SessionLoader
 from foley_tui.screens.audition_preview import Previewer
 from foley_tui.screens.help import HelpEntry, HelpScreen
+from foley_tui.screens.messages import MessagesScreen
 from foley_tui.screens.onset import OnsetChoice, OnsetScreen
 from foley_tui.screens.reason import RejectReasonScreen
 from foley_tui.screens.scene_actions import open_timeline, play_in_context
 from foley_tui.screens.sessions_modals import ConfirmModal
 from foley_tui.store import SessionStore
+from foley_tui.store.history import LedgerWatch
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
 from foley_tui.widgets.status_line import StatusInfo, StatusLine
@@ -87,6 +89,10 @@ class FilterInput(Input):
         self.screen.query_one(CandidateList).focus()
 
 
+#: How often the screen looks for messages and spend written by other processes.
+TALK_POLL_S = 1.0
+
+
 class AuditionScreen(Screen[None]):
     """The main screen of a session."""
 
@@ -100,6 +106,8 @@ class AuditionScreen(Screen[None]):
         self.model = AuditionModel(store, settings)
         self.loader = SessionLoader(self, self.model)
         self.previewer = Previewer(self, self.model, player)
+        self.talk = LedgerWatch(store)
+        """The conversation and spend this screen shows (details, status line)."""
         # Textual sets ``-narrow`` / ``-wide`` on the screen from the terminal width; the
         # details pane hides when narrow (app.tcss).
         self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (settings.details_min_width, "-wide")]
@@ -153,6 +161,19 @@ class AuditionScreen(Screen[None]):
         self.query_one(Waveform).clear("")
         self.apply(change)
         self.loader.start()
+        self.talk.poll()
+        self.set_interval(TALK_POLL_S, self.poll_talk, name="talk-poll")
+
+    def poll_talk(self) -> None:
+        """Messages and spend written by another process (the agent) appear live."""
+        try:
+            messages, usage = self.talk.poll()
+        except OSError:
+            return  # a transient read error: the next tick tries again
+        if messages:
+            self.previewer.schedule_details()
+        if usage:
+            self.update_status()
 
     def on_unmount(self) -> None:
         self.previewer.unmount()
@@ -223,6 +244,7 @@ class AuditionScreen(Screen[None]):
                 audio_ok=available,
                 loading=model.loading,
                 view=" · ".join(model.toggles()),
+                spent_usd=self.talk.usage.cost_usd,
             )
         )
 
@@ -489,6 +511,17 @@ class AuditionScreen(Screen[None]):
             )
             entries.append(HelpEntry(spec.section, shown, spec.description, spec.tooltip, spec.id))
         return entries
+
+    def action_messages(self) -> None:
+        """Open the conversation panel; a message attached to the highlighted candidate
+        shows in its details when the panel closes."""
+        sound_id = self.current_id
+        caption = self.model.caption(sound_id) if sound_id is not None else None
+
+        def closed(_: None) -> None:
+            self.poll_talk()
+
+        self.app.push_screen(MessagesScreen(self.store, sound_id=sound_id, caption=caption), closed)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(self.help_entries()))

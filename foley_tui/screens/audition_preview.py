@@ -209,7 +209,8 @@ class Previewer:
             sound_id
         )
         conflict = decisions.rejects.get(sound_id) if sound_id in decisions.picks else None
-        details.show(sound_id, candidate, row, decision, source, conflict)
+        messages = screen.talk.for_sound(sound_id)
+        details.show(sound_id, candidate, row, decision, source, conflict, messages)
         self.schedule_prefetch()
         if self._peaks_for == sound_id:
             return

@@ -19,13 +19,10 @@ from foley_tui import keymap
 from foley_tui.model import ValidationError
 from foley_tui.store import SessionStore
 from foley_tui.store.history import DEFAULT_WINDOW, HistoryFeed, HistoryItem, escape_controls
+from foley_tui.widgets.details import ROLE_STYLE
 
 #: How often the panel looks for messages from other processes (seconds).
 POLL_S = 0.5
-_ROLE_STYLE = {"user": "bold cyan", "agent": "bold magenta", "system": "bold yellow"}
-
-MESSAGE_BINDINGS = keymap.bindings("messages")
-"""The panel's keys, from the one registry (:mod:`foley_tui.keymap`)."""
 
 
 def render_item(item: HistoryItem) -> Text:
@@ -34,7 +31,7 @@ def render_item(item: HistoryItem) -> Text:
     text = Text()
     text.append(item.at.strftime("%H:%M:%S "), style="dim")
     if item.source == "message":
-        text.append(escape_controls(item.author), style=_ROLE_STYLE.get(item.kind, "bold"))
+        text.append(escape_controls(item.author), style=ROLE_STYLE.get(item.kind, "bold"))
         if item.author != item.kind:
             text.append(f" ({item.kind})", style="dim")
         if item.sound_id:
@@ -50,7 +47,7 @@ def render_item(item: HistoryItem) -> Text:
 class MessagesScreen(ModalScreen[None]):
     """The conversation panel (``m`` on the audition screen)."""
 
-    BINDINGS = list(MESSAGE_BINDINGS)
+    BINDINGS = keymap.bindings("messages")
     DEFAULT_CSS = """
     MessagesScreen {
         align: center middle;

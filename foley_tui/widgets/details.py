@@ -6,7 +6,7 @@ then shown with its decision and where its audio is (or why it cannot be played)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -18,6 +18,12 @@ from foley_tui.audio.base import Source, Unplayable
 from foley_tui.audition.text import format_duration
 from foley_tui.model import Candidate, Pick, Reject, Row, format_onset
 from foley_tui.scene.placement import DEFAULT_LAYER, effective_placement
+from foley_tui.store.history import escape_controls
+from foley_tui.store.messages import Message
+
+#: Messages attached to a candidate shown in its details (the latest ones).
+MAX_MESSAGES = 5
+ROLE_STYLE = {"user": "bold cyan", "agent": "bold magenta", "system": "bold yellow"}
 
 
 def _flag(value: Any) -> str:
@@ -52,10 +58,11 @@ class Details(Static):
         decision: Pick | Reject | None,
         source: Source | Unplayable | None,
         reject: Reject | None = None,
+        messages: Sequence[Message] = (),
     ) -> None:
         """``decision`` is the pick (else the reject); ``reject`` the reject of a pick that
-        is also rejected (a conflict foley left)."""
-        self.content = render_details(sound_id, candidate, row, decision, source, reject)
+        is also rejected (a conflict foley left); ``messages`` those attached to it."""
+        self.content = render_details(sound_id, candidate, row, decision, source, reject, messages)
         self.update(self.content)
 
 
@@ -99,8 +106,10 @@ def render_details(
     decision: Pick | Reject | None,
     source: Source | Unplayable | None,
     reject: Reject | None = None,
+    messages: Sequence[Message] = (),
 ) -> RenderableType:
-    """The pane's content (a function so it is testable without a running app)."""
+    """The pane's content (a function so it is testable without a running app).
+    ``messages`` are the conversation's messages attached to this candidate."""
     if sound_id is None:
         return Text("No candidate selected.", style="dim")
     if candidate is None and row is None and isinstance(decision, Pick):
@@ -194,4 +203,17 @@ def render_details(
         field("audio", f"{source.format.value} · {source.how} · {source.path.name}")
     elif isinstance(source, Unplayable):
         field("audio", f"⊘ unplayable: {source.reason}", "bold yellow")
+    if messages:
+        table.add_row("", "")
+    for message in messages[-MAX_MESSAGES:]:
+        lines = [escape_controls(line) for line in message.content.split("\n")]
+        table.add_row(
+            "message",
+            Text.assemble(
+                (f"{escape_controls(message.author)}: ", ROLE_STYLE.get(message.role, "bold")),
+                "\n".join(lines),
+            ),
+        )
+    if len(messages) > MAX_MESSAGES:
+        field("", f"… {len(messages) - MAX_MESSAGES} earlier (m: the conversation)", "dim")
     return Group(Text(cand.caption or sound_id, style="bold"), Text(""), table)

@@ -30,6 +30,8 @@ class StatusInfo:
     """Progress while columns fill in, e.g. ``columns 4,000/100,000``."""
     view: str = ""
     """Active filter/sort/toggles, e.g. ``filter "rain" · sort caption · autoplay``."""
+    spent_usd: float = 0.0
+    """What the agent actually spent on this session (its usage ledger)."""
 
 
 TITLE_CELLS = 24
@@ -76,7 +78,12 @@ def _line(info: StatusInfo, title_cells: int, *, compact: bool) -> Text:
     if info.view:
         view = info.view.replace(" · ", " ") if compact else info.view
         text.append(f"{gap}{view}", style="cyan")
-    text.append(f"{gap}${info.cost_usd:.2f}{gap}")
+    text.append(f"{gap}${info.cost_usd:.2f}")
+    if info.spent_usd:
+        text.append(
+            f"{gap}spent ${info.spent_usd:.2f}" if not compact else f" +${info.spent_usd:.2f}"
+        )
+    text.append(gap)
     if info.audio_ok:
         text.append(f"♪ {cut(info.device, DEVICE_CELLS)}")
     else:

@@ -4,15 +4,24 @@ process appearing live."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+from rich.console import Console
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, Static
 
+from foley_tui.app import FoleyApp
+from foley_tui.config import Config
+from foley_tui.screens.audition import AuditionScreen
 from foley_tui.screens.messages import MessagesScreen, render_item
 from foley_tui.store import SessionService, SessionStore
 from foley_tui.store.history import from_message
+from foley_tui.widgets.details import Details
+from foley_tui.widgets.status_line import StatusLine
+from tests.fakes import FakePlayer
+from tests.ui.conftest import Session, ready, settle
 from tests.unit.store.helpers import candidate
 
 SIZE = (110, 30)
@@ -132,3 +141,60 @@ def test_render_escapes_control_characters() -> None:
     text = render_item(from_message(message)).plain
     assert "\x1b" not in text and "\\x1b[31m red?" in text
     assert text.endswith("agent: two\n      lines\\x1b[31m red?")
+
+
+# ---------------------------------------------------------------------- in the app
+def _details_text(screen: AuditionScreen) -> str:
+    console = Console(width=80, record=True, file=io.StringIO())
+    console.print(screen.query_one(Details).content)
+    return console.export_text()
+
+
+async def test_m_opens_the_panel_and_an_attached_message_shows_in_details(
+    session: Session,
+) -> None:
+    app = session.app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await ready(pilot)
+        sound_id = screen.current_id
+        assert sound_id is not None
+        assert "message" not in _details_text(screen)
+        await pilot.press("m")
+        await pilot.pause()
+        assert isinstance(app.screen, MessagesScreen)
+        assert app.screen.sound_id == sound_id
+        await pilot.press("ctrl+t", *"heavier door please", "enter", "escape")
+        await settle(pilot)
+        assert app.screen is screen
+        await _until(
+            pilot, lambda: "heavier door please" in _details_text(screen), "message in details"
+        )
+        assert "user: heavier door please" in _details_text(screen)
+    (message,) = session.service.messages(session.session_id)
+    assert (message.role, message.sound_id) == ("user", sound_id)
+
+
+async def test_the_agent_writing_from_another_process_shows_live(session: Session) -> None:
+    app = session.app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await ready(pilot)
+        sound_id = screen.current_id
+        assert sound_id is not None
+        other = SessionService(session.data_dir)  # another process's view of the files
+        other.append_message(session.session_id, "agent", "this one is dry", {"sound_id": sound_id})
+        await _until(pilot, lambda: "this one is dry" in _details_text(screen), "live message")
+        other.update_token_usage(session.session_id, 41_000, 1_200, 0.62)
+        status = screen.query_one(StatusLine)
+        await _until(pilot, lambda: "spent $0.62" in str(status.render()), "spend in status")
+
+
+async def test_the_session_on_screen_is_never_evicted(data_dir: Path) -> None:
+    service = SessionService(data_dir, max_sessions=2)
+    sid = service.create("on screen")
+    app = FoleyApp(service.get(sid), FakePlayer(), Config(), service)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        for i in range(5):
+            service.info(service.create(f"other {i}"))  # the sessions screen's reads
+        assert len(service._stores) == 2
+        assert service.get(sid, touch=False) is app.store  # still the same open store
