@@ -87,3 +87,19 @@ async def test_a_pick_shows_the_placement_foley_plan_will_use(data_dir: Path) ->
     # The suggestion is shown, never written: foley's plan reads the event for it.
     picks = run_py(FOLEY_PICKS.format(session=session_id), data_dir)
     assert picks == [{"sound_id": "bbc:1001", "layer": "stinger", "onset": None}]
+
+
+async def test_f_shows_the_events_without_a_pick(data_dir: Path) -> None:
+    service, session_id = seed_session(data_dir, events=True)
+    session = Session(data_dir, service, session_id)
+    app = session.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("e", "p")  # pick in the door group
+        await pilot.press("f", "f", "f", "f")
+        await pilot.pause()
+        assert screen.view_settings.status_filter == "events without a pick"
+        view = screen.listing.view
+        assert "bbc:1001" not in view and "freesound:1006" not in view
+        assert IDS[0] in view and is_header(view[0])
+        assert current(app) is not None and not is_header(current(app) or "")
