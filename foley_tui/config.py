@@ -15,6 +15,7 @@
     details_min_width = 100
     allow_network = false
     poll_interval_s = 0.5
+    one_pick_per_event = false  # a pick drops its scene event's other picks (asks first)
 
 Headless (no textual import). The keymap is checked against the one registry
 (:mod:`foley_tui.keymap`): an unknown binding id, a key name Textual never reports
@@ -54,6 +55,8 @@ class Settings:
     """Below this terminal width the details pane hides."""
     allow_network: bool = False
     """Let the resolver fetch remote previews."""
+    one_pick_per_event: bool = False
+    """A pick also drops the other picks of its scene event (shown and confirmed first)."""
     poll_interval_s: float = 0.5
     """How often to check the store for changes made by another process."""
     context_pre_roll_s: float = 2.0

@@ -354,7 +354,7 @@ _OWN_KEYS: tuple[KeySpec, ...] = (
         "f",
         "cycle_status",
         "Show",
-        "Cycle: all, undecided, picked, rejected",
+        "Cycle: all, undecided, picked, rejected, events without a pick",
         _A,
         "View",
     ),

@@ -17,7 +17,10 @@ from foley_tui.model import LAYERS, Pick, Reject, Row, Status
 from foley_tui.scene.placement import Placement, effective_placement
 from foley_tui.store.records import Verdicts
 
-STATUS_FILTERS: tuple[str, ...] = ("all", "undecided", "picked", "rejected")
+UNPICKED_EVENTS = "events without a pick"
+"""The status filter showing the candidates of the scene events that still have no pick."""
+
+STATUS_FILTERS: tuple[str, ...] = ("all", "undecided", "picked", "rejected", UNPICKED_EVENTS)
 SORTS: tuple[str, ...] = ("rank", "caption", "duration", "layer", "onset", "score")
 
 _INF = float("inf")
@@ -174,7 +177,11 @@ class Listing:
         """Recompute and return ``view`` for ``settings``."""
         ids: list[str] = self.ids
         wanted = settings.status_filter
-        if wanted != "all":
+        if wanted == UNPICKED_EVENTS:
+            events = self.events
+            done = {key for key in self.members if self.progress(key)[0]}
+            ids = [sid for sid in ids if sid in events and events[sid] not in done]
+        elif wanted != "all":
             # A conflict (picked and rejected) shows under both "picked" and "rejected".
             statuses = {Status(wanted)}
             if wanted in ("picked", "rejected"):

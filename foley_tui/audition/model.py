@@ -304,8 +304,11 @@ class AuditionModel:
             )
         self.generation += 1
         state = entry.before if undo else entry.after
-        self.listing.decisions.apply_state(entry.sound_id, state)
-        change = self._after_write(entry.sound_id, advance=False)
+        for sid, before, after in entry.changes():  # a group (pick and drop) as one
+            self.listing.decisions.apply_state(sid, before if undo else after)
+        change = self._after_write(entry.sound_id, advance=False) | Change(
+            rows=frozenset(sid for sid, _b, _a in entry.also)
+        )
         if entry.sound_id in self.listing.view:
             change = replace(change, cursor=entry.sound_id)
         verb = "Undid" if undo else "Redid"
@@ -348,12 +351,39 @@ class AuditionModel:
             return Change(error=f"Not saved: {exc}")
         self.generation += 1
         decisions = self.listing.decisions
+        also: frozenset[str] = frozenset()
         if isinstance(result, JournalEntry):
-            decisions.apply_state(sound_id, result.after)
+            for sid, _before, after in result.changes():
+                decisions.apply_state(sid, after)
+            also = frozenset(sid for sid, _b, _a in result.also)
         else:
             decisions.apply_state(sound_id, self.store.verdicts(sound_id).to_state())
         moves = advance is not None and decisions.status(sound_id) is advance
-        return self._after_write(sound_id, advance=moves)
+        return self._after_write(sound_id, advance=moves) | Change(rows=also)
+
+    def event_rivals(self, sound_id: str) -> list[str]:
+        """With ``one_pick_per_event``: the other picks of the scene event that picking
+        ``sound_id`` would drop (none when it is already picked or has no event)."""
+        listing = self.listing
+        key = listing.events.get(sound_id)
+        if not self.settings.one_pick_per_event or key is None:
+            return []
+        picks = listing.decisions.picks
+        if sound_id in picks:
+            return []
+        return [sid for sid in listing.members.get(key, []) if sid != sound_id and sid in picks]
+
+    def agents_picks(self, sound_ids: list[str]) -> list[str]:
+        """Those of ``sound_ids`` whose pick is not in our journal: foley's agent made it."""
+        ours = {sid for entry in self.store.journal() for sid, _b, _a in entry.changes()}
+        return [sid for sid in sound_ids if sid not in ours]
+
+    def pick_dropping(self, sound_id: str, others: list[str]) -> Change:
+        """Pick ``sound_id`` and drop ``others`` (its event's other picks): all or
+        nothing, one journal entry, one undo."""
+        return self._write(
+            sound_id, lambda: self.store.pick_and_drop(sound_id, others), advance=Status.PICKED
+        )
 
     def _after_write(self, sound_id: str, *, advance: bool) -> Change:
         self.user_moved = True

@@ -389,7 +389,31 @@ class AuditionScreen(Screen[None]):
         self._do(self.model.toggle_loudness)
 
     def action_pick(self) -> None:
-        self._do(self.model.pick)
+        sound_id = self.current_id
+        rivals = self.model.event_rivals(sound_id) if sound_id is not None else []
+        if sound_id is None or not rivals:
+            self._do(self.model.pick)
+            return
+        model = self.model
+        names = "\n".join(f"  {model.caption(sid)} ({sid})" for sid in rivals)
+        agents = model.agents_picks(rivals)
+        note = ""
+        if agents:
+            which = ", ".join(model.caption(sid) for sid in agents)
+            note = f"\n{len(agents)} of them foley's agent picked (not in our journal): {which}."
+        message = (
+            f"one_pick_per_event: picking {model.caption(sound_id)} drops the scene event's "
+            f"other pick{'s' if len(rivals) > 1 else ''}:\n{names}{note}\n"
+            "All or nothing, one undo."
+        )
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self._do(lambda: model.pick_dropping(sound_id, rivals))
+
+        self.app.push_screen(
+            ConfirmModal("Pick and drop the others?", message, yes_label="Pick and drop"), done
+        )
 
     def action_reject(self) -> None:
         self._do(self.model.reject)

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Static
+
 from foley_tui.audition.events import is_header
+from foley_tui.config import Settings
+from foley_tui.screens.sessions_modals import ConfirmModal
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
 from tests.ui.conftest import IDS, SIZE, Session, current, ready
@@ -87,3 +91,53 @@ async def test_a_pick_shows_the_placement_foley_plan_will_use(data_dir: Path) ->
     # The suggestion is shown, never written: foley's plan reads the event for it.
     picks = run_py(FOLEY_PICKS.format(session=session_id), data_dir)
     assert picks == [{"sound_id": "bbc:1001", "layer": "stinger", "onset": None}]
+
+
+async def test_f_shows_the_events_without_a_pick(data_dir: Path) -> None:
+    service, session_id = seed_session(data_dir, events=True)
+    session = Session(data_dir, service, session_id)
+    app = session.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("e", "p")  # pick in the door group
+        await pilot.press("f", "f", "f", "f")
+        await pilot.pause()
+        assert screen.view_settings.status_filter == "events without a pick"
+        view = screen.listing.view
+        assert "bbc:1001" not in view and "freesound:1006" not in view
+        assert IDS[0] in view and is_header(view[0])
+        assert current(app) is not None and not is_header(current(app) or "")
+
+
+async def test_one_pick_per_event_shows_the_picks_it_drops_and_undoes_in_one_step(
+    data_dir: Path,
+) -> None:
+    service, session_id = seed_session(data_dir, events=True)
+    run_py(  # foley's agent picked the door knock (same event as the slam)
+        "from foley.agent.session import SessionStore\n"
+        f"SessionStore({session_id!r}).add_pick('freesound:1006', onset=2.5)\n",
+        data_dir,
+    )
+    session = Session(data_dir, service, session_id)
+    app = session.app(settings=Settings(one_pick_per_event=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("e", "p")
+        assert isinstance(app.screen, ConfirmModal)
+        shown = " ".join(str(w.render()) for w in app.screen.query(Static))
+        assert "freesound:1006" in shown and "not in our journal" in shown
+        await pilot.press("n")  # nothing written
+        await pilot.pause()
+        assert run_py(FOLEY_PICKS.format(session=session_id), data_dir) == [
+            {"sound_id": "freesound:1006", "layer": None, "onset": 2.5}
+        ]
+        await pilot.press("p", "y")
+        await pilot.pause()
+        assert run_py(FOLEY_PICKS.format(session=session_id), data_dir) == [
+            {"sound_id": "bbc:1001", "layer": None, "onset": None}
+        ]
+        await pilot.press("u")  # one undo restores both
+        await pilot.pause()
+    assert run_py(FOLEY_PICKS.format(session=session_id), data_dir) == [
+        {"sound_id": "freesound:1006", "layer": None, "onset": 2.5}
+    ]

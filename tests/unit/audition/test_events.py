@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foley_tui.audition.events import EventInfo, event_key, grouped, header, is_header
-from foley_tui.audition.listing import Listing, ViewSettings
+from foley_tui.audition.listing import STATUS_FILTERS, UNPICKED_EVENTS, Listing, ViewSettings
 from foley_tui.model import Pick, Row
 
 SLAM_A = {"query": "a door slams shut", "layer": "sfx_fg", "onset": "on 'slammed'"}
@@ -79,3 +79,11 @@ def test_without_the_events_read_only_a_complete_pick_has_a_placement() -> None:
     assert listing.placement("a") is None
     b = listing.placement("b")
     assert b is not None and b.layer_chosen and b.onset_chosen
+
+
+def test_the_filter_events_without_a_pick() -> None:
+    listing = make()
+    listing.decisions.picks["s3"] = Pick("s3")  # SLAM_A has a pick now
+    view = listing.apply(ViewSettings(status_filter=UNPICKED_EVENTS))
+    assert view == [header(event_key(RAIN)), "s1", "s5", header(event_key(SLAM_B)), "s2"]
+    assert STATUS_FILTERS[-1] == UNPICKED_EVENTS
