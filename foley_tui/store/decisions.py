@@ -13,6 +13,8 @@ foley-tui does not know; a sound can be picked and rejected at once (foley allow
 :attr:`Status.CONFLICT`); the journal records the raw records on both sides, and undo/redo
 are compare-and-swap: an entry applies only while the sound is still as the entry left
 it (:class:`UndoConflictError` otherwise; ``force`` applies anyway, ``skip`` steps past).
+The journal lives in :mod:`foley_tui.store.journal`, undo/redo in
+:mod:`foley_tui.store.undo`, the record helpers in :mod:`foley_tui.store.decision_records`.
 
 Headless: never imports textual.
 """
@@ -21,9 +23,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
-from dataclasses import dataclass
-from typing import Any, Final
+from collections.abc import Callable, Iterable, MutableMapping
+from typing import Any
 
 from foley_tui.model import (
     Layer,
@@ -35,15 +36,22 @@ from foley_tui.model import (
     validate_layer,
     validate_onset,
 )
-from foley_tui.store.backend import JournalAppend, JournalReplaced
 from foley_tui.store.changes import note_own_decision
 from foley_tui.store.codec import DecodeError, InvalidKeyError, encode_key
-from foley_tui.store.errors import StoreProblem, StoreWriteError, UndoConflictError
+from foley_tui.store.decision_records import (
+    KEEP,
+    DecisionCounts,
+    _Keep,
+    _pick_record,
+    _put,
+    _raw_bytes,
+    _same,
+)
+from foley_tui.store.errors import StoreProblem, StoreWriteError
 from foley_tui.store.files import FileNamespace
-from foley_tui.store.reads import StoreReads
+from foley_tui.store.journal import JournalMixin
 from foley_tui.store.records import (
     JournalEntry,
-    RawRecord,
     Verdicts,
     _discard,
     _to_dict,
@@ -51,99 +59,11 @@ from foley_tui.store.records import (
     candidate_key,
     carriable,
     count_entries,
-    new_ulid,
-    now_utc,
     record_of_bytes,
-    same_record,
 )
 
 
-class _Keep:
-    """The type of :data:`KEEP`."""
-
-    def __repr__(self) -> str:
-        return "KEEP"
-
-
-#: "Leave this field as it is" for :meth:`DecisionsMixin.update_pick`.
-KEEP: Final = _Keep()
-#: Undo/redo look at the stack again this many times when it moves under them.
-_STEP_ATTEMPTS = 50
-
-
-@dataclass(frozen=True, slots=True)
-class DecisionCounts:
-    """Every count of a session's decisions, from one listing of each folder.
-
-    ``picks``/``rejects`` count files (what foley's ``add_pick`` returns); ``conflicts``
-    are sounds in both; ``ghosts`` are picks with no cached candidate (foley's ``plan``
-    drops them); ``candidates`` counts cached candidates.
-    """
-
-    picks: int
-    rejects: int
-    conflicts: int
-    ghosts: int
-    candidates: int
-
-    @property
-    def picked_only(self) -> int:
-        return self.picks - self.conflicts
-
-    @property
-    def rejected_only(self) -> int:
-        return self.rejects - self.conflicts
-
-
-def _same(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
-    return same_record(a, b)
-
-
-def _raw_bytes(ns: MutableMapping[str, dict[str, Any]], key: str) -> bytes:
-    """The exact stored bytes of ``key`` (files and memory: ``raw``; a dol wrapper over a
-    byte store, as on Redis: its ``store``)."""
-    reader = getattr(ns, "raw", None)
-    if callable(reader):
-        return bytes(reader(key))
-    inner = getattr(ns, "store", None)
-    if isinstance(inner, Mapping):
-        return bytes(inner[key])
-    raise KeyError(key)
-
-
-def _put(ns: MutableMapping[str, dict[str, Any]], key: str, value: dict[str, Any]) -> None:
-    """Write a record; a :class:`RawRecord` (a file foley wrote that JSON cannot carry)
-    goes back as its exact bytes, never re-encoded (we never write a NaN)."""
-    if not isinstance(value, RawRecord):
-        ns[key] = value
-        return
-    writer = getattr(ns, "write_bytes", None) or getattr(ns, "put_raw", None)
-    if callable(writer):
-        writer(key, value.raw)
-        return
-    inner = getattr(ns, "store", None)
-    if not isinstance(inner, MutableMapping):
-        raise ValidationError(f"cannot restore {key!r} verbatim in this store")
-    inner[key] = value.raw
-
-
-def _pick_record(
-    sound_id: str, base: dict[str, Any] | None, layer: object, onset: object
-) -> dict[str, Any]:
-    """``base`` (a pick record, kept key for key) with the fields given set."""
-    record: dict[str, Any] = (
-        dict(base) if base is not None else {"sound_id": sound_id, "layer": None, "onset": None}
-    )
-    if record.get("sound_id") != sound_id:
-        record["sound_id"] = sound_id
-    if not isinstance(layer, _Keep):
-        record["layer"] = validate_layer(layer)
-    if not isinstance(onset, _Keep):
-        record["onset"] = validate_onset(onset)
-    return record
-
-
-class DecisionsMixin(StoreReads):
+class DecisionsMixin(JournalMixin):
     """foley's SessionStore API and our decisions, journaled and undoable."""
 
     #: Called with (namespace, sound id) after each pick/reject file we write or remove,
@@ -556,266 +476,3 @@ class DecisionsMixin(StoreReads):
             return  # never overwrite an unreadable file we could not parse
         with contextlib.suppress(OSError, ValueError):
             self._write(sound_id, after, before)
-
-    # ------------------------------------------------------------------ journal
-    # In memory: the entries read so far cover the byte range [_journal_start,
-    # _journal_offset) of the journal. A process that only decides never reads the
-    # journal: it learns the last seq from the journal's tail. Undo/redo need the whole
-    # history; it is read once, then only what is new.
-    def _journal_init_tail(self) -> None:
-        if self._journal_known:
-            return
-        last, end = self.state.journal_tail()
-        self._journal_start = self._journal_offset = end
-        self._last_seq = last or 0
-        self._journal_known = True
-
-    def _feed(self, records: Iterable[dict[str, Any]]) -> None:
-        for record in records:
-            entry = JournalEntry.from_record(record)
-            if entry is None:
-                continue
-            self._journal.append(entry)
-            self._last_seq = max(self._last_seq, entry.seq)
-            if self._journal_start == 0:
-                self._stack(entry)
-
-    def _stack(self, entry: JournalEntry) -> None:
-        """Update the undo/redo stacks with one entry (O(1))."""
-        if not self._mine(entry):
-            return
-        done, undone = self._done, self._undone
-        if entry.kind == "do":
-            done[entry.seq] = entry
-            undone.clear()
-        elif entry.target is None:
-            return
-        elif entry.kind == "undo" and entry.target in done:
-            undone[entry.target] = done.pop(entry.target)
-        elif entry.kind == "redo" and entry.target in undone:
-            done[entry.target] = undone.pop(entry.target)
-        elif entry.kind == "skip":
-            done.pop(entry.target, None)
-            undone.pop(entry.target, None)
-
-    def _refresh_journal(self) -> None:
-        """Read what is new in the journal (the whole of it the first time, and again
-        when the file was replaced under us: an import --overwrite)."""
-        with self._lock:
-            try:
-                self._read_journal()
-            except JournalReplaced:
-                self._forget_journal()
-                self._read_journal()
-
-    def _forget_journal(self) -> None:
-        self.state.journal_reset()
-        self._journal_known = False
-        self._journal = []
-        self._done, self._undone = {}, {}
-        self._journal_start = self._journal_offset = self._last_seq = 0
-
-    def _read_journal(self) -> None:
-        with self._lock:
-            if not self._journal_known or self._journal_start > 0:
-                end = self._journal_start if self._journal_known else None
-                records, offset = self.state.journal_read(0, end)
-                tail = self._journal
-                self._journal = []
-                self._done, self._undone = {}, {}
-                self._journal_start = 0
-                if not self._journal_known:
-                    self._journal_offset = offset
-                    self._last_seq = 0
-                    self._journal_known = True
-                self._feed(records)
-                for entry in tail:
-                    self._journal.append(entry)
-                    self._stack(entry)
-            records, self._journal_offset = self.state.journal_read(self._journal_offset)
-            self._feed(records)
-
-    def _append(
-        self,
-        sound_id: str,
-        before: Verdicts,
-        after: Verdicts,
-        kind: str,
-        target: int | None,
-        also: tuple[tuple[str, dict[str, Any], dict[str, Any]], ...] = (),
-    ) -> JournalEntry:
-        made: list[JournalEntry] = []
-
-        def build(theirs: list[dict[str, Any]]) -> dict[str, Any]:
-            # Records other processes appended since our offset come first.
-            self._feed(theirs)
-            entry = JournalEntry(
-                seq=self._last_seq + 1,
-                entry_id=new_ulid(),
-                at=now_utc(),
-                sound_id=sound_id,
-                before=before.to_state(),
-                after=after.to_state(),
-                kind=kind,
-                target=target,
-                also=also,
-            )
-            made.append(entry)
-            return entry.to_record()
-
-        with self._lock:
-            self._journal_init_tail()
-            appended: JournalAppend = self.state.journal_append(self._journal_offset, build)
-            if appended.read_from != self._journal_offset:
-                # The journal was replaced under us (an import): read it anew.
-                self._forget_journal()
-                self._refresh_journal()
-            else:
-                self._journal.append(made[0])
-                self._last_seq = made[0].seq
-                if self._journal_start == 0:
-                    self._stack(made[0])
-                self._journal_offset = appended.end
-            return made[0]
-
-    def _mine(self, entry: JournalEntry) -> bool:
-        """Whether undo/redo may revert this entry: all of them here; a shared store
-        keeps each user's own stack."""
-        return True
-
-    def _stacks(self) -> tuple[list[JournalEntry], list[JournalEntry]]:
-        """(done, undone): the entries undo would revert (oldest first) and the ones
-        redo would re-apply."""
-        self._refresh_journal()
-        with self._lock:
-            return list(self._done.values()), list(self._undone.values())
-
-    def journal(self) -> list[JournalEntry]:
-        """Every journal entry so far (also those written by other processes)."""
-        self._refresh_journal()
-        with self._lock:
-            return list(self._journal)
-
-    def _last(self, stack: dict[int, JournalEntry]) -> JournalEntry | None:
-        return stack[next(reversed(stack))] if stack else None
-
-    def undo_target(self) -> JournalEntry | None:
-        """The entry :meth:`undo` would revert, or None."""
-        self._refresh_journal()
-        with self._lock:
-            return self._last(self._done)
-
-    def redo_target(self) -> JournalEntry | None:
-        """The entry :meth:`redo` would re-apply, or None."""
-        self._refresh_journal()
-        with self._lock:
-            return self._last(self._undone)
-
-    def undo_redo(self, *, fresh: bool = True) -> tuple[bool, bool]:
-        """(can undo, can redo) in one go; ``fresh=False`` answers from what this process
-        has read, right after its own append (which read the journal up to its end)."""
-        if fresh or self._journal_start > 0 or not self._journal_known:
-            self._refresh_journal()
-        with self._lock:
-            return bool(self._done), bool(self._undone)
-
-    def can_undo(self) -> bool:
-        return self.undo_target() is not None
-
-    def can_redo(self) -> bool:
-        return self.redo_target() is not None
-
-    # ------------------------------------------------------------------ undo / redo
-    def undo(self, *, force: bool = False) -> JournalEntry | None:
-        """Restore the ``before`` state of the latest decision not yet undone, only while
-        the sound is still in that decision's ``after`` state (compare-and-swap).
-
-        Raises :class:`UndoConflictError` (nothing written) when the sound changed since,
-        unless ``force``. Returns the entry undone, or None when there is nothing to undo.
-        """
-        return self._step("undo", force=force)
-
-    def redo(self, *, force: bool = False) -> JournalEntry | None:
-        """Re-apply the ``after`` state of the latest undone decision, only while the
-        sound is still in its ``before`` state (compare-and-swap, as :meth:`undo`)."""
-        return self._step("redo", force=force)
-
-    def skip_undo(self) -> JournalEntry | None:
-        """Step past the entry undo would revert, writing nothing but a ``skip`` record
-        (so redo, the app and other processes agree). Returns the entry skipped."""
-        return self._step("undo", skip=True)
-
-    def skip_redo(self) -> JournalEntry | None:
-        """Step past the entry redo would re-apply (see :meth:`skip_undo`)."""
-        return self._step("redo", skip=True)
-
-    def _step(self, kind: str, *, force: bool = False, skip: bool = False) -> JournalEntry | None:
-        with self._locked():
-            for _attempt in range(_STEP_ATTEMPTS):
-                target = self._top(kind)
-                if target is None:
-                    return None
-                try:
-                    self._decide_group(
-                        [
-                            (sid, self._swap(kind, target, sid, old, new, force=force, skip=skip))
-                            for sid, old, new in target.changes()
-                        ],
-                        kind="skip" if skip else kind,
-                        target=target.seq,
-                    )
-                except UndoConflictError:
-                    # On a store without a cross-process lock (Redis), another process
-                    # of ours may have moved the stack meanwhile: look again.
-                    if self._top(kind) is target:
-                        raise
-                    continue
-                return target
-            return None
-
-    def _top(self, kind: str) -> JournalEntry | None:
-        self._refresh_journal()
-        with self._lock:
-            return self._last(self._done if kind == "undo" else self._undone)
-
-    @staticmethod
-    def _swap(
-        kind: str,
-        target: JournalEntry,
-        sid: str,
-        before: dict[str, Any],
-        after: dict[str, Any],
-        *,
-        force: bool,
-        skip: bool,
-    ) -> Callable[[Verdicts], Verdicts]:
-        """The compare-and-swap of undo/redo for one sound of ``target``: its files must
-        still be as the entry left them (undo) or found them (redo); a skip changes
-        nothing."""
-        expected, wanted = (after, before) if kind == "undo" else (before, after)
-
-        def change(now: Verdicts) -> Verdicts:
-            if skip:
-                return now
-            if not force and not now.matches(expected, sid):
-                was = Verdicts.from_state(sid, expected).describe()
-                raise UndoConflictError(
-                    f"cannot {kind} {sid!r}: changed outside foley-tui: now "
-                    f"{now.describe()} (it was {was}); nothing was changed "
-                    f"(--force applies it anyway, --skip steps past it)",
-                    entry=target,
-                    now=now,
-                )
-            return Verdicts.from_state(sid, wanted)
-
-        return change
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        try:
-            with self.state.lock():
-                yield
-        except StoreWriteError:
-            raise
-        except OSError as exc:
-            raise _write_error(exc, "could not lock the session") from exc

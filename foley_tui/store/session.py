@@ -39,13 +39,13 @@ from pathlib import Path
 from typing import Any
 
 from foley_tui.store.backend import MemoryNamespace, MemoryState, StateBackend
-from foley_tui.store.decisions import DecisionsMixin
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.files import FileNamespace
 from foley_tui.store.index import CandidateIndex
 from foley_tui.store.meta import MetaMixin
 from foley_tui.store.records import JournalEntry
 from foley_tui.store.rows import RowsMixin
+from foley_tui.store.undo import UndoMixin
 
 _live_stores: weakref.WeakSet[SessionStore] = weakref.WeakSet()
 
@@ -57,7 +57,7 @@ def _flush_all() -> None:  # pragma: no cover - exercised at interpreter exit
             store.flush()
 
 
-class SessionStore(DecisionsMixin, RowsMixin, MetaMixin):
+class SessionStore(UndoMixin, RowsMixin, MetaMixin):
     """foley's ``SessionStore`` API over three namespaces, plus journal, metadata and index.
 
     ``candidates``/``picks``/``rejects`` are any ``MutableMapping[str, dict]``; when they are

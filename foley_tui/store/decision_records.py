@@ -1,0 +1,97 @@
+"""Record-level helpers of the decisions mixin: the KEEP marker, the counts, and the
+byte-exact reads and writes of pick/reject records.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from foley_tui.model import ValidationError, validate_layer, validate_onset
+from foley_tui.store.records import RawRecord, same_record
+
+
+class _Keep:
+    """The type of :data:`KEEP`."""
+
+    def __repr__(self) -> str:
+        return "KEEP"
+
+
+#: "Leave this field as it is" for :meth:`DecisionsMixin.update_pick`.
+KEEP: Final = _Keep()
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionCounts:
+    """Every count of a session's decisions, from one listing of each folder.
+
+    ``picks``/``rejects`` count files (what foley's ``add_pick`` returns); ``conflicts``
+    are sounds in both; ``ghosts`` are picks with no cached candidate (foley's ``plan``
+    drops them); ``candidates`` counts cached candidates.
+    """
+
+    picks: int
+    rejects: int
+    conflicts: int
+    ghosts: int
+    candidates: int
+
+    @property
+    def picked_only(self) -> int:
+        return self.picks - self.conflicts
+
+    @property
+    def rejected_only(self) -> int:
+        return self.rejects - self.conflicts
+
+
+def _same(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    return same_record(a, b)
+
+
+def _raw_bytes(ns: MutableMapping[str, dict[str, Any]], key: str) -> bytes:
+    """The exact stored bytes of ``key`` (files and memory: ``raw``; a dol wrapper over a
+    byte store, as on Redis: its ``store``)."""
+    reader = getattr(ns, "raw", None)
+    if callable(reader):
+        return bytes(reader(key))
+    inner = getattr(ns, "store", None)
+    if isinstance(inner, Mapping):
+        return bytes(inner[key])
+    raise KeyError(key)
+
+
+def _put(ns: MutableMapping[str, dict[str, Any]], key: str, value: dict[str, Any]) -> None:
+    """Write a record; a :class:`RawRecord` (a file foley wrote that JSON cannot carry)
+    goes back as its exact bytes, never re-encoded (we never write a NaN)."""
+    if not isinstance(value, RawRecord):
+        ns[key] = value
+        return
+    writer = getattr(ns, "write_bytes", None) or getattr(ns, "put_raw", None)
+    if callable(writer):
+        writer(key, value.raw)
+        return
+    inner = getattr(ns, "store", None)
+    if not isinstance(inner, MutableMapping):
+        raise ValidationError(f"cannot restore {key!r} verbatim in this store")
+    inner[key] = value.raw
+
+
+def _pick_record(
+    sound_id: str, base: dict[str, Any] | None, layer: object, onset: object
+) -> dict[str, Any]:
+    """``base`` (a pick record, kept key for key) with the fields given set."""
+    record: dict[str, Any] = (
+        dict(base) if base is not None else {"sound_id": sound_id, "layer": None, "onset": None}
+    )
+    if record.get("sound_id") != sound_id:
+        record["sound_id"] = sound_id
+    if not isinstance(layer, _Keep):
+        record["layer"] = validate_layer(layer)
+    if not isinstance(onset, _Keep):
+        record["onset"] = validate_onset(onset)
+    return record
