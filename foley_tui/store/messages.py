@@ -29,8 +29,9 @@ from datetime import datetime
 from typing import Any
 
 from foley_tui.model import ValidationError
-from foley_tui.store.backend import FileState, MemoryState, StateBackend
+from foley_tui.store.backend import MemoryState, StateBackend
 from foley_tui.store.errors import StoreProblem
+from foley_tui.store.file_state import FileState
 from foley_tui.store.records import iso, new_ulid, now_utc, parse_iso
 
 MESSAGES_FILE = "messages.jsonl"

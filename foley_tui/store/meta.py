@@ -15,8 +15,8 @@ from typing import Any
 
 from foley_tui.limits import sanitize_view
 from foley_tui.model import ValidationError
-from foley_tui.store.backend import FileState
 from foley_tui.store.errors import StoreWriteError
+from foley_tui.store.file_state import FileState
 from foley_tui.store.reads import StoreReads
 from foley_tui.store.records import (
     SCHEMA_VERSION,

@@ -25,7 +25,6 @@ from foley_tui.store.backend import (
     JOURNAL_FILE,
     META_FILE,
     STATE_DIR,
-    FileState,
     MemoryNamespace,
     MemoryState,
 )
@@ -51,6 +50,7 @@ from foley_tui.store.export_doc import (
     validate_export,
     validate_narration,
 )
+from foley_tui.store.file_state import FileState
 from foley_tui.store.files import FileNamespace, atomic_write, fsync_dir
 from foley_tui.store.ledger_service import LedgerServiceMixin
 from foley_tui.store.messages import conversation_of

@@ -22,9 +22,10 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from foley_tui.model import ValidationError
-from foley_tui.store.backend import FileState, MemoryState, StateBackend
+from foley_tui.store.backend import MemoryState, StateBackend
 from foley_tui.store.codec import DecodeError, dumps, loads_object
 from foley_tui.store.errors import StoreProblem
+from foley_tui.store.file_state import FileState
 from foley_tui.store.messages import MAX_RACES
 from foley_tui.store.records import iso, now_utc, parse_iso
 

@@ -478,7 +478,7 @@ def test_a_failed_write_is_a_store_write_error_and_keeps_nothing(
     import errno
 
     from foley_tui.store import StoreWriteError
-    from foley_tui.store.backend import FileState
+    from foley_tui.store.file_state import FileState
 
     service = SessionService(data_dir)
     sid = service.create()

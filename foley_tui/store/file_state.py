@@ -1,0 +1,431 @@
+"""Our per-session state on disk: ``<session>/.foley-tui/`` with meta.json, the
+journal (journal.jsonl, appended under an flock), the candidate index and the lock file.
+
+The shared vocabulary (:class:`StateBackend`, the file names) is in
+:mod:`foley_tui.store.backend`. Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import math
+import os
+import re
+import stat
+import threading
+import time
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any
+
+from foley_tui.safe_io import (
+    MAX_JOURNAL_BYTES,
+    MAX_STATE_BYTES,
+    UnsafeFileError,
+    kind_of,
+    read_fd_capped_at,
+)
+from foley_tui.store.backend import (
+    INDEX_FILE,
+    JOURNAL_FILE,
+    LEGACY_INDEX_FILES,
+    LOCK_FILE,
+    META_FILE,
+    STATE_DIR,
+    JournalAppend,
+    JournalReplaced,
+    StateBackend,
+    _record_of,
+)
+from foley_tui.store.codec import DecodeError, dumps
+from foley_tui.store.errors import SessionDeletedError, StoreProblem
+from foley_tui.store.files import atomic_write, check_folder, fsync_dir, read_object
+
+#: Bytes read per step when looking for the journal's last record from its end.
+_TAIL_CHUNK = 1 << 16
+#: Our own records start this way (``to_record`` puts ``seq`` first, compact separators):
+#: the tail search tries ``json.loads`` only on such lines.
+_RECORD_START = re.compile(rb'(?m)^\{"seq":(\d+),')
+
+
+def _write_durably(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` and fdatasync it (on disk when this returns)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fdatasync(fd)
+
+
+def _strict_json(value: Any) -> Any:
+    """``value`` with non-finite floats as null: a raw record foley wrote with a NaN
+    onset must not make a decision about that sound fail (the journal is strict JSON)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _strict_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strict_json(v) for v in value]
+    return value
+
+
+class FileState(StateBackend):
+    """Our state in ``<session>/.foley-tui/``: meta.json, journal.jsonl, index.sqlite, lock."""
+
+    def __init__(self, session_path: str | os.PathLike[str]) -> None:
+        self.session_path = os.fspath(session_path)
+        self.path = os.path.join(self.session_path, STATE_DIR)
+        self._problems: dict[tuple[str, str], StoreProblem] = {}
+        # Byte offsets of garbage journal lines seen: each is one problem, counted once
+        # however often the journal is read.
+        self._bad_journal_lines: set[int] = set()
+        # The journal file our offsets point into (an import replaces it).
+        self._journal_ino: int | None = None
+        self._thread_lock = threading.RLock()
+        self._lock_depth = 0
+
+    def _file(self, name: str) -> str:
+        return os.path.join(self.path, name)
+
+    def _open_ours(self, name: str, *, append: bool = False) -> int:
+        """Open one of our files, never through a link (our folder or the file itself)
+        and never a FIFO or device (it would block, or stream forever)."""
+        check_folder(self.path)
+        path = self._file(name)
+        flags = os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+        flags |= (os.O_RDWR | os.O_APPEND | os.O_CREAT) if append else os.O_RDONLY
+        try:
+            fd = os.open(path, flags, 0o666)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise UnsafeFileError(path, f"{name} is a symbolic link (refused)") from None
+            raise
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            raise UnsafeFileError(path, f"{name} is {kind_of(st.st_mode)}, not a regular file")
+        return fd
+
+    def ensure(self) -> None:
+        """Make our folder inside the session folder, never the session folder itself: a
+        session deleted while it is open stays deleted (:class:`SessionDeletedError`).
+        Our folder as a symbolic link is refused: writes (and unlinks) would go elsewhere."""
+        check_folder(self.path)
+        if os.path.isdir(self.path):
+            return
+        if not os.path.isdir(self.session_path):
+            raise SessionDeletedError(
+                f"the session folder {self.session_path} is gone (deleted elsewhere): "
+                "nothing was saved"
+            )
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(self.path)
+        fsync_dir(self.session_path)
+
+    @property
+    def problems(self) -> list[StoreProblem]:
+        found = list(self._problems.values())
+        if self._bad_journal_lines:
+            count = len(self._bad_journal_lines)
+            first = min(self._bad_journal_lines)
+            found.append(
+                StoreProblem(
+                    "foley-tui",
+                    JOURNAL_FILE,
+                    self._file(JOURNAL_FILE),
+                    f"{count} unreadable journal record{'s' if count != 1 else ''} "
+                    f"(skipped, kept in the file; the first at byte {first})",
+                )
+            )
+        return found
+
+    def _problem(self, name: str, reason: str) -> None:
+        self._problems[(name, reason)] = StoreProblem("foley-tui", name, self._file(name), reason)
+
+    # -- meta --------------------------------------------------------------------
+    def read_meta(self) -> dict[str, Any] | None:
+        try:
+            check_folder(self.path)
+            return read_object(self._file(META_FILE), limit=MAX_STATE_BYTES)
+        except FileNotFoundError:
+            return None
+        except (DecodeError, OSError) as exc:
+            # A corrupt meta.json never stops the session from opening: defaults apply
+            # and the file is left as it is until the next metadata write replaces it.
+            self._problem(META_FILE, str(exc))
+            return None
+
+    def write_meta(self, meta: dict[str, Any], *, durable: bool = True) -> None:
+        self.ensure()
+        atomic_write(self._file(META_FILE), dumps(meta), durable=durable)
+
+    # -- journal -------------------------------------------------------------------
+    def _parse(self, data: bytes, offset: int) -> tuple[list[dict[str, Any]], int]:
+        """Complete lines of ``data`` (read at ``offset``) as records; garbage lines are
+        noted once by their offset. Returns the records and the offset after the last
+        complete line."""
+        end = data.rfind(b"\n")
+        if end < 0:
+            return [], offset
+        records: list[dict[str, Any]] = []
+        pos = 0
+        for line in data[:end].split(b"\n"):
+            if line.strip():
+                record = _record_of(line)
+                if record is None:
+                    # A torn record from a crash mid-append, or a foreign line: skipped,
+                    # kept in the file, reported once.
+                    self._bad_journal_lines.add(offset + pos)
+                else:
+                    records.append(record)
+            pos += len(line) + 1
+        return records, offset + end + 1
+
+    def journal_reset(self) -> None:
+        self._journal_ino = None
+        self._bad_journal_lines.clear()
+
+    def _same_journal(self, st: os.stat_result, offset: int) -> bool:
+        """Whether an offset into the journal we read before still points into this file."""
+        same = offset == 0 or (st.st_size >= offset and self._journal_ino in (None, st.st_ino))
+        self._journal_ino = st.st_ino
+        return same
+
+    def journal_read(self, offset: int, end: int | None = None) -> tuple[list[dict[str, Any]], int]:
+        try:
+            fd = self._open_ours(JOURNAL_FILE)
+        except FileNotFoundError:
+            if offset:
+                raise JournalReplaced from None
+            return [], 0
+        except OSError as exc:  # a link, FIFO or device: refused, never read
+            self._problem(JOURNAL_FILE, exc.strerror or str(exc))
+            return [], offset
+        try:
+            st = os.fstat(fd)
+            if not self._same_journal(st, offset):
+                raise JournalReplaced
+            size = st.st_size
+            stop = size if end is None else min(end, size)
+            if stop <= offset:
+                return [], offset
+            if stop - offset > MAX_JOURNAL_BYTES:
+                self._problem(
+                    JOURNAL_FILE, f"journal too large to read (over {MAX_JOURNAL_BYTES >> 20} MB)"
+                )
+                return [], offset
+            data = os.pread(fd, stop - offset, offset)
+        finally:
+            os.close(fd)
+        return self._parse(data, offset)
+
+    def journal_tail(self) -> tuple[int | None, int]:
+        try:
+            fd = self._open_ours(JOURNAL_FILE)
+        except FileNotFoundError:
+            return None, 0
+        except OSError as exc:
+            self._problem(JOURNAL_FILE, exc.strerror or str(exc))
+            return None, 0
+        try:
+            st = os.fstat(fd)
+            self._journal_ino = st.st_ino
+            size = st.st_size
+            pos = size
+            boundary: int | None = None
+            carry = b""
+            while pos > 0:
+                step = min(_TAIL_CHUNK, pos)
+                pos -= step
+                chunk = os.pread(fd, step, pos) + carry
+                if boundary is None:
+                    cut = chunk.rfind(b"\n")
+                    if cut < 0:
+                        carry = chunk
+                        continue
+                    boundary = pos + cut + 1
+                    chunk = chunk[: cut + 1]
+                # Lines wholly inside ``chunk`` (its first may be cut: carried to the
+                # next step unless we are at the start of the file).
+                if pos > 0 and b"\n" not in chunk:  # one long line: read further back
+                    carry = chunk
+                    continue
+                first = chunk.find(b"\n") + 1 if pos > 0 else 0
+                body = chunk[first:]
+                for match in reversed(list(_RECORD_START.finditer(body))):
+                    line_end = body.find(b"\n", match.start())
+                    record = _record_of(body[match.start() : line_end])
+                    if record is not None:
+                        return record["seq"], boundary
+                carry = chunk[:first]
+            return None, boundary or 0
+        finally:
+            os.close(fd)
+
+    def journal_append(
+        self, offset: int, build: Callable[[list[dict[str, Any]]], dict[str, Any]]
+    ) -> JournalAppend:
+        self.ensure()
+        fd = self._open_ours(JOURNAL_FILE, append=True)
+        try:
+            st = os.fstat(fd)
+            size = st.st_size
+            # Another file than the one our offset points into: read it all anew.
+            read_from = offset if self._same_journal(st, offset) else 0
+            records: list[dict[str, Any]] = []
+            complete = read_from
+            if size > read_from:
+                # Other processes appended since we last looked: read only that part.
+                records, complete = self._parse(
+                    os.pread(fd, size - read_from, read_from), read_from
+                )
+            record = build(records)
+            line = (
+                json.dumps(_strict_json(record), separators=(",", ":"), allow_nan=False).encode()
+                + b"\n"
+            )
+            start = size
+            if complete < size:
+                # A crash tore the last record (we hold the lock: nobody is writing):
+                # it is garbage, and ours starts on a fresh line.
+                self._bad_journal_lines.add(complete)
+                line = b"\n" + line
+                start = size + 1
+            _write_durably(fd, line)
+        finally:
+            os.close(fd)
+        if size == 0:
+            fsync_dir(self.path)  # a new journal: make its name durable too
+        return JournalAppend(records, read_from, start, size + len(line))
+
+    def append_line(self, name: str, line: bytes, *, expect: int | None = None) -> tuple[int, int]:
+        """Append one newline-terminated record to our file ``name``, durably (fdatasync
+        before returning). Returns (start, end), the offsets the record was written
+        between; a torn last line (a crash mid-append) first gets its newline.
+        ``expect`` is not needed here: writers hold the flock of :meth:`lock`."""
+        self.ensure()
+        fd = self._open_ours(name, append=True)
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                # A crash tore the last record: start ours on a fresh line.
+                line = b"\n" + line
+            _write_durably(fd, line)
+        finally:
+            os.close(fd)
+        if size == 0:
+            fsync_dir(self.path)  # a new file: make its name durable too
+        # A torn tail got a newline first: the record itself starts after it.
+        return (size + 1 if line[:1] == b"\n" else size), size + len(line)
+
+    def journal_token(self) -> Hashable:
+        return self.token_of(JOURNAL_FILE)
+
+    def token_of(self, name: str) -> Hashable:
+        try:
+            st = os.stat(self._file(name))
+        except FileNotFoundError:
+            return None
+        return (st.st_size, st.st_mtime_ns)
+
+    def read_from(self, name: str, offset: int) -> bytes:
+        try:
+            fd = self._open_ours(name)
+        except FileNotFoundError:
+            return b""
+        except OSError as exc:  # a link, FIFO or device: refused, never read
+            self._problem(name, exc.strerror or str(exc))
+            return b""
+        try:
+            size = os.fstat(fd).st_size
+            return read_fd_capped_at(fd, offset, size, MAX_JOURNAL_BYTES, self._file(name))
+        finally:
+            os.close(fd)
+
+    def read_doc(self, name: str) -> bytes | None:
+        try:
+            fd = self._open_ours(name)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:  # a link, FIFO or device: refused, never read
+            self._problem(name, exc.strerror or str(exc))
+            return None
+        try:
+            size = os.fstat(fd).st_size
+            return read_fd_capped_at(fd, 0, size, MAX_STATE_BYTES, self._file(name))
+        finally:
+            os.close(fd)
+
+    def swap_doc(self, name: str, old: bytes | None, new: bytes) -> bool:
+        # Callers hold the flock of lock(): the check is for the contract, never racy.
+        if self.read_doc(name) != old:
+            return False
+        self.ensure()
+        atomic_write(self._file(name), new, durable=True)
+        return True
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        with self._thread_lock:
+            if self._lock_depth:  # re-entered (undo -> decide): we already hold the flock
+                self._lock_depth += 1
+                try:
+                    yield
+                finally:
+                    self._lock_depth -= 1
+                return
+            self.ensure()
+            flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW  # never via a link
+            fd = os.open(self._file(LOCK_FILE), flags, 0o666)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                self._lock_depth = 1
+                yield
+            finally:
+                self._lock_depth = 0
+                os.close(fd)  # releases the flock
+
+    # -- index ---------------------------------------------------------------------
+    def _sweep_stale_temps(self, older_than_s: float = 600.0) -> None:
+        """Remove temp files a killed writer left in *our* folder (an index temp can be
+        tens of MB). Never touches foley's folders; young temps may be in use."""
+        now = time.time()
+        try:
+            check_folder(self.path)
+        except OSError:
+            return
+        with contextlib.suppress(OSError), os.scandir(self.path) as entries:
+            for entry in entries:
+                if entry.name.startswith(".") and entry.name.endswith(".tmp"):
+                    with contextlib.suppress(OSError):
+                        if now - entry.stat(follow_symlinks=False).st_mtime > older_than_s:
+                            os.unlink(entry.path)
+
+    def index_path(self) -> str | None:
+        """Where the SQLite index lives, or None when our folder is refused (a link)."""
+        try:
+            check_folder(self.path)
+        except OSError:
+            return None
+        return self._file(INDEX_FILE)
+
+    def read_index(self, expected_rows: int | None = None) -> Any:
+        path = self.index_path()
+        if path is None:
+            return None
+        from foley_tui.store.index_db import load
+
+        # Only a cache: a damaged, foreign or crafted index reads as none (rebuilt).
+        return load(path, expected_rows=expected_rows)
+
+    def write_index(self, index: Any) -> None:
+        self.ensure()
+        self._sweep_stale_temps()
+        from foley_tui.store.index_db import save
+
+        # Atomic but not fsync'd: a lost index costs one re-scan, never data.
+        save(self._file(INDEX_FILE), index)
+        for name in LEGACY_INDEX_FILES:
+            with contextlib.suppress(OSError):
+                os.unlink(self._file(name))
