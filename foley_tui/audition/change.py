@@ -39,6 +39,9 @@ class Change:
     """Short messages for the user."""
     error: str | None = None
     """Why nothing was saved."""
+    blocked: str | None = None
+    """``"undo"`` or ``"redo"`` was refused because the sound changed outside foley-tui
+    since its journal entry: the screen offers to skip past that entry."""
     problems: tuple[str, ...] = ()
     """Unreadable entries found by a load or a poll."""
 
@@ -56,6 +59,7 @@ class Change:
             player=self.player or other.player,
             notices=self.notices + other.notices,
             error=other.error or self.error,
+            blocked=other.blocked or self.blocked,
             problems=self.problems + other.problems,
         )
 

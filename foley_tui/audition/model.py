@@ -36,7 +36,7 @@ from foley_tui.model import (
     validate_layer,
 )
 from foley_tui.scene.reading import read_onset
-from foley_tui.store import JournalEntry, SessionStore
+from foley_tui.store import JournalEntry, SessionStore, UndoConflictError
 from foley_tui.store.changes import DecisionWatch, watch
 
 VOLUME_STEP_DB = 2.0
@@ -293,9 +293,24 @@ class AuditionModel:
     def redo(self) -> Change:
         return self._journal(undo=False)
 
+    def skip(self, *, undo: bool) -> Change:
+        """Step past the undo (or redo) entry a refused undo stopped on: a ``skip`` entry
+        in the journal, so redo and other processes agree; no decision file changes."""
+        try:
+            entry = self.store.skip_undo() if undo else self.store.skip_redo()
+        except OSError as exc:
+            return Change(error=f"Not saved: {exc}")
+        if entry is None:
+            return self._refresh_undo()
+        verb = "undo" if undo else "redo"
+        notice = f"Skipped the {verb} of {self.caption(entry.sound_id)}: its files are as they are"
+        return self._refresh_undo() | Change(notices=(notice,))
+
     def _journal(self, *, undo: bool) -> Change:
         try:
             entry = self.store.undo() if undo else self.store.redo()
+        except UndoConflictError as exc:
+            return Change(error=f"Not saved: {exc}", blocked="undo" if undo else "redo")
         except OSError as exc:
             return Change(error=f"Not saved: {exc}")
         if entry is None:

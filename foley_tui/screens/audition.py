@@ -206,10 +206,31 @@ class AuditionScreen(Screen[None]):
             self.notify(notice, timeout=3)
         if change.error:
             self.notify(change.error, title="Store", severity="error", timeout=8)
+        if change.blocked is not None:
+            self._offer_skip(change.blocked == "undo", change.error or "")
         if change.problems:
             self._report_problems(change.problems)
         if change.play is not None and change.play == self.current_id:
             self.previewer.play(change.play)
+
+    def _offer_skip(self, undo: bool, why: str) -> None:
+        """An undo/redo refused (the sound changed outside foley-tui): nothing was written;
+        the user may step past that entry instead of being stuck on it."""
+        verb = "undo" if undo else "redo"
+
+        def done(skip: bool | None) -> None:
+            if skip:
+                self.apply(self.model.skip(undo=undo))
+
+        self.app.push_screen(
+            ConfirmModal(
+                f"Skip this {verb}?",
+                f"{why.removeprefix('Not saved: ')}. Skipping leaves the files as they are "
+                f"and moves the {verb} history past this entry.",
+                yes_label="Skip",
+            ),
+            done,
+        )
 
     def _do(self, intent: Callable[[], Change]) -> None:
         """Run a model intent on the row under the list's cursor now, then apply it."""

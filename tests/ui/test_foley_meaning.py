@@ -139,3 +139,35 @@ async def test_a_ghost_pick_shows_counts_and_clears_with_c(session: Session) -> 
         assert ghost not in screen.listing.view
         assert "uncached" not in str(screen.query_one(StatusLine).render())
     assert run_py(FOLEY_PICKS.format(session=session.session_id), session.data_dir) == []
+
+
+async def test_a_refused_undo_offers_to_skip_and_never_touches_the_agents_pick(
+    session: Session,
+) -> None:
+    from foley_tui.store import SessionService
+
+    app = session.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("p")  # our pick of IDS[0]
+        await pilot.pause()
+        # foley's agent changes the sound after us: a stinger at 12.0.
+        run_py(
+            "from foley.agent.session import SessionStore\n"
+            f"SessionStore({session.session_id!r}).add_pick({IDS[0]!r}, layer='stinger', "
+            "onset=12.0)\n",
+            session.data_dir,
+        )
+        await pilot.press("u")  # compare-and-swap: refused, nothing written
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)
+        assert "changed outside foley-tui" in app.screen._message
+        await pilot.press("y")  # skip past the entry
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmModal)
+    # The agent's pick is untouched, and the journal says the undo was skipped.
+    picks = run_py(FOLEY_PICKS.format(session=session.session_id), session.data_dir)
+    assert picks == [{"sound_id": IDS[0], "layer": "stinger", "onset": 12.0}]
+    store = SessionService(session.data_dir).get(session.session_id, touch=False)
+    assert [e.kind for e in store.journal()] == ["do", "skip"]
+    assert not store.can_undo()
