@@ -8,7 +8,9 @@ soft and a hard heap limit), the file must be under a size bound for the session
 file count, its schema must be exactly the one we create (compared statement by
 statement), ``quick_check`` must pass, and every column must hold its declared type.
 Anything else, or any SQLite error later, reads as "no index": it is rebuilt from
-foley's files. An export never reads the index.
+foley's files. An export never reads the index. The hardened connection and the
+schema/trust checks live in :mod:`foley_tui.store.index_schema`; this module is the
+read/write API (load, save, the search index, paging).
 
 Tables: ``info`` (layout version, scan time, scan digest, row count), ``columns`` (the
 whole list as one JSON or packed array per column: what opening a session loads),
@@ -39,121 +41,20 @@ from typing import Any
 from foley_tui.model import LAYERS, Row
 from foley_tui.store.codec import decode_name
 from foley_tui.store.index import VALUE_COLUMNS, CandidateIndex, _types
+from foley_tui.store.index_schema import (
+    DDL,
+    LAYOUT,
+    VALUE_NAMES,
+    VALUE_SQL,
+    check,
+    connect,
+    is_regular,
+    size_ok,
+)
 
 INDEX_FILE = "index.sqlite"
-#: Layout of the tables; a stored index of another layout is rebuilt.
-LAYOUT = 2
-#: SQLite's own memory (page cache, sorter, FTS merges) stays under these (bytes).
-SOFT_HEAP_LIMIT = 64 << 20
-HARD_HEAP_LIMIT = 512 << 20
-#: An index file may hold this much per candidate file, plus a fixed allowance.
-MAX_BYTES_PER_ROW = 16 << 10
-MAX_BYTES_BASE = 16 << 20
 #: Separator of the tags column (a tag holding it is shown with a space instead).
 TAG_SEP = "\x1f"
-
-_VALUE_SQL = (
-    ("caption", "TEXT NOT NULL", "text"),
-    ("duration", "REAL", "real"),
-    ("source", "TEXT NOT NULL", "text"),
-    ("license", "TEXT NOT NULL", "text"),
-    ("tags", "TEXT NOT NULL", "text"),
-    ("score", "REAL", "real"),
-    ("cost", "REAL", "real"),
-    ("origin", "TEXT NOT NULL", "text"),
-    ("rate", "INTEGER", "integer"),
-    ("channels", "INTEGER", "integer"),
-    ("format", "TEXT NOT NULL", "text"),
-)
-assert len(_VALUE_SQL) == len(VALUE_COLUMNS)
-_VALUE_NAMES = ", ".join(name for name, _, _ in _VALUE_SQL)
-
-DDL = (
-    "CREATE TABLE info(k TEXT PRIMARY KEY, v ANY) STRICT",
-    "CREATE TABLE rows(pos INTEGER PRIMARY KEY, ord INTEGER NOT NULL, name TEXT NOT NULL, "
-    "mtime INTEGER NOT NULL, size INTEGER NOT NULL, unreadable TEXT, key TEXT NOT NULL, "
-    + ", ".join(f"{name} {decl}" for name, decl, _ in _VALUE_SQL)
-    + ", fold TEXT NOT NULL, search TEXT NOT NULL) STRICT",
-    "CREATE TABLE problems(key TEXT NOT NULL, name TEXT NOT NULL, reason TEXT NOT NULL) STRICT",
-    "CREATE TABLE columns(k TEXT PRIMARY KEY, v BLOB NOT NULL) STRICT",
-    "CREATE VIRTUAL TABLE rows_fts USING fts5(search, content='rows', content_rowid='pos', "
-    "tokenize='trigram case_sensitive 1')",
-)
-
-_expected: frozenset[tuple[Any, ...]] | None = None
-
-
-def expected_schema() -> frozenset[tuple[Any, ...]]:
-    """Every ``sqlite_schema`` row our DDL makes (FTS5's shadow tables included)."""
-    global _expected
-    if _expected is None:
-        db = sqlite3.connect(":memory:")
-        try:
-            for statement in DDL:
-                db.execute(statement)
-            _expected = frozenset(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_schema"))
-        finally:
-            db.close()
-    return _expected
-
-
-def _harden(db: sqlite3.Connection) -> None:
-    db.execute("PRAGMA trusted_schema = OFF")
-    db.execute("PRAGMA mmap_size = 0")
-    db.execute("PRAGMA cell_size_check = ON")
-    db.execute(f"PRAGMA soft_heap_limit = {SOFT_HEAP_LIMIT}")
-    db.execute(f"PRAGMA hard_heap_limit = {HARD_HEAP_LIMIT}")
-
-
-def connect(path: str, *, readonly: bool) -> sqlite3.Connection:
-    """A hardened connection; read-only ones never create or change the file."""
-    if readonly:
-        uri = "file:" + _quote_path(path) + "?mode=ro"
-        db = sqlite3.connect(uri, uri=True, check_same_thread=False)
-    else:
-        db = sqlite3.connect(path, check_same_thread=False)
-    try:
-        _harden(db)
-    except BaseException:
-        db.close()
-        raise
-    return db
-
-
-def _quote_path(path: str) -> str:
-    from urllib.parse import quote
-
-    return quote(os.path.abspath(path))
-
-
-def check(db: sqlite3.Connection) -> tuple[int, bytes, int, bool] | None:
-    """(scanned_ns, digest, row count, search index built) of an index whose schema is
-    exactly ours and whose info is sane, else None. Constant time: the rows themselves
-    are checked as they are read (types in Python; damaged pages are SQLite errors)."""
-    schema = frozenset(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_schema"))
-    if schema != expected_schema():
-        return None
-    info = dict(db.execute("SELECT k, v FROM info LIMIT 16"))
-    scanned, digest, count, fts = (
-        info.get("scanned_ns"),
-        info.get("digest"),
-        info.get("rows"),
-        info.get("fts"),
-    )
-    if info.get("layout") != LAYOUT or type(scanned) is not int or type(digest) is not bytes:
-        return None
-    if type(count) is not int or count < 0 or fts not in (0, 1):
-        return None
-    return scanned, digest, count, fts == 1
-
-
-def _size_ok(path: str, expected_rows: int | None) -> bool:
-    try:
-        size = os.lstat(path).st_size
-    except OSError:
-        return False
-    rows = expected_rows if expected_rows is not None else 0
-    return size <= MAX_BYTES_BASE + MAX_BYTES_PER_ROW * rows
 
 
 def load(path: str, *, expected_rows: int | None = None) -> CandidateIndex | None:
@@ -163,7 +64,7 @@ def load(path: str, *, expected_rows: int | None = None) -> CandidateIndex | Non
     64-bit array per column: a few C-speed decodes instead of 100k row tuples), each
     column then checked for its length and its value types.
     """
-    if not _regular(path) or not _size_ok(path, expected_rows):
+    if not is_regular(path) or not size_ok(path, expected_rows):
         return None
     try:
         db = connect(path, readonly=True)
@@ -185,15 +86,6 @@ def load(path: str, *, expected_rows: int | None = None) -> CandidateIndex | Non
         return _from_columns(blobs, count, scanned, digest)
     except (ValueError, TypeError, KeyError, RecursionError, MemoryError):
         return None
-
-
-def _regular(path: str) -> bool:
-    import stat
-
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
 
 
 def _no_constant(name: str) -> Any:
@@ -309,7 +201,7 @@ def save(path: str, index: CandidateIndex) -> None:
                 )
                 db.executemany(
                     "INSERT INTO rows(pos, ord, name, mtime, size, unreadable, key, "
-                    f"{_VALUE_NAMES}, fold, search) VALUES (" + ", ".join(["?"] * 20) + ")",
+                    f"{VALUE_NAMES}, fold, search) VALUES (" + ", ".join(["?"] * 20) + ")",
                     _db_rows(index),
                 )
                 db.executemany(
@@ -477,7 +369,7 @@ def page(
         (total,) = db.execute(f"SELECT count(*) {base}", params).fetchone()
     offset = max(0, min(offset, max(total - 1, 0)))
     found = db.execute(
-        f"SELECT r.key, r.pos, {', '.join('r.' + n for n, _, _ in _VALUE_SQL)}, r.unreadable, "
+        f"SELECT r.key, r.pos, {', '.join('r.' + n for n, _, _ in VALUE_SQL)}, r.unreadable, "
         "r.name "
         f"{base} ORDER BY {_order_sql(sort)} LIMIT ? OFFSET ?",
         [*params, max(0, limit), offset],

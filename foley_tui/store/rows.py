@@ -17,7 +17,7 @@ from typing import Any
 
 from foley_tui.model import Row
 from foley_tui.safe_io import UnsafeFileError
-from foley_tui.store import index_db
+from foley_tui.store import index_db, index_schema
 from foley_tui.store.codec import DecodeError, decode_name
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.files import RETRY_DELAYS, FileNamespace, check_folder, read_object
@@ -268,14 +268,14 @@ class RowsMixin(StoreReads):
         if self._index_conn is not None:
             return self._index_conn
         path = self.state.index_path()
-        if path is None or not index_db._regular(path):
+        if path is None or not index_schema.is_regular(path):
             return None
         try:
-            db = index_db.connect(path, readonly=True)
+            db = index_schema.connect(path, readonly=True)
         except sqlite3.Error:
             return None
         try:
-            checked = index_db.check(db)
+            checked = index_schema.check(db)
         except sqlite3.Error:
             checked = None
         if checked is None:
@@ -289,7 +289,7 @@ class RowsMixin(StoreReads):
         at 100k candidates: call it from a worker after the first paint). True when the
         ``/`` filter of :meth:`page` can use it."""
         path = self.state.index_path()
-        if path is None or not index_db._regular(path):
+        if path is None or not index_schema.is_regular(path):
             return False
         if self._index_info is not None and self._index_info[3]:
             return True
