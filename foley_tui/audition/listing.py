@@ -49,6 +49,40 @@ class ViewSettings:
             "loudness_match": self.loudness_match,
         }
 
+    def cycle_status(self) -> str:
+        """Show the next status filter; it is returned."""
+        i = STATUS_FILTERS.index(self.status_filter)
+        self.status_filter = STATUS_FILTERS[(i + 1) % len(STATUS_FILTERS)]
+        return self.status_filter
+
+    def cycle_sort(self) -> str:
+        """Sort by the next sort; it is returned."""
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        return self.sort
+
+    def labels(self, shown: int) -> list[str]:
+        """The view's active settings, as the status line shows them (most important
+        first: the status line drops from the end when it is too narrow)."""
+        vs = self
+        parts = []
+        if vs.query:
+            parts.append(f'filter "{vs.query}"')
+        if vs.status_filter != "all":
+            parts.append(f"showing {vs.status_filter} ({shown})")
+        elif vs.query:
+            parts.append(f"{shown} shown")
+        if vs.sort != "rank":
+            parts.append(f"sort {vs.sort}")
+        if vs.autoplay:
+            parts.append("autoplay")
+        if vs.loop:
+            parts.append("loop")
+        if vs.volume_db:
+            parts.append(f"vol {vs.volume_db:+.0f} dB")
+        if vs.loudness_match:
+            parts.append("LUFS match")
+        return parts
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], defaults: ViewSettings) -> ViewSettings:
         """Tolerant: a missing or bad value (hand-edited, older version) keeps the default."""
@@ -246,6 +280,15 @@ class Listing:
         members = self.members.get(key, [])
         picks = self.decisions.picks
         return sum(1 for sid in members if sid in picks), len(members)
+
+    def event_rivals(self, sound_id: str) -> list[str]:
+        """The other picks of ``sound_id``'s scene event (none when it is already picked
+        or has no event)."""
+        key = self.events.get(sound_id)
+        picks = self.decisions.picks
+        if key is None or sound_id in picks:
+            return []
+        return [sid for sid in self.members.get(key, []) if sid != sound_id and sid in picks]
 
     def _sort_key(self, sort: str) -> Any:
         picks = self.decisions.picks

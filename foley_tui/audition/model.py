@@ -23,7 +23,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from foley_tui.audition.change import Change, Outside
-from foley_tui.audition.listing import SORTS, STATUS_FILTERS, Listing, ViewSettings
+from foley_tui.audition.listing import Listing, ViewSettings
+from foley_tui.audition.outside import merge_decisions, read_outside
 from foley_tui.config import Settings
 from foley_tui.model import (
     Layer,
@@ -379,14 +380,9 @@ class AuditionModel:
     def event_rivals(self, sound_id: str) -> list[str]:
         """With ``one_pick_per_event``: the other picks of the scene event that picking
         ``sound_id`` would drop (none when it is already picked or has no event)."""
-        listing = self.listing
-        key = listing.events.get(sound_id)
-        if not self.settings.one_pick_per_event or key is None:
+        if not self.settings.one_pick_per_event:
             return []
-        picks = listing.decisions.picks
-        if sound_id in picks:
-            return []
-        return [sid for sid in listing.members.get(key, []) if sid != sound_id and sid in picks]
+        return self.listing.event_rivals(sound_id)
 
     def agents_picks(self, sound_ids: list[str]) -> list[str]:
         """Those of ``sound_ids`` whose pick is not in our journal: foley's agent made it."""
@@ -465,19 +461,13 @@ class AuditionModel:
         return self._reapply(keep=self.cursor) | self._save_view()
 
     def cycle_status(self) -> Change:
-        vs = self.view
-        vs.status_filter = STATUS_FILTERS[
-            (STATUS_FILTERS.index(vs.status_filter) + 1) % len(STATUS_FILTERS)
-        ]
+        self.view.cycle_status()
         return self._reapply(keep=self.cursor) | self._save_view()
 
     def cycle_sort(self) -> Change:
-        vs = self.view
-        vs.sort = SORTS[(SORTS.index(vs.sort) + 1) % len(SORTS)]
+        sort = self.view.cycle_sort()
         return (
-            self._reapply(keep=self.cursor)
-            | Change(notices=(f"Sort: {vs.sort}",))
-            | self._save_view()
+            self._reapply(keep=self.cursor) | Change(notices=(f"Sort: {sort}",)) | self._save_view()
         )
 
     def toggle_autoplay(self) -> Change:
@@ -502,28 +492,8 @@ class AuditionModel:
         return Change(player=True) | self._save_view()
 
     def toggles(self) -> list[str]:
-        """The view's active settings, as the status line shows them (most important
-        first: the status line drops from the end when it is too narrow)."""
-        vs = self.view
-        shown = len(self.listing.view)
-        parts = []
-        if vs.query:
-            parts.append(f'filter "{vs.query}"')
-        if vs.status_filter != "all":
-            parts.append(f"showing {vs.status_filter} ({shown})")
-        elif vs.query:
-            parts.append(f"{shown} shown")
-        if vs.sort != "rank":
-            parts.append(f"sort {vs.sort}")
-        if vs.autoplay:
-            parts.append("autoplay")
-        if vs.loop:
-            parts.append("loop")
-        if vs.volume_db:
-            parts.append(f"vol {vs.volume_db:+.0f} dB")
-        if vs.loudness_match:
-            parts.append("LUFS match")
-        return parts
+        """The view's active settings, as the status line shows them."""
+        return self.view.labels(len(self.listing.view))
 
     def caption(self, sound_id: str) -> str:
         row = self.listing.rows.get(sound_id)
@@ -531,39 +501,16 @@ class AuditionModel:
 
     # ------------------------------------------------------------------ outside changes
     def check_outside(self) -> Outside | None:
-        """(Poll worker.) Compare the session's files with what we know, per file; read
-        only what changed. None when nothing did."""
-        generation = self.generation
-        snapshot = self._watch.snapshot()
-        diff = self._watch.diff(snapshot)
-        if diff.empty:
-            return None
-        # Each folder is read only when a file in it changed (the store re-parses only
-        # the files whose stat changed).
-        picks = self.store.picks() if diff.picks else None
-        rejects = self.store.rejects() if diff.rejects else None
-        rows: list[Row] | None = None
-        if diff.candidates:
-            rows = self.store.rows()
-            current = self.listing.rows
-            if len(rows) == len(current) and all(current.get(r.sound_id) == r for r in rows):
-                rows = None
-        problems = tuple(str(p) for p in self.store.problems()) if diff.decisions or rows else ()
-        return Outside(generation, snapshot, diff, picks, rejects, rows, problems)
+        """(Poll worker.) What changed on disk since we last looked (see
+        :func:`~foley_tui.audition.outside.read_outside`); None when nothing did."""
+        return read_outside(self.store, self._watch, self.listing.rows, self.generation)
 
     def apply_outside(self, outside: Outside) -> Change:
         """Merge what another process wrote, keeping the cursor on its row."""
         if outside.generation != self.generation:
             return Change()  # we wrote meanwhile: the next poll looks again
         self._watch.accept(outside.snapshot)
-        decisions = self.listing.decisions
-        changed: set[str] = set()
-        if outside.picks is not None:
-            changed.update(_differing(decisions.picks, outside.picks))
-            decisions.picks = dict(outside.picks)
-        if outside.rejects is not None:
-            changed.update(_differing(decisions.rejects, outside.rejects))
-            decisions.rejects = dict(outside.rejects)
+        changed = merge_decisions(self.listing.decisions, outside)
         change = self._refresh_undo() if outside.diff.journal else Change()
         change |= Change(problems=outside.problems)
         if outside.rows is not None:
@@ -577,10 +524,3 @@ class AuditionModel:
 
     def _view_depends_on_decisions(self) -> bool:
         return self.view.status_filter != "all" or self.view.sort in ("layer", "onset")
-
-
-def _differing(old: Mapping[str, object], new: Mapping[str, object]) -> set[str]:
-    """Ids added, removed or changed between two decision maps."""
-    changed = {sid for sid, value in new.items() if old.get(sid) != value}
-    changed.update(sid for sid in old if sid not in new)
-    return changed

@@ -1,0 +1,57 @@
+"""Changes another process made to the session (foley's agent, a second foley-tui).
+
+The poll worker reads them with :func:`read_outside` (per file: only what changed is
+read); the model merges them with :func:`merge_decisions`. Headless: never imports
+textual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from foley_tui.audition.change import Outside
+from foley_tui.audition.listing import Decisions
+from foley_tui.model import Row
+from foley_tui.store import SessionStore
+from foley_tui.store.changes import DecisionWatch
+
+
+def read_outside(
+    store: SessionStore, watch: DecisionWatch, current: Mapping[str, Row], generation: int
+) -> Outside | None:
+    """Compare the session's files with what we know (``current``: the rows listed),
+    per file; read only what changed. None when nothing did."""
+    snapshot = watch.snapshot()
+    diff = watch.diff(snapshot)
+    if diff.empty:
+        return None
+    # Each folder is read only when a file in it changed (the store re-parses only
+    # the files whose stat changed).
+    picks = store.picks() if diff.picks else None
+    rejects = store.rejects() if diff.rejects else None
+    rows: list[Row] | None = None
+    if diff.candidates:
+        rows = store.rows()
+        if len(rows) == len(current) and all(current.get(r.sound_id) == r for r in rows):
+            rows = None
+    problems = tuple(str(p) for p in store.problems()) if diff.decisions or rows else ()
+    return Outside(generation, snapshot, diff, picks, rejects, rows, problems)
+
+
+def merge_decisions(decisions: Decisions, outside: Outside) -> set[str]:
+    """Take the picks and rejects ``outside`` read; the ids whose decision changed."""
+    changed: set[str] = set()
+    if outside.picks is not None:
+        changed.update(_differing(decisions.picks, outside.picks))
+        decisions.picks = dict(outside.picks)
+    if outside.rejects is not None:
+        changed.update(_differing(decisions.rejects, outside.rejects))
+        decisions.rejects = dict(outside.rejects)
+    return changed
+
+
+def _differing(old: Mapping[str, object], new: Mapping[str, object]) -> set[str]:
+    """Ids added, removed or changed between two decision maps."""
+    changed = {sid for sid, value in new.items() if old.get(sid) != value}
+    changed.update(sid for sid in old if sid not in new)
+    return changed
