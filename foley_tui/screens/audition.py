@@ -45,14 +45,12 @@ from foley_tui.messages import (
     SourceResolved,
     StoreReachability,
 )
+from foley_tui.screens.audition_dialogs import DecisionDialogs
 from foley_tui.screens.audition_loader import SessionLoader
 from foley_tui.screens.audition_preview import Previewer
 from foley_tui.screens.help import HelpEntry, HelpScreen
 from foley_tui.screens.messages import MessagesScreen
-from foley_tui.screens.onset import OnsetChoice, OnsetScreen
-from foley_tui.screens.reason import RejectReasonScreen
 from foley_tui.screens.scene_actions import open_timeline, play_in_context
-from foley_tui.screens.sessions_modals import ConfirmModal
 from foley_tui.store import SessionStore
 from foley_tui.store.history import LedgerWatch
 from foley_tui.widgets.candidate_list import CandidateList
@@ -106,6 +104,7 @@ class AuditionScreen(Screen[None]):
         self.model = AuditionModel(store, settings)
         self.loader = SessionLoader(self, self.model)
         self.previewer = Previewer(self, self.model, player)
+        self.dialogs = DecisionDialogs(self, self.model)
         self.talk = LedgerWatch(store)
         """The conversation and spend this screen shows (details, status line)."""
         # Textual sets ``-narrow`` / ``-wide`` on the screen from the terminal width; the
@@ -207,32 +206,13 @@ class AuditionScreen(Screen[None]):
         if change.error:
             self.notify(change.error, title="Store", severity="error", timeout=8)
         if change.blocked is not None:
-            self._offer_skip(change.blocked == "undo", change.error or "")
+            self.dialogs.offer_skip(change.blocked == "undo", change.error or "")
         if change.problems:
             self._report_problems(change.problems)
         if change.play is not None and change.play == self.current_id:
             self.previewer.play(change.play)
 
-    def _offer_skip(self, undo: bool, why: str) -> None:
-        """An undo/redo refused (the sound changed outside foley-tui): nothing was written;
-        the user may step past that entry instead of being stuck on it."""
-        verb = "undo" if undo else "redo"
-
-        def done(skip: bool | None) -> None:
-            if skip:
-                self.apply(self.model.skip(undo=undo))
-
-        self.app.push_screen(
-            ConfirmModal(
-                f"Skip this {verb}?",
-                f"{why.removeprefix('Not saved: ')}. Skipping leaves the files as they are "
-                f"and moves the {verb} history past this entry.",
-                yes_label="Skip",
-            ),
-            done,
-        )
-
-    def _do(self, intent: Callable[[], Change]) -> None:
+    def run_intent(self, intent: Callable[[], Change]) -> None:
         """Run a model intent on the row under the list's cursor now, then apply it."""
         cl = self.candidate_list
         self.model.sync_cursor(cl.highlighted, cl.cursor)
@@ -375,13 +355,13 @@ class AuditionScreen(Screen[None]):
 
     def set_volume_db(self, volume_db: float) -> None:
         """The preview volume, set from another screen (the timeline)."""
-        self._do(lambda: self.model.set_volume(volume_db))
+        self.run_intent(lambda: self.model.set_volume(volume_db))
 
     def action_next_event(self, step: int) -> None:
-        self._do(lambda: self.model.next_event(step))
+        self.run_intent(lambda: self.model.next_event(step))
 
     def action_next_undecided(self) -> None:
-        self._do(self.model.next_undecided)
+        self.run_intent(self.model.next_undecided)
 
     def action_play_stop(self) -> None:
         if (sound_id := self.current_id) is not None:
@@ -398,122 +378,43 @@ class AuditionScreen(Screen[None]):
         self.player.seek(float(seconds), relative=True)
 
     def action_toggle_autoplay(self) -> None:
-        self._do(self.model.toggle_autoplay)
+        self.run_intent(self.model.toggle_autoplay)
 
     def action_toggle_loop(self) -> None:
-        self._do(self.model.toggle_loop)
+        self.run_intent(self.model.toggle_loop)
 
     def action_volume(self, direction: int) -> None:
-        self._do(lambda: self.model.step_volume(direction))
+        self.run_intent(lambda: self.model.step_volume(direction))
 
     def action_toggle_loudness(self) -> None:
-        self._do(self.model.toggle_loudness)
+        self.run_intent(self.model.toggle_loudness)
 
     def action_pick(self) -> None:
-        sound_id = self.current_id
-        rivals = self.model.event_rivals(sound_id) if sound_id is not None else []
-        if sound_id is None or not rivals:
-            self._do(self.model.pick)
-            return
-        model = self.model
-        names = "\n".join(f"  {model.caption(sid)} ({sid})" for sid in rivals)
-        agents = model.agents_picks(rivals)
-        note = ""
-        if agents:
-            which = ", ".join(model.caption(sid) for sid in agents)
-            note = f"\n{len(agents)} of them foley's agent picked (not in our journal): {which}."
-        message = (
-            f"one_pick_per_event: picking {model.caption(sound_id)} drops the scene event's "
-            f"other pick{'s' if len(rivals) > 1 else ''}:\n{names}{note}\n"
-            "All or nothing, one undo."
-        )
-
-        def done(yes: bool | None) -> None:
-            if yes:
-                self._do(lambda: model.pick_dropping(sound_id, rivals))
-
-        self.app.push_screen(
-            ConfirmModal("Pick and drop the others?", message, yes_label="Pick and drop"), done
-        )
+        self.dialogs.pick()
 
     def action_reject(self) -> None:
-        self._do(self.model.reject)
+        self.run_intent(self.model.reject)
 
     def action_reject_reason(self) -> None:
-        sound_id = self.current_id
-        if sound_id is None:
-            return
-
-        def done(reason: str | None) -> None:
-            if reason is not None:
-                self._do(lambda: self.model.reject_with(sound_id, reason))
-
-        self.app.push_screen(RejectReasonScreen(self.model.caption(sound_id)), done)
+        self.dialogs.reject_reason()
 
     def action_clear(self) -> None:
-        self._do(self.model.clear)
+        self.run_intent(self.model.clear)
 
     def action_undo(self) -> None:
-        self._do(self.model.undo)
+        self.run_intent(self.model.undo)
 
     def action_redo(self) -> None:
-        self._do(self.model.redo)
+        self.run_intent(self.model.redo)
 
     def action_set_layer(self, layer: str) -> None:
-        self._do(lambda: self.model.set_layer(layer))
+        self.run_intent(lambda: self.model.set_layer(layer))
 
     def action_edit_onset(self) -> None:
-        sound_id = self.current_id
-        if sound_id is None:
-            return
-        pick = self.model.listing.decisions.picks.get(sound_id)
-
-        def done(choice: OnsetChoice | None) -> None:
-            if choice is not None:
-                self._do(lambda: self.model.set_onset(sound_id, choice.onset))
-
-        caption = self.model.caption(sound_id)
-        placement = self.model.listing.placement(sound_id)
-        layer = placement.layer if placement else (pick.layer if pick else None) or "sfx_fg"
-        loop = placement.loop if placement else False
-        onset = pick.onset if pick else None
-        dialog = OnsetScreen(caption, onset, layer=layer, loop=loop, words=self._words())
-        self.app.push_screen(dialog, done)
-
-    def _words(self) -> list[dict[str, Any]]:
-        """The narration's word timeline (this run's, else the session's), so the onset
-        dialog can say where an anchor lands; none when there is no narration."""
-        from foley_tui.scene.narration import NarrationError, read_narration
-
-        narration = getattr(self.app, "narration", None)
-        if narration is None:
-            try:
-                narration = read_narration(self.store)  # no hashing: a hint for the dialog
-            except NarrationError:
-                return []
-        return list(narration.words) if narration is not None else []
+        self.dialogs.edit_onset()
 
     def action_nudge_onset(self, delta: float) -> None:
-        sound_id = self.current_id
-        pick = self.model.listing.decisions.picks.get(sound_id) if sound_id else None
-        if sound_id is None or pick is None or not isinstance(pick.onset, str):
-            self._do(lambda: self.model.nudge(delta))
-            return
-        anchor = pick.onset
-
-        def done(replace: bool | None) -> None:
-            if replace:
-                self._do(lambda: self.model.nudge(delta, replace_anchor=True))
-
-        self.app.push_screen(
-            ConfirmModal(
-                "Replace the anchor with a number?",
-                f"The onset is the anchor {anchor!r}, which foley resolves against the "
-                "narration's words. A nudge replaces it with a number of seconds.",
-                yes_label="Replace",
-            ),
-            done,
-        )
+        self.dialogs.nudge_onset(delta)
 
     def action_filter(self) -> None:
         filter_input = self.query_one(FilterInput)
@@ -522,7 +423,7 @@ class AuditionScreen(Screen[None]):
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        self._do(lambda: self.model.set_query(event.value))
+        self.run_intent(lambda: self.model.set_query(event.value))
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
@@ -534,10 +435,10 @@ class AuditionScreen(Screen[None]):
             filter_input.display = False
 
     def action_cycle_status(self) -> None:
-        self._do(self.model.cycle_status)
+        self.run_intent(self.model.cycle_status)
 
     def action_cycle_sort(self) -> None:
-        self._do(self.model.cycle_sort)
+        self.run_intent(self.model.cycle_sort)
 
     def action_sessions(self) -> None:
         open_sessions = getattr(self.app, "open_sessions", None)
