@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from foley_tui.store import SessionImportError, SessionService
-from foley_tui.store import service as service_mod
+from foley_tui.store import SessionImportError, SessionService, transfer_service
 from foley_tui.store.export_doc import checksum_of
 
 from .helpers import candidate, tree
@@ -72,7 +71,7 @@ def test_an_oversized_file_is_refused_before_it_is_read(
 ) -> None:
     path = tmp_path / "big.json"
     path.write_text(json.dumps(_export(data_dir)))
-    monkeypatch.setattr(service_mod, "MAX_IMPORT_BYTES", 100)
+    monkeypatch.setattr(transfer_service, "MAX_IMPORT_BYTES", 100)
     with pytest.raises(SessionImportError, match="too large"):
         SessionService(tmp_path / "t").import_from_file(path)
 

@@ -19,8 +19,7 @@ import pytest
 
 from foley_tui.cli import main
 from foley_tui.model import Status
-from foley_tui.store import SessionService
-from foley_tui.store import service as service_mod
+from foley_tui.store import SessionService, transfer_service
 from foley_tui.store.errors import SessionDeletedError, StoreWriteError
 from foley_tui.store.export_doc import checksum_of
 
@@ -151,7 +150,7 @@ def _import_killed_at(
 
         os.replace = replace  # type: ignore[assignment]
         if in_trash:
-            service_mod.move_to_trash = trash
+            transfer_service.move_to_trash = trash
         try:
             SessionService(data_dir).import_from_file(export, overwrite=True)
         finally:
