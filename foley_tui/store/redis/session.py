@@ -1,4 +1,4 @@
-"""One session on Redis: :class:`RedisState` (our state) and :class:`RedisSessionStore`.
+"""One session on Redis: :class:`RedisSessionStore` (its state: :mod:`.state`).
 
 The seam: :class:`~foley_tui.store.session.SessionStore` already works over any three
 namespace mappings plus a :class:`~foley_tui.store.backend.StateBackend`. On Redis the
@@ -25,8 +25,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-import threading
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, MutableMapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -34,7 +33,6 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from foley_tui.model import Row, ValidationError
-from foley_tui.store.backend import JournalAppend, StateBackend
 from foley_tui.store.changes import note_own_decision
 from foley_tui.store.codec import DecodeError, dumps, loads_object
 from foley_tui.store.errors import StoreProblem, StoreWriteError, UndoConflictError
@@ -52,6 +50,7 @@ from foley_tui.store.records import (
 from foley_tui.store.redis.feed import ChangeFeed
 from foley_tui.store.redis.keys import CHANGES_MAXLEN
 from foley_tui.store.redis.namespace import RedisBackend, RedisHash, json_namespace, row_json
+from foley_tui.store.redis.state import RedisState
 from foley_tui.store.rows import _EMPTY_VALUES, _make_row
 from foley_tui.store.session import SessionStore
 
@@ -90,31 +89,8 @@ redis.call('SADD', KEYS[7], ARGV[9])
 return {1, seq, id}
 """
 
-#: Meta fields shared by everyone on the session; the rest are per user.
-SHARED_META = ("schema_version", "title", "created", "updated", "origin")
-USER_META = ("cursor", "view", "opened")
 #: A decision whose sound keeps changing under it is retried this many times.
 CAS_ATTEMPTS = 50
-
-
-#: APPEND only when the log's length is ARGV[2] (-1: any); the new length, or -1.
-APPEND_IF_AT = """
-local at = tonumber(ARGV[2])
-if at >= 0 and redis.call('STRLEN', KEYS[1]) ~= at then return -1 end
-return redis.call('APPEND', KEYS[1], ARGV[1])
-"""
-#: HSET a document field only when it still holds ARGV[2] (ARGV[3] == '1': absent).
-SWAP_DOC = """
-local cur = redis.call('HGET', KEYS[1], ARGV[1])
-if ARGV[3] == '1' then
-  if cur then return 0 end
-elseif cur ~= ARGV[2] then
-  return 0
-end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
-redis.call('SADD', KEYS[2], ARGV[5])
-return 1
-"""
 
 
 def _stored(record: dict[str, Any] | None) -> str:
@@ -125,224 +101,6 @@ def _stored(record: dict[str, Any] | None) -> str:
     if isinstance(record, RawRecord):
         return "v" + record.raw.decode("utf-8", "surrogateescape")
     return "v" + dumps(record).decode()
-
-
-class RedisState(StateBackend):
-    """Meta (shared HASH + one HASH per user), the journal STREAM, the change token."""
-
-    def __init__(self, backend: RedisBackend, session_id: str) -> None:
-        self.backend = backend
-        self.session_id = session_id
-        #: Written on every message (several people share the session).
-        self.author = backend.user
-        keys = backend.keys
-        self.k_meta = keys.meta(session_id)
-        self.k_user = keys.user(session_id, backend.user)
-        self.k_users = keys.users(session_id)
-        self.k_journal = keys.journal(session_id)
-        self.k_seq = keys.seq(session_id)
-        self.k_version = keys.version(session_id)
-        self._written: dict[str, str] = {}
-        self._thread_lock = threading.RLock()
-        # Where the last journal read stopped: (seq offset, stream id).
-        self._cursor: tuple[int, str] = (0, "-")
-        self._problems: list[StoreProblem] = []
-
-    @property
-    def problems(self) -> list[StoreProblem]:
-        return list(self._problems)
-
-    # -- meta --------------------------------------------------------------------
-    def read_meta(self) -> dict[str, Any] | None:
-        with self.backend.errors("could not read the session metadata"):
-            pipe = self.backend.client.pipeline(transaction=False)
-            pipe.hgetall(self.k_meta)
-            pipe.hgetall(self.k_user)
-            shared, mine = pipe.execute()
-        out: dict[str, Any] = {}
-        for source, fields in ((shared, SHARED_META), (mine, USER_META)):
-            for raw_key, raw in source.items():
-                key = raw_key.decode()
-                if key not in fields:
-                    continue
-                with contextlib.suppress(ValueError):
-                    out[key] = json.loads(raw)
-                    self._written[key] = raw.decode()
-        return out or None
-
-    def write_meta(self, meta: dict[str, Any], *, durable: bool = True) -> None:
-        shared: dict[str, str] = {}
-        mine: dict[str, str] = {}
-        for key, value in meta.items():
-            text = json.dumps(value, separators=(",", ":"), allow_nan=False)
-            if self._written.get(key) == text:
-                continue  # unchanged since we read it: never clobber another user's edit
-            if key in USER_META:
-                mine[key] = text
-            elif key in SHARED_META:
-                shared[key] = text
-        if not shared and not mine:
-            return
-        with self.backend.errors("could not save the session metadata"):
-            pipe = self.backend.client.pipeline(transaction=True)
-            if shared:
-                pipe.hset(self.k_meta, mapping=shared)
-            if mine:
-                pipe.hset(self.k_user, mapping=mine)
-                pipe.sadd(self.k_users, self.backend.user)
-            pipe.sadd(self.backend.keys.sessions, self.session_id)
-            pipe.execute()
-        self._written.update(shared)
-        self._written.update(mine)
-
-    # -- journal -------------------------------------------------------------------
-    @staticmethod
-    def record_of(fields: Mapping[bytes, bytes]) -> dict[str, Any] | None:
-        """A journal record from a stream entry's fields (None if damaged)."""
-        try:
-            record = json.loads(fields[b"rec"])
-            if not isinstance(record, dict):
-                return None
-            record["seq"] = int(fields[b"seq"])
-            author = fields.get(b"by")
-            if author is not None:
-                record["author"] = author.decode("utf-8", "replace")
-            return record
-        except (KeyError, ValueError):
-            return None
-
-    def journal_read(self, offset: int, end: int | None = None) -> tuple[list[dict[str, Any]], int]:
-        """Records with seq > ``offset`` (an offset is the last seq read), up to ``end``."""
-        if end is not None:  # a bounded read (the history before a known point)
-            with self.backend.errors("could not read the journal"):
-                entries = self.backend.client.xrange(self.k_journal, min="-")
-            bounded = [
-                record
-                for record in (self.record_of(fields) for _, fields in entries)
-                if record is not None and offset < record["seq"] <= end
-            ]
-            return bounded, end
-        last_seq, last_id = self._cursor
-        start = f"({last_id}" if offset == last_seq and last_id != "-" else "-"
-        with self.backend.errors("could not read the journal"):
-            entries = self.backend.client.xrange(self.k_journal, min=start)
-        records: list[dict[str, Any]] = []
-        new_offset = offset
-        for stream_id, fields in entries:
-            record = self.record_of(fields)
-            if record is None:
-                problem = StoreProblem(
-                    "foley-tui", "journal", self.k_journal, f"unreadable entry {stream_id!r}"
-                )
-                if problem not in self._problems:
-                    self._problems.append(problem)
-                continue
-            if record["seq"] <= offset:
-                continue
-            records.append(record)
-            new_offset = max(new_offset, record["seq"])
-            self._cursor = (new_offset, stream_id.decode())
-        if not entries and start == "-":
-            self._cursor = (offset, "-")
-        return records, new_offset
-
-    def took(self, seq: int, stream_id: str) -> None:
-        """Our own entry was taken as read (the journal had no entry between)."""
-        self._cursor = (seq, stream_id)
-
-    def journal_tail(self) -> tuple[int | None, int]:
-        """The last seq handed out (offsets are seqs on Redis)."""
-        with self.backend.errors("could not read the journal"):
-            value = self.backend.client.get(self.k_seq)
-        seq = int(value or 0)
-        return (seq or None), seq
-
-    def journal_append(
-        self, offset: int, build: Callable[[list[dict[str, Any]]], dict[str, Any]]
-    ) -> JournalAppend:
-        """Append a record as it is (import): its seq is kept and the counter follows.
-        (Decisions append in their own atomic script, not here.)"""
-        record = build([])
-        seq = int(record["seq"])
-        body = {k: v for k, v in record.items() if k not in ("seq", "author")}
-        fields = {"seq": seq, "rec": json.dumps(body, separators=(",", ":"), allow_nan=False)}
-        if isinstance(record.get("author"), str):
-            fields["by"] = record["author"]
-        with self.backend.errors("could not journal the decision"):
-            pipe = self.backend.client.pipeline(transaction=True)
-            pipe.xadd(self.k_journal, fields)
-            pipe.eval(
-                "if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(ARGV[1]) then "
-                "redis.call('SET', KEYS[1], ARGV[1]) end",
-                1,
-                self.k_seq,
-                seq,
-            )
-            pipe.execute()
-        return JournalAppend([], offset, seq - 1, seq)
-
-    def journal_token(self) -> Hashable:
-        with self.backend.errors("could not read the journal"):
-            return self.backend.client.get(self.k_seq)
-
-    @contextlib.contextmanager
-    def lock(self) -> Iterator[None]:
-        # Decisions are compare-and-swap scripts: no cross-process lock is needed.
-        with self._thread_lock:
-            yield
-
-    # -- our logs and documents (the conversation, the usage counters) ------------------
-    # Logs are STRINGs appended only if they still end where the writer read up to, and
-    # documents fields of the session's ``extra`` HASH swapped only if unchanged: the
-    # compare-and-swap that replaces a cross-process lock (the caller re-reads and retries).
-    def append_line(
-        self, name: str, line: bytes, *, expect: int | None = None
-    ) -> tuple[int, int] | None:
-        key = self.backend.keys.log(self.session_id, name)
-        with self.backend.errors(f"could not append to {name}"):
-            end = int(
-                self.backend.client.eval(
-                    APPEND_IF_AT, 1, key, line, -1 if expect is None else expect
-                )
-            )
-        return None if end < 0 else (end - len(line), end)
-
-    def read_from(self, name: str, offset: int) -> bytes:
-        key = self.backend.keys.log(self.session_id, name)
-        with self.backend.errors(f"could not read {name}"):
-            data = self.backend.client.getrange(key, offset, -1)
-        return bytes(data or b"")
-
-    def token_of(self, name: str) -> Hashable:
-        keys = self.backend.keys
-        with self.backend.errors(f"could not read {name}"):
-            pipe = self.backend.client.pipeline(transaction=False)
-            pipe.strlen(keys.log(self.session_id, name))
-            pipe.hget(keys.extra(self.session_id), name)
-            length, doc = pipe.execute()
-        return (length, doc)
-
-    def read_doc(self, name: str) -> bytes | None:
-        with self.backend.errors(f"could not read {name}"):
-            data = self.backend.client.hget(self.backend.keys.extra(self.session_id), name)
-        return None if data is None else bytes(data)
-
-    def swap_doc(self, name: str, old: bytes | None, new: bytes) -> bool:
-        keys = self.backend.keys
-        absent = "1" if old is None else "0"
-        with self.backend.errors(f"could not save {name}"):
-            done = self.backend.client.eval(
-                SWAP_DOC,
-                2,
-                keys.extra(self.session_id),
-                keys.sessions,
-                name,
-                old or b"",
-                absent,
-                new,
-                self.session_id,
-            )
-        return bool(done)
 
 
 class RedisSessionStore(SessionStore):
@@ -721,4 +479,4 @@ def _parse_rows(raws: list[bytes | None]) -> list[Any]:
     return out
 
 
-__all__ = ["RedisSessionStore", "RedisState", "UndoConflictError"]
+__all__ = ["RedisSessionStore", "UndoConflictError"]
