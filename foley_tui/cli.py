@@ -24,6 +24,7 @@ from foley_tui.terminal import escaping_streams
 COMMAND_MODULES: tuple[str, ...] = (
     "foley_tui.cli_audio",
     "foley_tui.cli_store",
+    "foley_tui.cli_candidates",
     "foley_tui.cli_scene",
     "foley_tui.cli_app",
     "foley_tui.cli_demo",
