@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from foley_tui.cli import CliError
 from foley_tui.cli_common import data_dir_of, open_session
 from foley_tui.limits import VOLUME_RANGE_DB
+
+if TYPE_CHECKING:
+    from foley_tui.audio.base import Player
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -119,8 +121,7 @@ def _candidate(args: argparse.Namespace, sound_id: str) -> dict[str, Any]:
 
 
 def run_play(args: argparse.Namespace) -> int:
-    from foley_tui.audio.base import PlayerState, PlayerStatus, Source
-    from foley_tui.audio.player import make_player
+    from foley_tui.audio.base import Source
     from foley_tui.audio.resolve import resolve
 
     data = data_dir_of(args)
@@ -137,10 +138,30 @@ def run_play(args: argparse.Namespace) -> int:
     if not math.isfinite(args.start) or args.start < 0:
         raise CliError("--start must be a non-negative number of seconds")
 
-    player = make_player(args.device)
+    player = open_output(args.device)
+    player.set_volume_db(args.volume)
+    if args.loudness is not None:
+        player.set_loudness_match(True, args.loudness)
+    return play_to_end(player, lambda: player.play(source, args.start))
+
+
+def open_output(device: str | None) -> Player:
+    """The real output for a headless verb (``play``, ``play-scene``), or a one-line
+    error saying why there is none."""
+    from foley_tui.audio.player import make_player
+
+    player = make_player(device)
     if not player.available:
         player.close()
         raise CliError(player.device_name, status=1)
+    return player
+
+
+def play_to_end(player: Player, start: Callable[[], None]) -> int:
+    """Start (a preview or a scene), wait until the player stops, let the device play out
+    its buffer, close it. 0, or 130 on Ctrl+C; the player's error as a CLI error."""
+    from foley_tui.audio.base import PlayerState, PlayerStatus
+
     finished = threading.Event()
     outcome: list[PlayerStatus] = []
 
@@ -150,11 +171,8 @@ def run_play(args: argparse.Namespace) -> int:
             finished.set()
 
     player.set_state_callback(on_state)
-    player.set_volume_db(args.volume)
-    if args.loudness is not None:
-        player.set_loudness_match(True, args.loudness)
     try:
-        player.play(source, args.start)
+        start()
         while not finished.wait(0.1):
             pass
         # The last frame has reached PortAudio; let the device play out its buffer.
@@ -167,6 +185,5 @@ def run_play(args: argparse.Namespace) -> int:
         player.close()
     error = outcome[-1].error if outcome else None
     if error:
-        print(f"foley-tui: error: {error}", file=sys.stderr)
-        return 1
+        raise CliError(error, status=1)
     return 0

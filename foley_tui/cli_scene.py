@@ -19,7 +19,6 @@ import argparse
 import functools
 import math
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -171,8 +170,7 @@ def cmd_scene(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ play-scene
 @_guard
 def cmd_play_scene(args: argparse.Namespace) -> int:
-    from foley_tui.audio.base import PlayerState, PlayerStatus
-    from foley_tui.audio.player import make_player
+    from foley_tui.cli_audio import open_output, play_to_end
 
     store = _store(args)
     model = _model(args, store)
@@ -183,34 +181,10 @@ def cmd_play_scene(args: argparse.Namespace) -> int:
         raise CliError("nothing to play: no placed, playable pick and no narration", status=1)
     if args.end is not None and args.end <= start:
         raise CliError("--to must be after --from")
-    player = make_player(args.device)
-    if not player.available:
-        player.close()
-        raise CliError(player.device_name, status=1)
-    finished = threading.Event()
-    outcome: list[PlayerStatus] = []
-
-    def on_state(status: PlayerStatus) -> None:
-        if status.state is PlayerState.STOPPED:
-            outcome.append(status)
-            finished.set()
-
+    player = open_output(args.device)
     player.set_volume_db(args.volume)
-    player.set_state_callback(on_state)
     _announce(model, scene, player.device_name)
-    try:
-        player.play_scene(scene, start, args.end)
-        while not finished.wait(0.1):
-            pass
-    except KeyboardInterrupt:
-        player.stop()
-        return 130
-    finally:
-        player.close()
-    error = outcome[-1].error if outcome else None
-    if error:
-        raise CliError(error, status=1)
-    return 0
+    return play_to_end(player, lambda: player.play_scene(scene, start, args.end))
 
 
 def _scene_and_start(
