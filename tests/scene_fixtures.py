@@ -130,6 +130,23 @@ def make_tone_session(data_dir: Path, folder: Path, rate: int) -> ToneSession:
     return ToneSession(session_id, rate, narration_path, words_path, ids)
 
 
+def attach_narration(tones: ToneSession) -> int:
+    """``foley-tui session narration SESSION FILE --words W`` on the tone session: the
+    CLI's exit status."""
+    from foley_tui.cli import main
+
+    return main(
+        [
+            "session",
+            "narration",
+            tones.session_id,
+            str(tones.narration_path),
+            "--words",
+            str(tones.words_path),
+        ]
+    )
+
+
 def placed_tone(spec: Tone, rate: int, frames: int) -> Audio:
     """``spec`` alone on the scene clock (zeros elsewhere); a looping bed fills its span."""
     out = np.zeros((frames, 2), np.float32)

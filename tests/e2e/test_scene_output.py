@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
-from foley_tui.cli import main
 from tests.alsa_capture import AlsaCapture, strip_silence
 from tests.e2e.test_audio_output import require_portaudio
 from tests.scene_fixtures import (
     TONES,
+    attach_narration,
     expected_mix,
     find_tones,
     in_context_tones,
@@ -52,19 +52,7 @@ def test_play_scene_and_in_context_reach_the_output_on_time(tmp_path: Path) -> N
     rate = int(match.group(1))
     data_dir = Path(os.environ["FOLEY_DATA_DIR"])
     tones = make_tone_session(data_dir, tmp_path / "audio", rate)
-    assert (
-        main(
-            [
-                "session",
-                "narration",
-                tones.session_id,
-                str(tones.narration_path),
-                "--words",
-                str(tones.words_path),
-            ]
-        )
-        == 0
-    )
+    assert attach_narration(tones) == 0
 
     played = _run(env, "play-scene", tones.session_id)
     assert played.returncode == 0, played.stderr

@@ -15,6 +15,7 @@ from foley_tui.scene.narration import read_narration, sha256_of
 from foley_tui.store import SessionService
 from tests.scene_fixtures import (
     TONES,
+    attach_narration,
     expected_mix,
     find_tones,
     in_context_tones,
@@ -28,19 +29,7 @@ def test_narration_is_a_reference_with_its_hash(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
-    assert (
-        main(
-            [
-                "session",
-                "narration",
-                tones.session_id,
-                str(tones.narration_path),
-                "--words",
-                str(tones.words_path),
-            ]
-        )
-        == 0
-    )
+    assert attach_narration(tones) == 0
     store = SessionService(data_dir).get(tones.session_id)
     session_path = store.session_path
     assert session_path is not None
@@ -130,19 +119,7 @@ def test_render_scene_is_the_mix_of_tones_at_their_onsets(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
-    assert (
-        main(
-            [
-                "session",
-                "narration",
-                tones.session_id,
-                str(tones.narration_path),
-                "--words",
-                str(tones.words_path),
-            ]
-        )
-        == 0
-    )
+    assert attach_narration(tones) == 0
     out = tmp_path / "mix.wav"
     assert main(["render-scene", tones.session_id, "-o", str(out), "--float"]) == 0
     assert "left out: zebra" in capsys.readouterr().err
@@ -173,19 +150,7 @@ def test_a_candidate_in_context_replaces_its_alternative(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
-    assert (
-        main(
-            [
-                "session",
-                "narration",
-                tones.session_id,
-                str(tones.narration_path),
-                "--words",
-                str(tones.words_path),
-            ]
-        )
-        == 0
-    )
+    assert attach_narration(tones) == 0
     out = tmp_path / "context.wav"
     # ALT sits at its event's suggestion (on 'door', 0.4 s); a 0.25 s pre-roll starts
     # the mix at 0.15 s; the picked alternative "slam" is left out.
@@ -231,19 +196,7 @@ def test_a_candidate_in_context_replaces_its_alternative(
 
 def test_export_carries_the_narration_reference(data_dir: Path, tmp_path: Path) -> None:
     tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
-    assert (
-        main(
-            [
-                "session",
-                "narration",
-                tones.session_id,
-                str(tones.narration_path),
-                "--words",
-                str(tones.words_path),
-            ]
-        )
-        == 0
-    )
+    assert attach_narration(tones) == 0
     service = SessionService(data_dir)
     doc = service.export_session(tones.session_id)
     assert doc["schema_version"] == 2
