@@ -301,7 +301,25 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
         self.durable = durable
         self.problems: list[StoreProblem] = []
         self.files = SafeFiles(self.path, durable=durable)
-        self.store = dol_namespace(self.files)
+        self._store: MutableMapping[str, dict[str, Any]] | None = None
+
+    @property
+    def store(self) -> MutableMapping[str, dict[str, Any]]:
+        """The dol store of this namespace (writes and deletes go through it).
+
+        Built on first use: importing dol costs about 65 ms, a sixth of a first paint,
+        so opening a session reads without it (:meth:`read` decodes with the same codec)
+        and the loader builds it in its worker once the list is on screen (:meth:`warm`).
+        Two threads building it at once both get a working store (the same wrapping).
+        """
+        store = self._store
+        if store is None:
+            store = self._store = dol_namespace(self.files)
+        return store
+
+    def warm(self) -> None:
+        """Build the dol store now (a worker calls this after the first paint)."""
+        _ = self.store
 
     # -- helpers --------------------------------------------------------------
     def file_of(self, key: str) -> str:
@@ -363,14 +381,16 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
         return entries, problems
 
     def read(self, key: str, *, retry: bool = True) -> dict[str, Any]:
-        """The record of ``key`` through the dol store; an empty or unparsable file is
-        re-read for ~50 ms (foley writes in place)."""
-        encode_key(key)  # an invalid key is the caller's error, not a missing entry
+        """The record of ``key``: its file's bytes through the byte layer, decoded with
+        the codec the dol store uses (what ``self.store[key]`` does, without needing dol
+        imported: see :attr:`store`); an empty or unparsable file is re-read for ~50 ms
+        (foley writes in place)."""
+        name = encode_key(key)  # an invalid key is the caller's error, not a missing entry
         delays = RETRY_DELAYS if retry else ()
         attempt = 0
         while True:
             try:
-                return self.store[key]
+                return loads_object(self.files[name])
             except KeyError:
                 raise KeyError(key) from None
             except DecodeError as exc:

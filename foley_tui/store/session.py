@@ -136,6 +136,14 @@ class SessionStore(UndoMixin, RowsMixin, MetaMixin):
         self.meta()
         return self.problems()
 
+    def warm(self) -> None:
+        """Build what opening skipped to paint sooner (the namespaces' dol stores): call
+        it from a worker once the list is on screen, so the first decision does not pay
+        for it."""
+        for ns in (self.candidates, self.picks_ns, self.rejects_ns):
+            if isinstance(ns, FileNamespace):
+                ns.warm()
+
     # ------------------------------------------------------------------ change token
     def change_token(self) -> Hashable:
         """Differs after any write to candidates, picks, rejects or the journal.
