@@ -16,6 +16,7 @@ from textual.message import Message
 from foley_tui.audio.base import PlayerStatus, Source, Unplayable
 from foley_tui.audition.change import Outside
 from foley_tui.model import Pick, Reject, Row
+from foley_tui.store.index_db import Page
 
 
 class IdsListed(Message):
@@ -35,6 +36,16 @@ class IdsListed(Message):
         self.rows = rows
         """Provisional rows from the stored index (names checked, stats not yet), when the
         index could be used; the exact rows follow in :class:`RowsLoaded`."""
+
+
+class PageListed(Message):
+    """The first screen of a big session, from the stored index (before the whole list)."""
+
+    def __init__(self, page: Page, picks: dict[str, Pick], rejects: dict[str, Reject]) -> None:
+        super().__init__()
+        self.page = page
+        self.picks = picks
+        self.rejects = rejects
 
 
 class LoadProgress(Message):

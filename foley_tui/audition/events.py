@@ -47,6 +47,16 @@ def event_key(event: Mapping[str, Any]) -> str:
     return json.dumps(event, sort_keys=True, separators=(",", ":"), default=str)
 
 
+PENDING = "\x1fpending\x1f"
+"""A row of the first paint not fetched yet (see :meth:`Listing.set_page`): the list shows
+it as a placeholder; it is neither a candidate nor a header."""
+
+
+def is_candidate(entry: str) -> bool:
+    """A view entry that is a sound id (not an event header, not a pending row)."""
+    return entry[:1] != "\x1f"
+
+
 def header(key: str) -> str:
     return HEADER + key
 

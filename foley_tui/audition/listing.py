@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from foley_tui.audition.events import EventInfo, grouped, is_header
+from foley_tui.audition.events import PENDING, EventInfo, grouped, is_candidate, is_header
 from foley_tui.model import LAYERS, Pick, Reject, Row, Status
 from foley_tui.scene.placement import Placement, effective_placement
 from foley_tui.store.records import Verdicts
@@ -106,6 +106,10 @@ class ViewSettings:
         )
 
 
+def _page_key(settings: ViewSettings) -> tuple[str, str, str]:
+    return (settings.sort, settings.status_filter, settings.query)
+
+
 @dataclass(slots=True)
 class Decisions:
     """The picks and rejects of a session, kept in memory and updated on each write."""
@@ -163,15 +167,42 @@ class Listing:
         """True once the candidates' events were read (big sessions skip them)."""
         self._search: dict[str, str] = {}
         self._ids_set: set[str] | None = None
+        self._page: tuple[list[str], int, tuple[str, str, str]] | None = None
+        """The first paint's page: (its view with :data:`PENDING` around the fetched
+        rows, the session's size, the view settings it was fetched for); None once the
+        whole list is in (:meth:`set_ids`, :meth:`set_rows`)."""
+
+    @property
+    def provisional(self) -> bool:
+        """Only one page of the list is known (the first paint of a big session)."""
+        return self._page is not None
 
     @property
     def total(self) -> int:
-        return len(self.ids)
+        return self._page[1] if self._page is not None else len(self.ids)
 
     def contains(self, sound_id: str) -> bool:
+        if self._page is not None:
+            return True  # not known yet: no pick is a ghost before the list is in
         if self._ids_set is None:
             self._ids_set = set(self.ids)
         return sound_id in self._ids_set
+
+    def set_page(
+        self, rows: list[Row], offset: int, shown: int, total: int, settings: ViewSettings
+    ) -> None:
+        """First paint of a big session: one page of the view (``rows`` at ``offset`` of
+        ``shown`` entries, fetched from the stored index for ``settings``) in a session
+        of ``total`` candidates. The rest of the view is :data:`PENDING` until
+        :meth:`set_ids` or :meth:`set_rows` brings the whole list (a view change
+        meanwhile shows the fetched rows only)."""
+        self.rows = {row.sound_id: row for row in rows}
+        self.ids = [row.sound_id for row in rows]
+        self._ids_set = None
+        self._search.clear()
+        tail = max(shown - offset - len(rows), 0)
+        view = [PENDING] * offset + self.ids + [PENDING] * tail
+        self._page = (view, total, _page_key(settings))
 
     def set_ids(self, ids: list[str]) -> None:
         """First paint: ids only (no Row objects: 100k of them would delay the paint);
@@ -179,6 +210,7 @@ class Listing:
         self.ids = ids
         self.rows = {}
         self._ids_set = None
+        self._page = None
         self._search.clear()
 
     def add_rows(self, rows: list[Row]) -> None:
@@ -195,6 +227,7 @@ class Listing:
         self.rows = {row.sound_id: row for row in rows}
         self.ids = list(self.rows)
         self._ids_set = None
+        self._page = None
         self._search.clear()
 
     def _text(self, sound_id: str) -> str:
@@ -209,6 +242,9 @@ class Listing:
 
     def apply(self, settings: ViewSettings) -> list[str]:
         """Recompute and return ``view`` for ``settings``."""
+        if self._page is not None and self._page[2] == _page_key(settings):
+            self.view = list(self._page[0])  # the page was fetched for this view
+            return self.view
         ids: list[str] = self.ids
         wanted = settings.status_filter
         if wanted == UNPICKED_EVENTS:
@@ -242,7 +278,7 @@ class Listing:
     def ghosts(self) -> list[str]:
         """Picks with no cached candidate (foley's ``plan`` drops them), sorted; none
         before the ids are listed."""
-        if not self.ids:
+        if not self.ids or self._page is not None:
             return []
         contains = self.contains
         return sorted(sid for sid in self.decisions.picks if not contains(sid))
@@ -328,7 +364,7 @@ class Listing:
         status = self.decisions.status
         view = self.view
         for index in range(after + 1, len(view)):
-            if not is_header(view[index]) and status(view[index]) is Status.UNDECIDED:
+            if is_candidate(view[index]) and status(view[index]) is Status.UNDECIDED:
                 return index
         return None
 
@@ -367,8 +403,8 @@ class Listing:
         contains = self.contains
         picked = {sid for sid in self.decisions.picks if contains(sid)}
         rejected = {sid for sid in self.decisions.rejects if contains(sid)}
-        total = len(self.ids)
-        return len(picked), len(rejected), total - len(picked | rejected), total
+        total = self.total
+        return len(picked), len(rejected), max(total - len(picked | rejected), 0), total
 
     def conflicts(self) -> int:
         """Candidates both picked and rejected."""

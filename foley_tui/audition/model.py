@@ -39,6 +39,7 @@ from foley_tui.model import (
 from foley_tui.scene.reading import read_onset
 from foley_tui.store import JournalEntry, SessionStore, UndoConflictError
 from foley_tui.store.changes import DecisionWatch, watch
+from foley_tui.store.index_db import Page
 
 VOLUME_STEP_DB = 2.0
 VOLUME_RANGE_DB = (-40.0, 12.0)
@@ -108,6 +109,22 @@ class AuditionModel:
             notices.append(f"Could not record the session as opened: {exc}")
         return self._refresh_undo() | Change(status=True, player=True, notices=tuple(notices))
 
+    def page_listed(
+        self, page: Page, picks: Mapping[str, Pick], rejects: Mapping[str, Reject]
+    ) -> Change:
+        """First paint of a session with a stored index: the screen of the view around
+        the saved cursor (the whole list follows with :meth:`listed` or
+        :meth:`loaded_rows`)."""
+        total = page.candidates if page.candidates is not None else page.total
+        self.listing.set_page(page.rows, page.offset, page.total, total, self.view)
+        self.listing.decisions.picks = dict(picks)
+        self.listing.decisions.rejects = dict(rejects)
+        self.loading = f"checking {total:,} files"
+        keep = self.restore_cursor
+        if keep is None or keep not in self.listing.rows:
+            keep = page.rows[0].sound_id if page.rows else None
+        return self._reapply(keep=keep)
+
     def listed(
         self,
         ids: Sequence[str],
@@ -124,7 +141,7 @@ class AuditionModel:
             self.loading = f"columns 0/{len(ids):,}"
         self.listing.decisions.picks = dict(picks)
         self.listing.decisions.rejects = dict(rejects)
-        return self._reapply(keep=self.restore_cursor)
+        return self._reapply(keep=self.cursor if self.user_moved else self.restore_cursor)
 
     def progress(self, done: int, total: int) -> Change:
         if self.loaded:

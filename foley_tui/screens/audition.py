@@ -37,6 +37,7 @@ from foley_tui.messages import (
     IdsListed,
     LoadProgress,
     OutsideChanged,
+    PageListed,
     PeaksReady,
     PlayerStateChanged,
     PlayheadMoved,
@@ -273,6 +274,10 @@ class AuditionScreen(Screen[None]):
     # -- messages from workers, the list and the player --------------------------------
     def on_ids_listed(self, message: IdsListed) -> None:
         self.apply(self.model.listed(message.ids, message.picks, message.rejects, message.rows))
+        self.call_after_refresh(self.loader.painted.set)
+
+    def on_page_listed(self, message: PageListed) -> None:
+        self.apply(self.model.page_listed(message.page, message.picks, message.rejects))
         self.call_after_refresh(self.loader.painted.set)
 
     def on_load_progress(self, message: LoadProgress) -> None:

@@ -22,14 +22,22 @@ from foley_tui.messages import (
     IdsListed,
     LoadProgress,
     OutsideChanged,
+    PageListed,
     RowsLoaded,
     RowsParsed,
     StoreReachability,
 )
 from foley_tui.model import Row
+from foley_tui.store.index_db import STATUS_FILTERS as PAGED_STATUS
+from foley_tui.store.index_db import Page
 
 if TYPE_CHECKING:
     from foley_tui.screens.audition import AuditionScreen
+
+
+FIRST_PAGE_ROWS = 240
+"""Rows of the first paint from the stored index: a tall terminal's screen, with room to
+move a few pages either way before the whole list is in."""
 
 
 class SessionLoader:
@@ -51,20 +59,46 @@ class SessionLoader:
             name="load session",
         )
 
+    def _first_page(self) -> Page | None:
+        """The screen of the saved view around the saved cursor, from the stored index
+        (O(screen): the same cost at 1k and 100k candidates); None when there is no
+        usable index or the view is one the index cannot order."""
+        view = self.model.view
+        if view.status_filter not in PAGED_STATUS or view.sort == "onset":
+            return None  # onset order puts anchors apart; event filters need events
+        try:
+            return self.model.store.page(
+                sort=view.sort,
+                status=view.status_filter,
+                query=view.query,
+                limit=FIRST_PAGE_ROWS,
+                around=self.model.restore_cursor,
+            )
+        except (OSError, ValueError):
+            return None
+
     def _load(self) -> None:
-        """First paint from the stored index when its names still match the folder (all
-        columns at once), else from the file names; then the exact, validated rows."""
+        """First paint: one page from the stored index when there is one (the whole list
+        then comes with every file checked), else the file names, or the index's rows
+        when its names still match the folder; then the exact, validated rows."""
         store = self.model.store
         post = self.screen.post_message
-        quick = store.quick_rows()
-        if quick is not None:
-            ids = [row.sound_id for row in quick]
-            post(IdsListed(ids, store.picks(), store.rejects(), rows=quick))
+        page = self._first_page()
+        if page is not None:
+            post(PageListed(page, store.picks(), store.rejects()))
         else:
-            post(IdsListed(store.candidate_ids(), store.picks(), store.rejects()))
+            quick = store.quick_rows()
+            if quick is not None:
+                ids = [row.sound_id for row in quick]
+                post(IdsListed(ids, store.picks(), store.rejects(), rows=quick))
+            else:
+                post(IdsListed(store.candidate_ids(), store.picks(), store.rejects()))
         # Let the main thread paint the rows before this thread competes for the GIL
         # with seconds of index work.
         self.painted.wait(timeout=1.0)
+        warm = getattr(store, "warm", None)
+        if callable(warm):
+            warm()
         # Taken before the rows are read, so a write during the load shows on the next poll.
         self.model.begin_load()
         last = 0.0

@@ -285,43 +285,37 @@ class Page:
     total: int
     offset: int
     verified: bool
+    candidates: int | None = None
+    """How many candidates the whole session has (the index's row count)."""
+
+
+#: Each sort's order terms (SQL expression, descending?); every order ends in the rank.
+_ORDER_TERMS: dict[str, tuple[tuple[str, bool], ...]] = {
+    "rank": (("r.pos", False),),
+    "caption": (("(r.fold = '')", False), ("r.fold", False), ("r.pos", False)),
+    "duration": (("(r.duration IS NULL)", False), ("r.duration", False), ("r.pos", False)),
+    "score": (("(r.score IS NULL)", False), ("r.score", True), ("r.pos", False)),
+    "layer": (("(d.layer IS NULL)", False), ("d.layer", False), ("r.pos", False)),
+    "onset": (("(d.onset IS NULL)", False), ("d.onset", False), ("r.pos", False)),
+}
 
 
 def _order_sql(sort: str) -> str:
-    if sort == "caption":
-        return "(r.fold = ''), r.fold, r.pos"
-    if sort == "duration":
-        return "(r.duration IS NULL), r.duration, r.pos"
-    if sort == "score":
-        return "(r.score IS NULL), r.score DESC, r.pos"
-    if sort == "layer":
-        return "(d.layer IS NULL), d.layer, r.pos"
-    if sort == "onset":
-        return "(d.onset IS NULL), d.onset, r.pos"
-    return "r.pos"
+    return ", ".join(expr + (" DESC" if desc else "") for expr, desc in _ORDER_TERMS[sort])
 
 
-def page(
+def _view_sql(
     db: sqlite3.Connection,
     *,
-    sort: str = "rank",
-    status: str = "all",
-    query: str = "",
-    offset: int = 0,
-    limit: int = 100,
-    picks: Mapping[str, tuple[str | None, float | None]] | None = None,
-    rejects: Iterable[str] = (),
-    verified: bool = False,
-    searchable: bool = True,
-    row_count: int | None = None,
-) -> Page:
-    """A page of the view (sort, status filter, ``/`` filter) straight from the index.
-
-    ``picks`` maps picked ids to (layer, numeric onset or None) (the layer and onset
-    sorts); ``rejects`` are the rejected ids. Each whitespace-separated term of ``query``
-    must be a substring of the row's search text (as the list filters); terms of three
-    characters or more go through the trigram index, shorter ones are a scan.
-    """
+    sort: str,
+    status: str,
+    query: str,
+    picks: Mapping[str, tuple[str | None, float | None]] | None,
+    rejects: Iterable[str],
+    searchable: bool,
+) -> tuple[str, list[Any], bool]:
+    """The ``FROM ... WHERE`` of a view (the decisions loaded into a temp table), its
+    parameters, and whether it filters anything."""
     if sort not in SORTS:
         raise ValueError(f"unknown sort {sort!r}")
     if status not in STATUS_FILTERS:
@@ -362,7 +356,85 @@ def page(
         where.insert(0, "r.pos IN (SELECT rowid FROM rows_fts WHERE rows_fts MATCH ?)")
         params.insert(0, " AND ".join(phrases))
     clause = (" WHERE " + " AND ".join(where)) if where else ""
-    base = f"FROM rows r LEFT JOIN temp.decided d ON d.key = r.key{clause}"
+    return f"FROM rows r LEFT JOIN temp.decided d ON d.key = r.key{clause}", params, bool(where)
+
+
+def position(
+    db: sqlite3.Connection,
+    key: str,
+    *,
+    sort: str = "rank",
+    status: str = "all",
+    query: str = "",
+    picks: Mapping[str, tuple[str | None, float | None]] | None = None,
+    rejects: Iterable[str] = (),
+    searchable: bool = True,
+) -> int | None:
+    """Where ``key`` is in the view (its offset), None when the view does not show it.
+
+    Two scans at most, no sort: the row's order values, then a count of the rows that
+    come before them (so a saved cursor deep in a big session is painted first)."""
+    base, params, _ = _view_sql(
+        db,
+        sort=sort,
+        status=status,
+        query=query,
+        picks=picks,
+        rejects=rejects,
+        searchable=searchable,
+    )
+    terms = _ORDER_TERMS[sort]
+    glue = " AND " if " WHERE " in base else " WHERE "
+    found = db.execute(
+        f"SELECT {', '.join(expr for expr, _ in terms)} {base}{glue}r.key = ? LIMIT 1",
+        [*params, key],
+    ).fetchone()
+    if found is None:
+        return None
+    # Lexicographic "before": t0 < k0 OR (t0 IS k0 AND (t1 < k1 OR (...))); ``IS`` is
+    # equality that holds for NULLs, which the IS NULL terms have already ordered.
+    before, values = "", list[Any]()
+    for (expr, desc), value in reversed(list(zip(terms, found, strict=True))):
+        less = f"{expr} {'>' if desc else '<'} ?"
+        if before:
+            before = f"({less} OR ({expr} IS ? AND {before}))"
+            values = [value, value, *values]
+        else:
+            before, values = f"({less})", [value]
+    (count,) = db.execute(f"SELECT count(*) {base}{glue}{before}", [*params, *values]).fetchone()
+    return int(count)
+
+
+def page(
+    db: sqlite3.Connection,
+    *,
+    sort: str = "rank",
+    status: str = "all",
+    query: str = "",
+    offset: int = 0,
+    limit: int = 100,
+    picks: Mapping[str, tuple[str | None, float | None]] | None = None,
+    rejects: Iterable[str] = (),
+    verified: bool = False,
+    searchable: bool = True,
+    row_count: int | None = None,
+) -> Page:
+    """A page of the view (sort, status filter, ``/`` filter) straight from the index.
+
+    ``picks`` maps picked ids to (layer, numeric onset or None) (the layer and onset
+    sorts); ``rejects`` are the rejected ids. Each whitespace-separated term of ``query``
+    must be a substring of the row's search text (as the list filters); terms of three
+    characters or more go through the trigram index, shorter ones are a scan.
+    """
+    base, params, where = _view_sql(
+        db,
+        sort=sort,
+        status=status,
+        query=query,
+        picks=picks,
+        rejects=rejects,
+        searchable=searchable,
+    )
     if not where and row_count is not None:
         total = row_count  # the whole list: no need to count it
     else:
@@ -416,4 +488,4 @@ def page(
             _name,
         ) in found
     ]
-    return Page(rows, total, offset, verified)
+    return Page(rows, total, offset, verified, row_count)

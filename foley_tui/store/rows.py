@@ -216,6 +216,7 @@ class RowsMixin(StoreReads):
         query: str = "",
         offset: int = 0,
         limit: int = 100,
+        around: str | None = None,
     ) -> Page | None:
         """One screen of the list straight from the stored index: O(screen), not O(session).
 
@@ -246,6 +247,19 @@ class RowsMixin(StoreReads):
         }
         rejects = list(self.rejects())
         try:
+            if around is not None:
+                at = index_db.position(
+                    db,
+                    around,
+                    sort=sort,
+                    status=status,
+                    query=query,
+                    picks=picks,
+                    rejects=rejects,
+                    searchable=searchable,
+                )
+                if at is not None:
+                    offset = max(0, at - limit // 2)
             return index_db.page(
                 db,
                 sort=sort,

@@ -27,7 +27,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from foley_tui import keymap
-from foley_tui.audition.events import is_header, key_of
+from foley_tui.audition.events import is_candidate, is_header, key_of
 from foley_tui.audition.listing import Listing
 from foley_tui.audition.text import column, fit, format_duration, format_score
 from foley_tui.model import Pick, Status, format_onset
@@ -139,7 +139,7 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
     @property
     def highlighted(self) -> str | None:
         view = self.listing.view
-        if 0 <= self.cursor < len(view) and not is_header(view[self.cursor]):
+        if 0 <= self.cursor < len(view) and is_candidate(view[self.cursor]):
             return view[self.cursor]
         return None
 
@@ -154,6 +154,10 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
             with contextlib.suppress(ValueError):
                 index = view.index(keep)
         self.move_to(index, force_post=True)
+        # The new virtual size reaches the scrollbars at the next layout; until then a
+        # scroll to a row beyond the old size is clamped (a saved cursor deep in a big
+        # session would paint the top of the list): scroll again once it is in.
+        self.call_after_refresh(self.scroll_to_cursor)
         self.refresh()
 
     def refresh_rows(self) -> None:
@@ -257,6 +261,13 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         if strip is None:
             if is_header(sound_id):
                 strip = self._render_header(key_of(sound_id), width)
+            elif not is_candidate(sound_id):  # a row of the first paint not fetched yet
+                style = self.get_component_rich_style("candidate-list--pending")
+                if index == self.cursor:
+                    style += self.get_component_rich_style("candidate-list--cursor")
+                strip = Strip([Segment(column("", 3) + "…", style)]).adjust_cell_length(
+                    width, style
+                )
             else:
                 strip = self._render_row(sound_id, columns, width, index == self.cursor)
             if len(self._cache) > 2000:

@@ -1,53 +1,122 @@
-"""First paint: a reopened session shows every column at once from the stored index;
-a session without a usable index shows its ids first, and the columns follow."""
+"""First paint: a reopened session paints one screen from the stored index (around the
+saved cursor, the same work at any size) and the whole list follows with every file
+checked; a session without a usable index shows its ids first, and the columns follow."""
 
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.message import Message
 
-from foley_tui.messages import IdsListed, RowsLoaded
+from foley_tui.audition.events import PENDING
+from foley_tui.messages import IdsListed, PageListed, RowsLoaded
 from foley_tui.model import Row
+from foley_tui.screens.audition_loader import FIRST_PAGE_ROWS
 from foley_tui.store import SessionStore
 from tests.ui.conftest import IDS, SIZE, Session, ready
+from tests.ui.seed import seed_session
 
 
-async def _first_messages(session: Session) -> tuple[IdsListed, RowsLoaded]:
+async def _first_messages(session: Session) -> tuple[IdsListed | PageListed, RowsLoaded]:
     seen: list[Message] = []
     app = session.app()
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await ready(pilot)
     # A message is seen once per node it bubbles through: count distinct messages.
-    listed = list({id(m): m for m in seen if isinstance(m, IdsListed)}.values())
+    first = list({id(m): m for m in seen if isinstance(m, IdsListed | PageListed)}.values())
     loaded = list({id(m): m for m in seen if isinstance(m, RowsLoaded)}.values())
-    assert len(listed) == 1 and len(loaded) == 1
-    return listed[0], loaded[0]
+    assert len(first) == 1 and len(loaded) == 1
+    return first[0], loaded[0]
 
 
-async def test_reopen_paints_full_rows_from_the_index(session: Session) -> None:
+async def test_reopen_paints_a_page_from_the_index(session: Session) -> None:
     # The seeded session was never listed: no index yet, so ids come first.
     listed, loaded = await _first_messages(session)
+    assert isinstance(listed, IdsListed)
     assert listed.rows is None and sorted(listed.ids) == sorted(IDS)
     assert [r.sound_id for r in loaded.rows] == IDS
 
-    # Reopened: the index matches the folder, so the first message carries every column.
+    # Reopened: the first message is a page of the index, every column in it, marked
+    # unverified in a new process; the checked rows that follow are the same.
     listed, loaded = await _first_messages(session)
-    assert listed.rows is not None
-    assert [r.sound_id for r in listed.rows] == IDS
-    assert all(r.caption for r in listed.rows)
-    assert [r.caption for r in listed.rows] == [r.caption for r in loaded.rows]
+    assert isinstance(listed, PageListed)
+    page = listed.page
+    assert page.offset == 0 and page.candidates == len(IDS)
+    assert [r.sound_id for r in page.rows] == IDS
+    assert all(r.caption for r in page.rows)
+    assert [r.caption for r in page.rows] == [r.caption for r in loaded.rows]
 
 
-async def test_a_new_file_falls_back_to_ids_first(session: Session) -> None:
+async def test_first_paint_of_a_big_session_is_the_page_around_the_saved_cursor(
+    data_dir: Path,
+) -> None:
+    count = FIRST_PAGE_ROWS * 3
+    service, session_id = seed_session(data_dir, count)
+    store = service.get(session_id)
+    ids = [row.sound_id for row in store.rows()]  # builds the index
+    saved = ids[count - 100]
+    store.set_cursor(saved)
+    store.set_view({"sort": "rank", "status_filter": "all", "filter": ""})
+    big = Session(data_dir, service, session_id)
+
+    release = threading.Event()
+    real_rows = SessionStore.rows
+
+    def held_rows(self: SessionStore, progress: Any = None, partial: Any = None) -> list[Row]:
+        release.wait(10)  # the whole list is still being checked
+        return real_rows(self, progress=progress, partial=partial)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SessionStore, "rows", held_rows)
+        app = big.app()
+        async with app.run_test(size=SIZE) as pilot:
+            screen = None
+            for _ in range(200):
+                await pilot.pause(0.02)
+                screen = app.audition
+                if screen is not None and screen.listing.provisional:
+                    break
+            assert screen is not None and screen.listing.provisional
+            await pilot.pause()
+            # The saved cursor is highlighted and on screen before the list is in; the
+            # status line counts the whole session.
+            assert screen.current_id == saved
+            view = screen.listing.view
+            assert len(view) == count and view[0] == PENDING
+            assert screen.listing.counts()[3] == count
+            cl = screen.candidate_list
+            top = round(cl.scroll_offset.y)
+            assert top <= cl.cursor < top + cl.size.height - 1
+            lines = [cl.render_line(y).text for y in range(1, cl.size.height)]
+            caption = screen.listing.rows[saved].caption
+            assert any(caption in line for line in lines)
+            release.set()
+            await ready(pilot)
+            assert not screen.listing.provisional and screen.current_id == saved
+            assert screen.listing.view == ids
+
+
+async def test_a_new_file_shows_once_the_page_is_checked(session: Session) -> None:
     await _first_messages(session)  # builds the index
     store = session.service.get(session.session_id)
     store.cache_candidates([{"sound": {"id": "new:1", "caption": "late arrival"}}])
     listed, loaded = await _first_messages(session)
-    assert listed.rows is None  # the names no longer match the index
+    # The page is the index as it was (unverified); the checked rows have the new file.
+    assert isinstance(listed, PageListed)
+    assert "new:1" not in {r.sound_id for r in listed.page.rows}
     assert "new:1" in {r.sound_id for r in loaded.rows}
+
+
+async def test_without_an_index_page_the_ids_come_first(session: Session) -> None:
+    await _first_messages(session)  # builds the index
+    store = session.service.get(session.session_id)
+    store.set_view({"status_filter": "events without a pick"})  # the index cannot page it
+    listed, loaded = await _first_messages(session)
+    assert isinstance(listed, IdsListed) and listed.rows is not None
+    assert [r.sound_id for r in loaded.rows] == IDS
 
 
 async def test_columns_fill_in_while_the_session_loads(

@@ -149,3 +149,25 @@ def test_a_damaged_search_index_is_no_page_and_rows_still_work(data_dir: Path) -
     fresh = SessionService(data_dir).get(store.session_id)
     assert fresh.page(query="slam") is None
     assert len(fresh.rows()) == len(CAPTIONS)
+
+
+@pytest.mark.parametrize("sort", SORTS)
+@pytest.mark.parametrize("status", STATUS_FILTERS)
+@pytest.mark.parametrize("query", ["", "door", "o"])
+def test_a_page_around_a_sound_holds_it_at_its_place(
+    data_dir: Path, sort: str, status: str, query: str
+) -> None:
+    """``around``: the page that holds a saved cursor, at the offset the full view has it
+    (ties, NULL columns and descending scores included); a sound the view does not show
+    gives the first page."""
+    store = _store(data_dir)
+    expected = _expected(store, sort, status, query)
+    for sound_id in [f"id:{i}" for i in range(len(CAPTIONS))]:
+        page = store.page(sort=sort, status=status, query=query, limit=2, around=sound_id)
+        assert page is not None
+        assert [r.sound_id for r in page.rows] == expected[page.offset : page.offset + 2]
+        if sound_id in expected:
+            at = expected.index(sound_id)
+            assert page.offset == max(0, at - 1)
+        else:
+            assert page.offset == 0
