@@ -12,8 +12,6 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import errno
 import os
 import secrets
@@ -140,6 +138,8 @@ def syncfs(path: str) -> bool:
     """Flush the whole file system holding ``path`` (one call for a batch of writes)."""
     global _libc
     if _libc is None:
+        import ctypes.util  # only batches of writes need it (7 ms to import: not at start)
+
         name = ctypes.util.find_library("c")
         _libc = ctypes.CDLL(name, use_errno=True) if name else False
     if not _libc or not hasattr(_libc, "syncfs"):
