@@ -15,13 +15,15 @@ Scopes and contexts
     stops playback). App bindings with ``priority`` win everywhere, text boxes included.
 
 Adding a screen (a timeline, a messages panel)
-    (The table is :mod:`foley_tui.keytable`.)
-    1. add its scope to :data:`SCOPES` (and one for any widget that owns keys);
-    2. add its keys to :data:`KEYS` with kebab-case ids unique across the app, its
+    (The table is :mod:`foley_tui.keytable`, gathered from one file per screen family.)
+    1. add its scope to ``SCOPES`` in :mod:`foley_tui.keyspec` (and one for any widget
+       that owns keys);
+    2. add its keys to its screen's table (``foley_tui/keys_*.py``, gathered into
+       :data:`KEYS`) with kebab-case ids unique across the app, its
        section being the help heading they appear under; an existing id the screen
        honours (the timeline's ``undo``) gets an :class:`Also` entry instead: same id and
        keys (remapped together), the screen's own action;
-    3. add the contexts in which it is live to :data:`CONTEXTS` (the screen with its
+    3. add the contexts in which it is live to ``CONTEXTS`` (the screen with its
        focusable widgets, plus ``"app"``; a modal screen stands alone with ``"app"``);
     4. in the screen, ``BINDINGS = keymap.bindings("<scope>")``.
     Config validation, help and the palette then know the new keys with no other change;
@@ -37,7 +39,8 @@ import unicodedata
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from foley_tui.keytable import CONTEXTS, KEYS, SCOPES, Also, KeySpec, Scope
+from foley_tui.keyspec import CONTEXTS, SCOPES, Also, KeySpec, Scope
+from foley_tui.keytable import KEYS
 
 if TYPE_CHECKING:
     from textual.binding import Binding
