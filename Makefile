@@ -25,12 +25,10 @@ install: $(STAMP)
 # PYTHONDONTWRITEBYTECODE set would compile every module on every start (~0.1 s of a
 # 0.3 s first paint). An installed wheel (pipx, uv tool) is compiled by the installer.
 demo: $(RUNTIME)
-	$(BIN)/python -m compileall -q foley_tui >/dev/null
-	$(BIN)/foley-tui demo
+	$(BIN)/python -m compileall -q foley_tui >/dev/null; $(BIN)/foley-tui demo
 
 run: $(RUNTIME)
-	$(BIN)/python -m compileall -q foley_tui >/dev/null
-	$(BIN)/foley-tui
+	$(BIN)/python -m compileall -q foley_tui >/dev/null; $(BIN)/foley-tui
 
 lint: $(STAMP)
 	$(BIN)/ruff check foley_tui tests

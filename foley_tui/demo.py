@@ -16,8 +16,8 @@ stores audio so every lookup rule of the resolver is exercised:
   candidate's notes name the request key, with an estimated and actual cost.
 
 The candidates themselves (captions, licence records, scores, the starting decisions)
-are data, in :mod:`foley_tui.demo_catalog`; this module stores their audio and writes
-the session.
+are data, in :mod:`foley_tui.demo_catalog` (its vocabulary in
+:mod:`foley_tui.demo_vocab`); this module stores their audio and writes the session.
 
 The session also gets a narration (``assets/demo/narration.flac``, synthesised once with
 espeak-ng by ``assets/generate_narration.py``, CC0) and its word timeline, so the scene
@@ -43,11 +43,10 @@ from foley_tui.demo_catalog import (
     AUDIOSET_LABELS,
     DEMO_PICKS,
     DEMO_REJECTS,
-    GENERATED_PROMPT,
     LOUDNESS_LUFS,
     SOUNDS,
-    DemoSound,
 )
+from foley_tui.demo_vocab import GENERATED_PROMPT, DemoSound
 from foley_tui.scene.narration import Narration, NarrationError, make_narration, write_narration
 from foley_tui.store import SessionService, encode_key
 

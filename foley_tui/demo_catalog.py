@@ -5,191 +5,34 @@ Which bundled FLAC each candidate uses and how it is stored (``by_value``, ``loc
 scores, verdict, notes, cost), the decisions the demo starts with, and each sound's
 measured loudness and AudioSet labels. :mod:`foley_tui.demo` builds the session from it.
 
-The licence records are illustrative (the sounds are all CC0, see assets/demo/LICENSE):
-they show what real search results carry, so the licence column and flags have
-something to show.
+The vocabulary (licence presets, scene events, verdicts, :class:`DemoSound`) is
+:mod:`foley_tui.demo_vocab`.
 
 Headless: never imports textual.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
-
+from foley_tui.demo_vocab import (
+    BELL,
+    CLOCK,
+    DOOR,
+    GENERATED_PROMPT,
+    GLASS,
+    HEART,
+    RAIN,
+    STEPS,
+    THUNDER,
+    WIND,
+    DemoSound,
+    cc0,
+    cc_by,
+    cc_by_nc,
+    licence,
+    royalty_free,
+    verdict,
+)
 from foley_tui.model import Layer
-from foley_tui.store.local import license_record
-
-
-def _license(
-    source: str,
-    source_id: str,
-    license_id: str,
-    *,
-    name: str,
-    url: str | None,
-    creator: str,
-    commercial_ok: bool,
-    attribution: bool,
-    redistribute_ok: bool = False,
-    cache_bytes_ok: bool = True,
-    modification_ok: bool = True,
-    ai_generated: bool = False,
-    generator_model: str | None = None,
-    prompt: str | None = None,
-) -> dict[str, Any]:
-    """A licence record with every key of foley's ``LicenseRecord.to_dict()``, in order."""
-    return license_record(
-        source=source,
-        source_id=source_id,
-        acquisition_method="api" if source != "local" else "user",
-        retrieved_at="2026-11-28T21:14:03Z",
-        license_id=license_id,
-        license_name=name,
-        license_url=url,
-        rights_holder=creator,
-        creator_name=creator,
-        commercial_ok=commercial_ok,
-        redistribute_standalone_ok=redistribute_ok,
-        cache_bytes_ok=cache_bytes_ok,
-        modification_ok=modification_ok,
-        requires_attribution=attribution,
-        attribution_text=f'"{source_id}" by {creator}, {license_id}' if attribution else None,
-        is_ai_generated=ai_generated,
-        generator_model=generator_model,
-        generation_prompt=prompt,
-        generation_prompt_used=prompt,
-        disclosure_recommended=ai_generated,
-    )
-
-
-def _preset(
-    license_id: str,
-    name: str,
-    url: str | None,
-    *,
-    commercial_ok: bool,
-    attribution: bool,
-    redistribute_ok: bool,
-) -> Callable[[str, str, str], dict[str, Any]]:
-    """A licence kind: ``(source, source_id, creator) -> licence record``."""
-
-    def record(source: str, source_id: str, creator: str) -> dict[str, Any]:
-        return _license(
-            source,
-            source_id,
-            license_id,
-            name=name,
-            url=url,
-            creator=creator,
-            commercial_ok=commercial_ok,
-            attribution=attribution,
-            redistribute_ok=redistribute_ok,
-        )
-
-    return record
-
-
-_cc0 = _preset(
-    "CC0-1.0",
-    "Creative Commons Zero 1.0",
-    "https://creativecommons.org/publicdomain/zero/1.0/",
-    commercial_ok=True,
-    attribution=False,
-    redistribute_ok=True,
-)
-_cc_by = _preset(
-    "CC-BY-4.0",
-    "Creative Commons Attribution 4.0",
-    "https://creativecommons.org/licenses/by/4.0/",
-    commercial_ok=True,
-    attribution=True,
-    redistribute_ok=True,
-)
-_cc_by_nc = _preset(
-    "CC-BY-NC-4.0",
-    "Creative Commons Attribution-NonCommercial 4.0",
-    "https://creativecommons.org/licenses/by-nc/4.0/",
-    commercial_ok=False,
-    attribution=True,
-    redistribute_ok=True,
-)
-_royalty_free = _preset(
-    "LicenseRef-royalty-free-sfx",
-    "Royalty-free sound effects licence (no standalone redistribution)",
-    None,
-    commercial_ok=True,
-    attribution=False,
-    redistribute_ok=False,
-)
-
-
-def _event(
-    query: str,
-    layer: Layer,
-    *,
-    salience: str = "medium",
-    onset: str | None = None,
-    loop: bool = False,
-    audioset: Iterable[str] = (),
-) -> dict[str, Any]:
-    """A scene event as foley's ``SoundEvent.to_dict()``."""
-    return {
-        "query": query,
-        "layer": layer,
-        "diegetic": True,
-        "salience": salience,
-        "onset": onset,
-        "loop": loop,
-        "ucs_catid": None,
-        "audioset": list(audioset),
-        "era_place": None,
-    }
-
-
-def _verdict(match: bool, confidence: float, reason: str) -> dict[str, Any]:
-    return {"match": match, "confidence": confidence, "reason": reason, "level": "clap"}
-
-
-@dataclass(frozen=True)
-class DemoSound:
-    """One demo candidate: which FLAC, how it is stored, and what the agent knew of it."""
-
-    sound_id: str
-    stem: str
-    storage: str  # "by_value" | "local" | "generated"
-    caption: str
-    tags: tuple[str, ...]
-    license: dict[str, Any]
-    event: dict[str, Any]
-    scores: tuple[float, float, float]  # clap, bm25, rrf
-    ucs: tuple[str, str] | None = None
-    verdict: dict[str, Any] | None = None
-    notes: tuple[str, ...] = ()
-    cost: tuple[float, float] | None = None  # (estimate, actual) USD for a generation
-    prompt: str | None = None
-    audioset: tuple[str, ...] = ()
-
-
-# Onsets in foley's grammar (foley.weave.anchor), resolved against the demo narration's
-# words (assets/demo/narration_words.json): a quoted word for one-shots, the sentence
-# a bed spans, the scene boundary a stinger opens; None for a bed means "the whole scene".
-RAIN = _event("rain on a tin roof", "ambience", loop=True, salience="high", onset=None)
-DOOR = _event("a door slams shut", "sfx_fg", salience="high", onset="on 'slammed'")
-STEPS = _event("footsteps on gravel", "sfx_fg", onset="on 'footsteps'")
-THUNDER = _event("distant thunder", "ambience", salience="medium", onset="as 'thunder'")
-WIND = _event(
-    "wind howling around the house", "ambience", loop=True, salience="low", onset="during 'wind'"
-)
-CLOCK = _event(
-    "a clock ticking in the hallway", "sfx_fg", salience="low", loop=True, onset="when 'clock'"
-)
-BELL = _event("a church bell tolls midnight", "stinger", salience="high", onset="at 'bell'")
-GLASS = _event("a glass set down on the table", "sfx_fg", salience="low", onset="on 'glass'")
-HEART = _event("a pounding heartbeat", "stinger", salience="medium", onset="on 'heart'")
-
-GENERATED_PROMPT = "strong wind howling around an old stone house at night, gusts, no rain"
 
 SOUNDS: tuple[DemoSound, ...] = (
     # -- rain on a tin roof
@@ -199,11 +42,11 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Heavy rain drumming on a corrugated tin roof, close, steady",
         ("rain", "tin roof", "metal", "downpour", "ambience", "loopable"),
-        _cc0("freesound", "701245", "quietfield"),
+        cc0("freesound", "701245", "quietfield"),
         RAIN,
         (0.81, 14.2, 0.0325),
         ("RAIN", "METAL"),
-        _verdict(True, 0.93, "steady rain with bright metallic pings: a tin roof"),
+        verdict(True, 0.93, "steady rain with bright metallic pings: a tin roof"),
     ),
     DemoSound(
         "freesound:688310",
@@ -211,11 +54,11 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Rain on a shed roof, crackly, with drips",
         ("rain", "roof", "crackle", "drips"),
-        _cc_by("freesound", "688310", "m_field_recs"),
+        cc_by("freesound", "688310", "m_field_recs"),
         RAIN,
         (0.52, 11.7, 0.0301),
         ("RAIN", "GENERAL"),
-        _verdict(False, 0.71, "crackles and a low roar: this is a wood fire, not rain"),
+        verdict(False, 0.71, "crackles and a low roar: this is a wood fire, not rain"),
         ("tagged as rain by the uploader",),
     ),
     DemoSound(
@@ -224,11 +67,11 @@ SOUNDS: tuple[DemoSound, ...] = (
         "local",
         "Rain storm over the sea, waves breaking on shingle",
         ("rain", "storm", "sea", "waves", "coast"),
-        _cc_by_nc("bbc", "07042113", "BBC Sound Effects"),
+        cc_by_nc("bbc", "07042113", "BBC Sound Effects"),
         RAIN,
         (0.47, 9.8, 0.0289),
         ("WATER", "WAVES"),
-        _verdict(False, 0.64, "a breaking wave; no rain on a roof"),
+        verdict(False, 0.64, "a breaking wave; no rain on a roof"),
         ("RemArc licence: personal, educational or research use only",),
     ),
     DemoSound(
@@ -237,7 +80,7 @@ SOUNDS: tuple[DemoSound, ...] = (
         "local",
         "Water dripping into a full basin, slow drips",
         ("water", "drip", "drop", "basin", "interior"),
-        _cc0("local", "drips/cave_drip_03.flac", "studio library"),
+        cc0("local", "drips/cave_drip_03.flac", "studio library"),
         RAIN,
         (0.39, 6.1, 0.0244),
         ("WATER", "DRIP"),
@@ -249,11 +92,11 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Heavy wooden front door slammed shut, latch, short room tail",
         ("door", "slam", "wood", "heavy", "interior", "impact"),
-        _royalty_free("sonniss", "GDC2024-door-017", "Sonniss GDC bundle"),
+        royalty_free("sonniss", "GDC2024-door-017", "Sonniss GDC bundle"),
         DOOR,
         (0.88, 17.9, 0.0328),
         ("DOORS", "WOOD"),
-        _verdict(True, 0.95, "a hard wooden impact with a latch click and room tail"),
+        verdict(True, 0.95, "a hard wooden impact with a latch click and room tail"),
     ),
     DemoSound(
         "freesound:655902",
@@ -261,11 +104,11 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Knocking three times on a wooden door",
         ("door", "knock", "wood", "knuckles"),
-        _cc_by("freesound", "655902", "hollow_oak"),
+        cc_by("freesound", "655902", "hollow_oak"),
         DOOR,
         (0.58, 12.6, 0.0310),
         ("DOORS", "KNOCK"),
-        _verdict(False, 0.82, "three knocks, not a slam"),
+        verdict(False, 0.82, "three knocks, not a slam"),
     ),
     DemoSound(
         "freesound:612877",
@@ -273,7 +116,7 @@ SOUNDS: tuple[DemoSound, ...] = (
         "local",
         "Door slam with a big boomy tail (processed)",
         ("door", "slam", "boom", "cinematic", "impact"),
-        _cc_by_nc("freesound", "612877", "sfx_lab"),
+        cc_by_nc("freesound", "612877", "sfx_lab"),
         DOOR,
         (0.44, 10.2, 0.0294),
         ("DESIGNED", "IMPACT"),
@@ -287,11 +130,11 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Footsteps walking slowly on loose gravel, leather shoes",
         ("footsteps", "gravel", "walk", "crunch", "exterior"),
-        _cc_by("freesound", "590114", "stepwise"),
+        cc_by("freesound", "590114", "stepwise"),
         STEPS,
         (0.84, 15.3, 0.0327),
         ("FOOTSTEPS", "GRAVEL"),
-        _verdict(True, 0.9, "crunchy heel-toe steps on small stones"),
+        verdict(True, 0.9, "crunchy heel-toe steps on small stones"),
     ),
     DemoSound(
         "local:foley/keys_clatter_01.flac",
@@ -299,11 +142,11 @@ SOUNDS: tuple[DemoSound, ...] = (
         "local",
         "Footsteps on gravel path, fast (foley, small stones)",
         ("footsteps", "gravel", "foley", "fast"),
-        _cc0("local", "foley/keys_clatter_01.flac", "studio library"),
+        cc0("local", "foley/keys_clatter_01.flac", "studio library"),
         STEPS,
         (0.41, 13.0, 0.0306),
         ("FOOTSTEPS", "GRAVEL"),
-        _verdict(False, 0.77, "regular plastic clicks: a keyboard, not steps"),
+        verdict(False, 0.77, "regular plastic clicks: a keyboard, not steps"),
         ("misfiled in the studio library?",),
     ),
     DemoSound(
@@ -312,7 +155,7 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Steps on a wooden floor, slow, distant",
         ("footsteps", "wood", "slow", "interior"),
-        _cc0("freesound", "571338", "oldhouse"),
+        cc0("freesound", "571338", "oldhouse"),
         STEPS,
         (0.33, 8.4, 0.0263),
         ("FOOTSTEPS", "WOOD"),
@@ -324,11 +167,11 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Distant thunder, long low rolling rumble, no rain",
         ("thunder", "distant", "rumble", "storm", "weather"),
-        _cc_by_nc("bbc", "07015034", "BBC Sound Effects"),
+        cc_by_nc("bbc", "07015034", "BBC Sound Effects"),
         THUNDER,
         (0.86, 16.8, 0.0326),
         ("WEATHER", "THUNDER"),
-        _verdict(True, 0.91, "a low rolling rumble with no crack: distant"),
+        verdict(True, 0.91, "a low rolling rumble with no crack: distant"),
         ("RemArc licence: personal, educational or research use only",),
     ),
     DemoSound(
@@ -337,11 +180,11 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Thunder clap overhead, sharp crack then heavy rumble",
         ("thunder", "clap", "crack", "close", "storm"),
-        _cc0("freesound", "640021", "stormchaser_uk"),
+        cc0("freesound", "640021", "stormchaser_uk"),
         THUNDER,
         (0.74, 15.9, 0.0318),
         ("WEATHER", "THUNDER"),
-        _verdict(False, 0.6, "a close clap with a crack; the scene wants distant"),
+        verdict(False, 0.6, "a close clap with a crack; the scene wants distant"),
     ),
     DemoSound(
         "freesound:598431",
@@ -349,11 +192,11 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Low rumble passing by outside, left to right",
         ("rumble", "pass by", "low", "exterior", "stereo"),
-        _cc_by("freesound", "598431", "roadside_rec"),
+        cc_by("freesound", "598431", "roadside_rec"),
         THUNDER,
         (0.36, 7.5, 0.0250),
         ("VEHICLES", "CAR"),
-        _verdict(False, 0.88, "an engine with a Doppler drop: a car passing"),
+        verdict(False, 0.88, "an engine with a Doppler drop: a car passing"),
     ),
     # -- wind howling around the house (one paid generation)
     DemoSound(
@@ -362,7 +205,7 @@ SOUNDS: tuple[DemoSound, ...] = (
         "generated",
         "Strong wind howling around a stone house, gusting",
         ("wind", "howl", "gust", "storm", "ambience", "generated"),
-        _license(
+        licence(
             "elevenlabs",
             "gen-5d1f0c2a9e",
             "LicenseRef-elevenlabs-paid",
@@ -378,7 +221,7 @@ SOUNDS: tuple[DemoSound, ...] = (
         WIND,
         (0.79, 0.0, 0.0161),
         ("WEATHER", "WIND"),
-        _verdict(True, 0.86, "gusting broadband wind with a whistle"),
+        verdict(True, 0.86, "gusting broadband wind with a whistle"),
         (),
         (0.08, 0.08),
         GENERATED_PROMPT,
@@ -389,7 +232,7 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Wind gust whoosh, single, fast",
         ("wind", "whoosh", "gust", "swish", "transition"),
-        _cc0("freesound", "603377", "airflow"),
+        cc0("freesound", "603377", "airflow"),
         WIND,
         (0.55, 12.1, 0.0307),
         ("WHOOSH", "AIR"),
@@ -402,11 +245,11 @@ SOUNDS: tuple[DemoSound, ...] = (
         "local",
         "Low wind drone through a window frame",
         ("wind", "drone", "low", "interior"),
-        _cc0("local", "hum/transformer_50hz.flac", "studio library"),
+        cc0("local", "hum/transformer_50hz.flac", "studio library"),
         WIND,
         (0.29, 6.6, 0.0238),
         ("AMBIENCE", "ROOM TONE"),
-        _verdict(False, 0.84, "a steady 50 Hz hum: electrical, not wind"),
+        verdict(False, 0.84, "a steady 50 Hz hum: electrical, not wind"),
     ),
     # -- a clock ticking in the hallway
     DemoSound(
@@ -415,11 +258,11 @@ SOUNDS: tuple[DemoSound, ...] = (
         "local",
         "Grandfather clock ticking, tick-tock, close",
         ("clock", "tick", "tock", "mechanical", "interior"),
-        _cc_by("freesound", "580992", "timekeeper"),
+        cc_by("freesound", "580992", "timekeeper"),
         CLOCK,
         (0.83, 16.0, 0.0325),
         ("CLOCKS", "TICK"),
-        _verdict(True, 0.89, "alternating tick and tock once a second"),
+        verdict(True, 0.89, "alternating tick and tock once a second"),
     ),
     DemoSound(
         "freesound:566104",
@@ -427,7 +270,7 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Typing on a mechanical keyboard, uneven rhythm",
         ("typing", "keyboard", "clicks", "office"),
-        _cc0("freesound", "566104", "deskbound"),
+        cc0("freesound", "566104", "deskbound"),
         CLOCK,
         (0.31, 5.2, 0.0229),
         ("COMPUTERS", "KEYBOARD"),
@@ -439,11 +282,11 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Church bell struck once, long decay, slow beating",
         ("bell", "church", "toll", "strike", "ring"),
-        _cc_by("freesound", "622519", "belfry_audio"),
+        cc_by("freesound", "622519", "belfry_audio"),
         BELL,
         (0.87, 18.3, 0.0328),
         ("BELLS", "CHURCH"),
-        _verdict(True, 0.92, "a large bell's hum, tierce and long ring"),
+        verdict(True, 0.92, "a large bell's hum, tierce and long ring"),
     ),
     DemoSound(
         "freesound:633870",
@@ -451,11 +294,11 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Two-tone notification chime",
         ("chime", "notification", "beep", "ui"),
-        _cc0("freesound", "633870", "pixelsounds"),
+        cc0("freesound", "633870", "pixelsounds"),
         BELL,
         (0.35, 7.7, 0.0258),
         ("USER INTERFACE", "BEEP"),
-        _verdict(False, 0.9, "a synthetic UI beep"),
+        verdict(False, 0.9, "a synthetic UI beep"),
     ),
     DemoSound(
         "freesound:649005",
@@ -463,7 +306,7 @@ SOUNDS: tuple[DemoSound, ...] = (
         "local",
         "Small bell ding, bright",
         ("bell", "ding", "bright", "small"),
-        _cc_by("freesound", "649005", "belfry_audio"),
+        cc_by("freesound", "649005", "belfry_audio"),
         BELL,
         (0.42, 9.1, 0.0283),
         ("BELLS", "HANDBELL"),
@@ -475,7 +318,7 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Two wine glasses clinking, cheers, twice",
         ("glass", "clink", "cheers", "wine glass"),
-        _cc0("freesound", "611742", "kitchen_sounds"),
+        cc0("freesound", "611742", "kitchen_sounds"),
         GLASS,
         (0.72, 13.8, 0.0321),
         ("GLASS", "CLINK"),
@@ -488,7 +331,7 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Water poured into a glass, single drop",
         ("water", "glass", "drop", "pour"),
-        _cc_by("freesound", "620318", "kitchen_sounds"),
+        cc_by("freesound", "620318", "kitchen_sounds"),
         GLASS,
         (0.37, 8.9, 0.0272),
         ("WATER", "DRIP"),
@@ -500,11 +343,11 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Heartbeat, resting, lub-dub, deep and close",
         ("heartbeat", "heart", "pulse", "body", "tension"),
-        _cc0("freesound", "627771", "anatomy_sfx"),
+        cc0("freesound", "627771", "anatomy_sfx"),
         HEART,
         (0.85, 17.1, 0.0327),
         ("HUMAN", "HEARTBEAT"),
-        _verdict(True, 0.87, "a low lub-dub at about 70 bpm"),
+        verdict(True, 0.87, "a low lub-dub at about 70 bpm"),
     ),
     DemoSound(
         "freesound:593318",
@@ -512,11 +355,11 @@ SOUNDS: tuple[DemoSound, ...] = (
         "by_value",
         "Small songbird chirping, short phrases",
         ("bird", "chirp", "song", "morning"),
-        _cc0("freesound", "593318", "dawnchorus"),
+        cc0("freesound", "593318", "dawnchorus"),
         HEART,
         (0.22, 3.1, 0.0201),
         ("ANIMALS", "BIRD"),
-        _verdict(False, 0.96, "birdsong"),
+        verdict(False, 0.96, "birdsong"),
     ),
 )
 """Every demo candidate, in the order an agent would have found them."""

@@ -368,6 +368,32 @@ class Listing:
                 return index
         return None
 
+    def cursor_after(
+        self, sound_id: str, cursor: str | None, index: int, *, advance: bool, moved: bool
+    ) -> str | None:
+        """Where the cursor goes after a decision on ``sound_id`` (None: it stays).
+
+        ``cursor``/``index``: the row highlighted when the key was pressed (``cursor`` is
+        None when the view was recomputed, so ``index`` may no longer be it). With
+        ``advance`` it goes to the next undecided row after the decided one (after where
+        it was, when the decision filtered it out), else stays on it; ``moved`` (the view
+        was recomputed) keeps it on the decided row when that is still shown."""
+        view = self.view
+        if advance:
+            if sound_id == cursor:
+                here = index
+            elif sound_id in view:
+                here = view.index(sound_id)
+            else:  # filtered out: continue from where it was
+                here = index - 1
+            target = self.next_undecided(here)
+            if target is not None:
+                return view[target]
+            return sound_id if sound_id in view else None
+        if moved and sound_id in view:
+            return sound_id
+        return None
+
     def candidate_at(self, index: int, step: int = 1) -> int | None:
         """``index`` if it is a candidate, else the nearest candidate in the ``step``
         direction (then the other way); None when the view has none."""

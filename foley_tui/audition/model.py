@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from foley_tui.audition.change import Change, Outside
+from foley_tui.audition.guard import RepeatGuard
 from foley_tui.audition.listing import Listing, ViewSettings
 from foley_tui.audition.outside import merge_decisions, read_outside
 from foley_tui.config import Settings
@@ -36,7 +37,7 @@ from foley_tui.model import (
     ValidationError,
     validate_layer,
 )
-from foley_tui.scene.reading import read_onset
+from foley_tui.scene.reading import nudged
 from foley_tui.store import JournalEntry, SessionStore, UndoConflictError
 from foley_tui.store.changes import DecisionWatch, watch
 from foley_tui.store.index_db import Page
@@ -48,13 +49,6 @@ _WRITE_ERRORS = (OSError, ValidationError, ValueError, KeyError)
 
 
 @dataclass
-class _Toggle:
-    action: str
-    sound_id: str
-    at: float
-
-
-@dataclass
 class AuditionModel:
     """One session being auditioned: see the module docstring."""
 
@@ -62,9 +56,6 @@ class AuditionModel:
     settings: Settings = field(default_factory=Settings)
     clock: Callable[[], float] = time.monotonic
     """Time source of the repeat guard (tests pass a fake one)."""
-
-    REPEAT_GUARD_S = 0.4
-    """A toggle repeated on the same row within this time is a held key, not a decision."""
 
     def __post_init__(self) -> None:
         self.listing = Listing()
@@ -88,7 +79,7 @@ class AuditionModel:
         self.can_redo = False
         self.generation = 0
         """Bumped by every write of ours, so a poll that raced with it is discarded."""
-        self._last_toggle: _Toggle | None = None
+        self._guard = RepeatGuard(self.clock)
         self._watch: DecisionWatch = watch(self.store)
 
     # ------------------------------------------------------------------ opening
@@ -202,7 +193,7 @@ class AuditionModel:
                 change |= Change(error=f"Cursor not saved: {exc}")
         if by_user:
             self.user_moved = True
-            self._last_toggle = None  # another key came in between: not a held key
+            self._guard.reset()  # another key came in between: not a held key
             if sound_id is not None and sound_id != before and self.view.autoplay:
                 change |= Change(play=sound_id)
         return change
@@ -214,7 +205,7 @@ class AuditionModel:
         if target is None:
             return Change(notices=("No undecided candidate left in this view.",))
         self.user_moved = True
-        self._last_toggle = None
+        self._guard.reset()
         sound_id = self.listing.view[target]
         play = sound_id if self.view.autoplay and sound_id != self.cursor else None
         return Change(cursor=sound_id, play=play)
@@ -296,14 +287,10 @@ class AuditionModel:
             return Change()
         pick = self.listing.decisions.picks.get(sound_id)
         onset = pick.onset if pick is not None else None
-        if isinstance(onset, str):
-            if not replace_anchor:
-                return Change(notices=("the onset is an anchor; confirm to replace it",))
-            layer = pick.layer if pick is not None else None
-            reading = read_onset(onset, layer=layer or "sfx_fg")
-            onset = reading.onset_s if reading.onset_s is not None else 0.0
-        start = float(onset) if onset is not None else 0.0
-        return self.set_onset(sound_id, max(0.0, round(start + delta, 3)))
+        if isinstance(onset, str) and not replace_anchor:
+            return Change(notices=("the onset is an anchor; confirm to replace it",))
+        layer = pick.layer if pick is not None else None
+        return self.set_onset(sound_id, nudged(onset, layer, delta))
 
     def undo(self) -> Change:
         return self._journal(undo=True)
@@ -355,21 +342,9 @@ class AuditionModel:
         """Pick and reject toggle alike; the cursor advances only when the row ended up
         ``decided`` (not when the key toggled it off)."""
         sound_id = self.cursor
-        if sound_id is None or self._held(action, sound_id):
+        if sound_id is None or not self._guard.allows(action, sound_id):
             return Change()
-        self._last_toggle = _Toggle(action, sound_id, self.clock())
         return self._write(sound_id, lambda: write(sound_id), advance=decided)
-
-    def _held(self, action: str, sound_id: str) -> bool:
-        """True when this toggle would undo the same toggle just made on the same row:
-        a held key's auto-repeat landing on a row the cursor could not leave."""
-        last = self._last_toggle
-        return (
-            last is not None
-            and last.action == action
-            and last.sound_id == sound_id
-            and self.clock() - last.at < self.REPEAT_GUARD_S
-        )
 
     def _write(
         self, sound_id: str, write: Callable[[], object], *, advance: Status | None = None
@@ -419,24 +394,15 @@ class AuditionModel:
         vs = self.view
         view_changed = vs.status_filter != "all" or vs.sort in ("layer", "onset")
         view_changed = view_changed or not listing.contains(sound_id)  # a ghost pick
-        cursor: str | None = None
         if view_changed:
             listing.apply(vs)
-        if advance and self.settings.auto_advance:
-            view = listing.view
-            if sound_id == self.cursor and not view_changed:
-                here = self.cursor_index
-            elif sound_id in view:
-                here = view.index(sound_id)
-            else:  # filtered out: continue from where it was
-                here = self.cursor_index - 1
-            target = listing.next_undecided(here)
-            if target is not None:
-                cursor = view[target]
-            elif sound_id in view:
-                cursor = sound_id
-        elif view_changed and sound_id in listing.view:
-            cursor = sound_id
+        cursor = listing.cursor_after(
+            sound_id,
+            self.cursor if not view_changed else None,
+            self.cursor_index,
+            advance=advance and self.settings.auto_advance,
+            moved=view_changed,
+        )
         play = cursor if cursor is not None and cursor != sound_id and vs.autoplay else None
         return self._refresh_undo(own_write=True) | Change(
             rows=frozenset({sound_id}),

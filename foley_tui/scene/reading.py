@@ -116,3 +116,16 @@ def read_onset(
     else:
         summary += f" → the start of the sentence with '{matched}', {clock(onset_s)}"
     return OnsetReading(anchor, summary, onset_s, duration, matched=matched)
+
+
+def nudged(onset: object, layer: str | None, delta: float) -> float:
+    """An onset moved by ``delta`` seconds, rounded to the millisecond, never below zero.
+
+    No onset moves from 0:00; an anchor (text) moves from where foley reads it without a
+    word timeline: an absolute anchor's seconds, else 0:00 (the caller asks the user
+    before replacing an anchor with a number)."""
+    if isinstance(onset, str):
+        reading = read_onset(onset, layer=layer or "sfx_fg")
+        onset = reading.onset_s if reading.onset_s is not None else 0.0
+    start = float(onset) if isinstance(onset, int | float) else 0.0
+    return max(0.0, round(start + delta, 3))
