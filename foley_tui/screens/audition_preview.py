@@ -157,7 +157,12 @@ class Previewer:
                 # Imported on first use: keeps it (and urllib) out of the first paint.
                 from foley_tui.audio.resolve import resolve
 
-                source = resolve(candidate, self.model.store.data_dir, allow_network=False)
+                source = resolve(
+                    candidate,
+                    self.model.store.data_dir,
+                    allow_network=False,
+                    remote=self.model.store.remote_audio(),
+                )
             self._remember(sound_id, source)
         return source
 
@@ -241,7 +246,8 @@ class Previewer:
     def _fetch_source(self, sound_id: str, candidate: Mapping[str, Any]) -> None:
         from foley_tui.audio.resolve import resolve
 
-        source = resolve(candidate, self.model.store.data_dir, allow_network=True)
+        store = self.model.store
+        source = resolve(candidate, store.data_dir, allow_network=True, remote=store.remote_audio())
         self.screen.post_message(SourceResolved(sound_id, source))
 
     def _compute_peaks(self, sound_id: str, source: Source, width: int) -> None:
@@ -320,7 +326,12 @@ class Previewer:
                     continue
                 from foley_tui.audio.resolve import resolve
 
-                resolved = resolve(candidate, store.data_dir, allow_network=False)
+                resolved = resolve(
+                    candidate,
+                    store.data_dir,
+                    allow_network=False,
+                    remote=store.remote_audio(),
+                )
                 self.screen.post_message(SourceResolved(sound_id, resolved))
                 if not isinstance(resolved, Source):
                     continue

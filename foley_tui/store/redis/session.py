@@ -30,6 +30,7 @@ import json
 from collections.abc import Callable, Hashable, Iterable, Iterator, MutableMapping
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -49,6 +50,7 @@ from foley_tui.store.records import (
     record_of_bytes,
     same_record,
 )
+from foley_tui.store.redis.audio import RedisAudio
 from foley_tui.store.redis.feed import ChangeFeed
 from foley_tui.store.redis.keys import CHANGES_MAXLEN
 from foley_tui.store.redis.namespace import RedisBackend, RedisHash, json_namespace, row_json
@@ -124,7 +126,9 @@ def _stored(record: dict[str, Any] | None) -> str:
 class RedisSessionStore(SessionStore):
     """A :class:`SessionStore` whose namespaces and state are on Redis."""
 
-    def __init__(self, backend: RedisBackend, session_id: str) -> None:
+    def __init__(
+        self, backend: RedisBackend, session_id: str, *, data_dir: Path | None = None
+    ) -> None:
         self.backend = backend
         self.user = backend.user
         self.raw = {
@@ -138,9 +142,12 @@ class RedisSessionStore(SessionStore):
             picks=json_namespace(self.raw["picks"]),
             rejects=json_namespace(self.raw["rejects"]),
             state=state,
+            # This machine's byte store: audio found here plays before any from Redis.
+            data_dir=data_dir,
         )
         self.redis_state = state
         self._bulk: dict[str, bytes] | None = None
+        self._audio: RedisAudio | None = None
         keys = backend.keys
         self._decide_script = backend.client.register_script(DECIDE)
         self._decide_keys = [
@@ -158,6 +165,13 @@ class RedisSessionStore(SessionStore):
 
     def __repr__(self) -> str:
         return f"RedisSessionStore({self.session_id!r}, {self.backend.target.url!r})"
+
+    def remote_audio(self) -> RedisAudio:
+        """The audio pushed with the session (``session push --with-audio``): the player
+        streams it from Redis when the file is not on this machine."""
+        if self._audio is None:
+            self._audio = RedisAudio(self.backend, self.session_id)
+        return self._audio
 
     # ------------------------------------------------------------------ change token
     def change_token(self) -> Hashable:

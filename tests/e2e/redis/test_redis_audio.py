@@ -1,0 +1,152 @@
+"""Audio shared through Redis: pushed with ``--with-audio`` on one machine, streamed by the
+player on another where the file does not exist (real redis-server, real PortAudio into
+an ALSA file PCM; two HOMEs stand for two machines)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+from foley_tui.audio.blob import BLOCK_BYTES
+from foley_tui.store import SessionService
+from tests.alsa_capture import AlsaCapture, strip_silence
+from tests.e2e.test_audio_output import require_portaudio, signal
+from tests.unit.store.helpers import candidate
+
+from .server import RedisServer
+
+
+def machine(root: Path, capture: AlsaCapture | None = None) -> dict[str, str]:
+    """The environment of one "machine": its own HOME, data dir and XDG dirs."""
+    home = root / "home"
+    env = capture.env() if capture is not None else dict(os.environ)
+    env.update(
+        HOME=str(home),
+        FOLEY_DATA_DIR=str(root / "data"),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_DATA_HOME=str(home / ".local" / "share"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        XDG_STATE_HOME=str(home / ".local" / "state"),
+        FOLEY_TUI_STORE="",
+    )
+    return env
+
+
+def cli(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "foley_tui", *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def device_rate(env: dict[str, str]) -> int:
+    devices = cli(env, "devices")
+    assert devices.returncode == 0, devices.stderr
+    match = re.search(r"^\*.*, (\d+) Hz\)$", devices.stdout, re.MULTILINE)
+    assert match, devices.stdout
+    return int(match.group(1))
+
+
+def test_the_player_streams_pushed_audio_from_redis(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    require_portaudio()
+    capture = AlsaCapture.create(tmp_path / "alsa")
+    env_a = machine(tmp_path / "a")
+    env_b = machine(tmp_path / "b", capture)
+    rate = device_rate(env_b)
+
+    # Machine A: a session whose sounds are files in a library folder (index in place).
+    # The first is longer than one range block, so it streams in several GETRANGEs.
+    library = tmp_path / "a" / "library"
+    library.mkdir(parents=True)
+    long_signal = signal(rate, 1.0 + 3 * BLOCK_BYTES / (rate * 8))
+    door, rain = library / "door.wav", library / "rain.wav"
+    sf.write(str(door), long_signal, rate, format="WAV", subtype="FLOAT")
+    sf.write(str(rain), signal(rate, 0.2), rate, format="WAV", subtype="FLOAT")
+    assert door.stat().st_size > 3 * BLOCK_BYTES
+    door_bytes = door.read_bytes()
+    files = SessionService(Path(env_a["FOLEY_DATA_DIR"]))
+    sid = files.create("shared audio")
+    shareable = candidate("fs:door")
+    shareable["sound"]["uri"] = str(door)
+    shareable["sound"]["license"]["cache_bytes_ok"] = True
+    private = candidate("fs:rain")
+    private["sound"]["uri"] = str(rain)
+    private["sound"]["license"]["cache_bytes_ok"] = False
+    files.get(sid).cache_candidates([shareable, private])
+
+    pushed = cli(env_a, "session", "push", sid, redis_server.url, "--with-audio")
+    assert pushed.returncode == 0, pushed.stderr
+    assert "audio: 1 copied, 1 skipped" in pushed.stdout
+    why = r"skipped fs:rain: licence forbids caching.*cache_bytes_ok false"
+    assert re.search(why, pushed.stderr)
+    sha = hashlib.sha256(door_bytes).hexdigest()
+    assert redis_server.client().get(f"foley:audio:{sha}") == door_bytes
+    # The files are not on machine B (nor anywhere now).
+    door.unlink()
+    rain.unlink()
+
+    # Machine B: play the shared session's candidate; the audio comes from Redis.
+    played = cli(env_b, "--store", redis_server.url, "play", sid, "fs:door")
+    assert played.returncode == 0, played.stderr
+    got = strip_silence(capture.read_frames())
+    np.testing.assert_array_equal(got, long_signal)  # every sample, in order, exactly
+    # Streamed into memory only: nothing was written to B's byte store or caches.
+    data_b = Path(env_b["FOLEY_DATA_DIR"])
+    assert not (data_b / "audio").exists()
+    written = [p for p in (tmp_path / "b").rglob("*") if p.is_file()]
+    assert all(p.stat().st_size < len(door_bytes) // 2 for p in written), written
+
+    # The sound whose licence forbids caching it was never pushed: it says why.
+    refused = cli(env_b, "--store", redis_server.url, "play", sid, "fs:rain")
+    assert refused.returncode == 1
+    assert "cannot play: its licence forbids caching its bytes (cache_bytes_ok false)" in (
+        refused.stderr
+    )
+    assert f"missing {rain}" in refused.stderr  # and where the file was looked for
+
+    # A blob gone from the server: the reason says so (no crash, no "corrupt").
+    redis_server.client().delete(f"foley:audio:{sha}")
+    gone = cli(env_b, "--store", redis_server.url, "play", sid, "fs:door")
+    assert gone.returncode == 1
+    assert f"its audio blob {sha[:12]}… is missing on Redis at {redis_server.url}" in gone.stderr
+
+
+def test_play_scene_streams_pushed_audio_too(redis_server: RedisServer, tmp_path: Path) -> None:
+    """The scene mixer reads the same streamed blobs (``play-scene`` on machine B)."""
+    require_portaudio()
+    capture = AlsaCapture.create(tmp_path / "alsa")
+    env_a = machine(tmp_path / "a")
+    env_b = machine(tmp_path / "b", capture)
+    rate = device_rate(env_b)
+    library = tmp_path / "a" / "library"
+    library.mkdir(parents=True)
+    door = library / "door.wav"
+    sf.write(str(door), signal(rate, 0.3), rate, format="WAV", subtype="FLOAT")
+    files = SessionService(Path(env_a["FOLEY_DATA_DIR"]))
+    sid = files.create("scene")
+    shareable = candidate("fs:door")
+    shareable["sound"]["uri"] = str(door)
+    shareable["sound"]["license"]["cache_bytes_ok"] = True
+    shareable["sound"]["loudness_lufs"] = None
+    store = files.get(sid)
+    store.cache_candidates([shareable])
+    store.add_pick("fs:door", layer="sfx_fg", onset=0.0)
+    pushed = cli(env_a, "session", "push", sid, redis_server.url, "--with-audio")
+    assert pushed.returncode == 0, pushed.stderr
+    door.unlink()
+    played = cli(env_b, "--store", redis_server.url, "play-scene", sid)
+    assert played.returncode == 0, played.stderr
+    got = strip_silence(capture.read_frames())
+    assert len(got) >= int(rate * 0.3) * 0.95  # the whole sound reached the device
