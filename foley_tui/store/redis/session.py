@@ -39,6 +39,7 @@ from foley_tui.model import Row, ValidationError
 from foley_tui.store.changes import note_own_decision
 from foley_tui.store.codec import DecodeError, dumps, loads_object
 from foley_tui.store.errors import StoreProblem, StoreWriteError, UndoConflictError
+from foley_tui.store.index_db import Page
 from foley_tui.store.records import (
     JournalEntry,
     RawRecord,
@@ -148,6 +149,7 @@ class RedisSessionStore(SessionStore):
         self.redis_state = state
         self._bulk: dict[str, bytes] | None = None
         self._audio: RedisAudio | None = None
+        self._quick: tuple[tuple[Any, ...], list[Row]] | None = None
         keys = backend.keys
         self._decide_script = backend.client.register_script(DECIDE)
         self._decide_keys = [
@@ -209,7 +211,60 @@ class RedisSessionStore(SessionStore):
         return sorted(self.raw["candidates"])
 
     def quick_rows(self) -> list[Row] | None:
-        return self.rows()
+        """Every row, for a first paint: :meth:`rows`, kept so that the exact read the
+        loader makes next costs one round trip when nothing was written meanwhile (the
+        rows index is kept by the writes themselves: it is exact already)."""
+        token = self._rows_token()
+        rows = self.rows()
+        self._quick = (token, rows)
+        return rows
+
+    def _rows_token(self) -> tuple[Any, ...]:
+        """Changes with any write to the candidates (ours, or straight into the hash)."""
+        keys = self.backend.keys
+        sid = self.session_id
+        with self.backend.errors("could not read the candidate list"):
+            pipe = self.backend.client.pipeline(transaction=False)
+            pipe.hget(keys.nsver(sid), "candidates")
+            pipe.hlen(keys.ns(sid, "candidates"))
+            pipe.zcard(keys.order(sid))
+            pipe.hlen(keys.rows(sid))
+            return tuple(pipe.execute())
+
+    def page(
+        self,
+        *,
+        sort: str = "rank",
+        status: str = "all",
+        query: str = "",
+        offset: int = 0,
+        limit: int = 100,
+    ) -> Page | None:
+        """One screen of the list in first-seen order straight from the rows index: two
+        round trips whatever the session's size. Only the unsorted, unfiltered view (the
+        others need every row: None, call :meth:`rows`), and None when the index lags the
+        candidates hash (written around our namespace: :meth:`rows` re-indexes)."""
+        if sort != "rank" or status != "all" or query.strip():
+            return None
+        keys = self.backend.keys
+        sid = self.session_id
+        offset = max(int(offset), 0)
+        with self.backend.errors("could not read the candidate list"):
+            pipe = self.backend.client.pipeline(transaction=False)
+            pipe.zcard(keys.order(sid))
+            pipe.hlen(keys.ns(sid, "candidates"))
+            pipe.hlen(keys.rows(sid))
+            pipe.zrange(keys.order(sid), offset, offset + max(int(limit), 1) - 1)
+            total, hashed, indexed, ids_raw = pipe.execute()
+            if not total == hashed == indexed:
+                return None
+            ids = [k.decode("utf-8", "surrogateescape") for k in ids_raw]
+            raws = self.backend.client.hmget(keys.rows(sid), ids) if ids else []
+        rows = [
+            _row_of(key, offset + i, values)
+            for i, (key, values) in enumerate(zip(ids, _parse_rows(list(raws)), strict=True))
+        ]
+        return Page(rows, total=int(total), offset=offset, verified=True)
 
     def rows(
         self,
@@ -218,6 +273,11 @@ class RedisSessionStore(SessionStore):
     ) -> list[Row]:
         """All list rows from the rows index: two replies, no candidate fetched (except
         candidates written around our namespace, which are indexed here once)."""
+        quick, self._quick = self._quick, None
+        if quick is not None and quick[0] == self._rows_token():
+            if progress is not None:
+                progress(len(quick[1]), len(quick[1]))
+            return quick[1]
         keys = self.backend.keys
         sid = self.session_id
         with self.backend.errors("could not read the candidate list"):
@@ -256,10 +316,10 @@ class RedisSessionStore(SessionStore):
                 if key in reported:
                     self._clear_problem("candidates", key)
             else:
-                reason = values.get("unreadable") if isinstance(values, dict) else None
-                reason = str(reason or "unreadable")
+                row = _row_of(key, rank, values)
+                reason = row.unreadable or "unreadable"
                 self._note(StoreProblem("candidates", key, self.raw["candidates"].key, reason))
-                rows.append(_make_row(key, rank, _EMPTY_VALUES, reason))
+                rows.append(row)
         if progress is not None:
             progress(len(rows), len(rows))
         return rows
@@ -488,6 +548,14 @@ class RedisSessionStore(SessionStore):
             return bool(self.backend.client.ping())
         except RedisError:
             return False
+
+
+def _row_of(key: str, rank: int, values: Any) -> Row:
+    """A list row from a parsed rows-index entry (an unreadable one says why)."""
+    if isinstance(values, list) and len(values) == len(_EMPTY_VALUES):
+        return _make_row(key, rank, values, None)
+    reason = values.get("unreadable") if isinstance(values, dict) else None
+    return _make_row(key, rank, _EMPTY_VALUES, str(reason or "unreadable"))
 
 
 def _verdicts_of(
