@@ -303,6 +303,7 @@ class AuditionScreen(Screen[None]):
         self.store_down = "" if message.up else _store_name(self.store) + " down"
         self.update_status()
         if message.up:
+            self.previewer.forget()  # sources resolved while it was down said "unreachable"
             self.notify("The session store is reachable again.", title="Store back", timeout=4)
         else:
             self.notify(

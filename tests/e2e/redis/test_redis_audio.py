@@ -150,3 +150,53 @@ def test_play_scene_streams_pushed_audio_too(redis_server: RedisServer, tmp_path
     assert played.returncode == 0, played.stderr
     got = strip_silence(capture.read_frames())
     assert len(got) >= int(rate * 0.3) * 0.95  # the whole sound reached the device
+
+
+async def test_the_app_plays_pushed_audio_from_redis(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """The app's own path (details pane, space): the file is not on this machine, the
+    source is the blob on Redis, and the details say where it comes from."""
+    from foley_tui.app import FoleyApp
+    from foley_tui.audio.base import Source
+    from foley_tui.audio.blob import RemoteBlob
+    from foley_tui.screens.audition import AuditionScreen
+    from foley_tui.store.redis.service import RedisSessionService
+    from foley_tui.store.redis.transfer import push
+    from foley_tui.widgets.details import Details
+    from tests.fakes import FakePlayer
+    from tests.ui.test_behaviour import plain
+
+    library = tmp_path / "a" / "library"
+    library.mkdir(parents=True)
+    door = library / "door.wav"
+    sf.write(str(door), signal(48000, 0.2), 48000, format="WAV", subtype="FLOAT")
+    files = SessionService(tmp_path / "a" / "data")
+    sid = files.create("app audio")
+    shareable = candidate("fs:door")
+    shareable["sound"]["uri"] = str(door)
+    shareable["sound"]["license"]["cache_bytes_ok"] = True
+    files.get(sid).cache_candidates([shareable])
+    report = push(files, RedisSessionService(redis_server.url), sid, with_audio=True)
+    assert report.audio_copied == ["fs:door"]
+    door.unlink()
+
+    service = RedisSessionService(redis_server.url, data_dir=tmp_path / "b" / "data")
+    player = FakePlayer()
+    app = FoleyApp(service.get(sid), player)
+    async with app.run_test(size=(120, 30)) as pilot:
+        for _ in range(200):  # the follow worker never ends: wait for the screen instead
+            await pilot.pause(0.02)
+            screen = app.screen
+            if isinstance(screen, AuditionScreen) and screen._loaded and screen.current_id:
+                break
+        screen = app.screen
+        assert isinstance(screen, AuditionScreen) and screen.current_id == "fs:door"
+        await pilot.press("space")
+        await pilot.pause()
+        [played] = [args[0] for name, args in player.calls if name == "play"]
+        assert isinstance(played, Source) and played.how == "redis"
+        assert isinstance(played.path, RemoteBlob) and played.path.size > 0
+        shown = " ".join(plain(screen.query_one(Details).content).split())
+        assert "wav · redis · Redis blob" in shown
+        await pilot.press("q")
