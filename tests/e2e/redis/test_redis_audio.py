@@ -7,8 +7,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +16,7 @@ from foley_tui.audio.blob import BLOCK_BYTES
 from foley_tui.store import SessionService
 from tests.alsa_capture import AlsaCapture, strip_silence
 from tests.e2e.test_audio_output import require_portaudio, signal
+from tests.e2e.test_scene_output import _run
 from tests.unit.store.helpers import candidate
 
 from .server import RedisServer
@@ -39,18 +38,30 @@ def machine(root: Path, capture: AlsaCapture | None = None) -> dict[str, str]:
     return env
 
 
-def cli(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "foley_tui", *argv],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def library_session(
+    root: Path, sounds: dict[str, tuple[np.ndarray, int, bool]]
+) -> tuple[SessionService, str, dict[str, Path]]:
+    """Machine A (``root``): a file-store session whose candidates are files of a library
+    folder (index in place), ``name -> (signal, rate, cache_bytes_ok)``."""
+    library = root / "library"
+    library.mkdir(parents=True)
+    files = SessionService(root / "data")
+    sid = files.create("shared audio")
+    paths: dict[str, Path] = {}
+    cands = []
+    for name, (data, rate, cache_ok) in sounds.items():
+        paths[name] = library / f"{name}.wav"
+        sf.write(str(paths[name]), data, rate, format="WAV", subtype="FLOAT")
+        cand = candidate(f"fs:{name}")
+        cand["sound"]["uri"] = str(paths[name])
+        cand["sound"]["license"]["cache_bytes_ok"] = cache_ok
+        cands.append(cand)
+    files.get(sid).cache_candidates(cands)
+    return files, sid, paths
 
 
 def device_rate(env: dict[str, str]) -> int:
-    devices = cli(env, "devices")
+    devices = _run(env, "devices")
     assert devices.returncode == 0, devices.stderr
     match = re.search(r"^\*.*, (\d+) Hz\)$", devices.stdout, re.MULTILINE)
     assert match, devices.stdout
@@ -68,25 +79,16 @@ def test_the_player_streams_pushed_audio_from_redis(
 
     # Machine A: a session whose sounds are files in a library folder (index in place).
     # The first is longer than one range block, so it streams in several GETRANGEs.
-    library = tmp_path / "a" / "library"
-    library.mkdir(parents=True)
     long_signal = signal(rate, 1.0 + 3 * BLOCK_BYTES / (rate * 8))
-    door, rain = library / "door.wav", library / "rain.wav"
-    sf.write(str(door), long_signal, rate, format="WAV", subtype="FLOAT")
-    sf.write(str(rain), signal(rate, 0.2), rate, format="WAV", subtype="FLOAT")
+    _, sid, paths = library_session(
+        tmp_path / "a",
+        {"door": (long_signal, rate, True), "rain": (signal(rate, 0.2), rate, False)},
+    )
+    door, rain = paths["door"], paths["rain"]
     assert door.stat().st_size > 3 * BLOCK_BYTES
     door_bytes = door.read_bytes()
-    files = SessionService(Path(env_a["FOLEY_DATA_DIR"]))
-    sid = files.create("shared audio")
-    shareable = candidate("fs:door")
-    shareable["sound"]["uri"] = str(door)
-    shareable["sound"]["license"]["cache_bytes_ok"] = True
-    private = candidate("fs:rain")
-    private["sound"]["uri"] = str(rain)
-    private["sound"]["license"]["cache_bytes_ok"] = False
-    files.get(sid).cache_candidates([shareable, private])
 
-    pushed = cli(env_a, "session", "push", sid, redis_server.url, "--with-audio")
+    pushed = _run(env_a, "session", "push", sid, redis_server.url, "--with-audio")
     assert pushed.returncode == 0, pushed.stderr
     assert "audio: 1 copied, 1 skipped" in pushed.stdout
     why = r"skipped fs:rain: licence forbids caching.*cache_bytes_ok false"
@@ -98,7 +100,7 @@ def test_the_player_streams_pushed_audio_from_redis(
     rain.unlink()
 
     # Machine B: play the shared session's candidate; the audio comes from Redis.
-    played = cli(env_b, "--store", redis_server.url, "play", sid, "fs:door")
+    played = _run(env_b, "--store", redis_server.url, "play", sid, "fs:door")
     assert played.returncode == 0, played.stderr
     got = strip_silence(capture.read_frames())
     np.testing.assert_array_equal(got, long_signal)  # every sample, in order, exactly
@@ -109,7 +111,7 @@ def test_the_player_streams_pushed_audio_from_redis(
     assert all(p.stat().st_size < len(door_bytes) // 2 for p in written), written
 
     # The sound whose licence forbids caching it was never pushed: it says why.
-    refused = cli(env_b, "--store", redis_server.url, "play", sid, "fs:rain")
+    refused = _run(env_b, "--store", redis_server.url, "play", sid, "fs:rain")
     assert refused.returncode == 1
     assert "cannot play: its licence forbids caching its bytes (cache_bytes_ok false)" in (
         refused.stderr
@@ -118,7 +120,7 @@ def test_the_player_streams_pushed_audio_from_redis(
 
     # A blob gone from the server: the reason says so (no crash, no "corrupt").
     redis_server.client().delete(f"foley:audio:{sha}")
-    gone = cli(env_b, "--store", redis_server.url, "play", sid, "fs:door")
+    gone = _run(env_b, "--store", redis_server.url, "play", sid, "fs:door")
     assert gone.returncode == 1
     assert f"its audio blob {sha[:12]}… is missing on Redis at {redis_server.url}" in gone.stderr
 
@@ -130,23 +132,14 @@ def test_play_scene_streams_pushed_audio_too(redis_server: RedisServer, tmp_path
     env_a = machine(tmp_path / "a")
     env_b = machine(tmp_path / "b", capture)
     rate = device_rate(env_b)
-    library = tmp_path / "a" / "library"
-    library.mkdir(parents=True)
-    door = library / "door.wav"
-    sf.write(str(door), signal(rate, 0.3), rate, format="WAV", subtype="FLOAT")
-    files = SessionService(Path(env_a["FOLEY_DATA_DIR"]))
-    sid = files.create("scene")
-    shareable = candidate("fs:door")
-    shareable["sound"]["uri"] = str(door)
-    shareable["sound"]["license"]["cache_bytes_ok"] = True
-    shareable["sound"]["loudness_lufs"] = None
+    files, sid, paths = library_session(tmp_path / "a", {"door": (signal(rate, 0.3), rate, True)})
+    door = paths["door"]
     store = files.get(sid)
-    store.cache_candidates([shareable])
     store.add_pick("fs:door", layer="sfx_fg", onset=0.0)
-    pushed = cli(env_a, "session", "push", sid, redis_server.url, "--with-audio")
+    pushed = _run(env_a, "session", "push", sid, redis_server.url, "--with-audio")
     assert pushed.returncode == 0, pushed.stderr
     door.unlink()
-    played = cli(env_b, "--store", redis_server.url, "play-scene", sid)
+    played = _run(env_b, "--store", redis_server.url, "play-scene", sid)
     assert played.returncode == 0, played.stderr
     got = strip_silence(capture.read_frames())
     assert len(got) >= int(rate * 0.3) * 0.95  # the whole sound reached the device
@@ -167,16 +160,8 @@ async def test_the_app_plays_pushed_audio_from_redis(
     from tests.fakes import FakePlayer
     from tests.ui.test_behaviour import plain
 
-    library = tmp_path / "a" / "library"
-    library.mkdir(parents=True)
-    door = library / "door.wav"
-    sf.write(str(door), signal(48000, 0.2), 48000, format="WAV", subtype="FLOAT")
-    files = SessionService(tmp_path / "a" / "data")
-    sid = files.create("app audio")
-    shareable = candidate("fs:door")
-    shareable["sound"]["uri"] = str(door)
-    shareable["sound"]["license"]["cache_bytes_ok"] = True
-    files.get(sid).cache_candidates([shareable])
+    files, sid, paths = library_session(tmp_path / "a", {"door": (signal(48000, 0.2), 48000, True)})
+    door = paths["door"]
     report = push(files, RedisSessionService(redis_server.url), sid, with_audio=True)
     assert report.audio_copied == ["fs:door"]
     door.unlink()

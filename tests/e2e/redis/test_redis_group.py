@@ -11,9 +11,10 @@ from foley_tui.store import StoreWriteError
 from foley_tui.store.records import Verdicts
 from foley_tui.store.redis import namespaces
 from foley_tui.store.redis.service import RedisSessionService
-from foley_tui.store.redis.session import RedisSessionStore, UndoConflictError
+from foley_tui.store.redis.session import UndoConflictError
 
 from .server import RedisServer
+from .test_redis_store import _store
 
 
 def _hashes(server: RedisServer, sid: str) -> dict[str, dict[bytes, bytes]]:
@@ -23,12 +24,6 @@ def _hashes(server: RedisServer, sid: str) -> dict[str, dict[bytes, bytes]]:
 
 def _agent(server: RedisServer, sid: str) -> FoleySessionStore:
     return FoleySessionStore(sid, **namespaces(server.url, sid, user="agent"))
-
-
-def _store(service: RedisSessionService, sid: str) -> RedisSessionStore:
-    store = service.get(sid)
-    assert isinstance(store, RedisSessionStore)
-    return store
 
 
 def test_pick_and_drop_is_one_entry_undone_in_one_step(
