@@ -239,25 +239,32 @@ class RedisSessionStore(SessionStore):
         query: str = "",
         offset: int = 0,
         limit: int = 100,
+        around: str | None = None,
     ) -> Page | None:
         """One screen of the list in first-seen order straight from the rows index: two
-        round trips whatever the session's size. Only the unsorted, unfiltered view (the
-        others need every row: None, call :meth:`rows`), and None when the index lags the
-        candidates hash (written around our namespace: :meth:`rows` re-indexes)."""
+        or three round trips whatever the session's size; with ``around`` (the saved
+        cursor), the screen centred on that row when the list holds it. Only the unsorted,
+        unfiltered view (the others need every row: None, call :meth:`rows`), and None
+        when the index lags the candidates hash (written around our namespace:
+        :meth:`rows` re-indexes)."""
         if sort != "rank" or status != "all" or query.strip():
             return None
         keys = self.backend.keys
         sid = self.session_id
         offset = max(int(offset), 0)
+        limit = max(int(limit), 1)
         with self.backend.errors("could not read the candidate list"):
             pipe = self.backend.client.pipeline(transaction=False)
             pipe.zcard(keys.order(sid))
             pipe.hlen(keys.ns(sid, "candidates"))
             pipe.hlen(keys.rows(sid))
-            pipe.zrange(keys.order(sid), offset, offset + max(int(limit), 1) - 1)
-            total, hashed, indexed, ids_raw = pipe.execute()
+            pipe.zrank(keys.order(sid), around if around is not None else "")
+            total, hashed, indexed, at = pipe.execute()
             if not total == hashed == indexed:
                 return None
+            if around is not None and at is not None:
+                offset = max(0, int(at) - limit // 2)
+            ids_raw = self.backend.client.zrange(keys.order(sid), offset, offset + limit - 1)
             ids = [k.decode("utf-8", "surrogateescape") for k in ids_raw]
             raws = self.backend.client.hmget(keys.rows(sid), ids) if ids else []
         rows = [

@@ -33,6 +33,13 @@ def test_page_is_one_screen_in_list_order(
     assert tail is not None and [r.sound_id for r in tail.rows] == [
         f"s{i:03d}" for i in range(240, 250)
     ]
+    # Around the saved cursor: the screen centred on it (the list's top for an unknown id).
+    centred = store.page(limit=30, around="s200")
+    assert centred is not None and centred.offset == 185 and centred.rows == rows[185:215]
+    near_top = store.page(limit=30, around="s003")
+    assert near_top is not None and near_top.offset == 0
+    unknown = store.page(limit=30, around="gone")
+    assert unknown is not None and unknown.offset == 0
     # Views that need every row are not paged here: the caller reads rows().
     assert store.page(sort="caption") is None
     assert store.page(status="picked") is None
@@ -52,6 +59,8 @@ def test_page_reads_only_the_screen(
     assert calls.get("hgetall", 0) == calls_before.get("hgetall", 0)
     assert calls.get("hscan", 0) == calls_before.get("hscan", 0)
     assert calls.get("hmget", 0) == calls_before.get("hmget", 0) + 1
+    assert store.page(limit=20, around="s150") is not None
+    assert _calls(client).get("hgetall", 0) == calls_before.get("hgetall", 0)
 
 
 def test_page_defers_to_rows_when_the_index_lags(
