@@ -20,6 +20,7 @@ from foley_tui.limits import VOLUME_RANGE_DB
 
 if TYPE_CHECKING:
     from foley_tui.audio.base import Player
+    from foley_tui.store import SessionStore
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -104,8 +105,9 @@ def run_devices(args: argparse.Namespace) -> int:
     return 0
 
 
-def _candidate(args: argparse.Namespace, sound_id: str) -> dict[str, Any]:
-    """Candidate ``sound_id`` of SESSION (``args.target``), found by the one resolver."""
+def _candidate(args: argparse.Namespace, sound_id: str) -> tuple[dict[str, Any], SessionStore]:
+    """Candidate ``sound_id`` of SESSION (``args.target``), found by the one resolver, and
+    the session's store (whose shared audio a Redis session streams)."""
     from foley_tui.store import SessionServiceError
 
     store = open_session(args, args.target, touch=False)
@@ -117,7 +119,7 @@ def _candidate(args: argparse.Namespace, sound_id: str) -> dict[str, Any]:
         if sound_id in set(store.candidate_ids()):
             raise CliError(f"candidate {sound_id!r} is unreadable in session {store.session_id!r}")
         raise CliError(f"no candidate {sound_id!r} in session {store.session_id!r}")
-    return candidate
+    return candidate, store
 
 
 def run_play(args: argparse.Namespace) -> int:
@@ -130,9 +132,11 @@ def run_play(args: argparse.Namespace) -> int:
         if not path.is_file():
             raise CliError(f"no such file: {args.target} (or give SESSION SOUND_ID)")
         candidate: dict[str, Any] = {"preview_uri": str(path.resolve())}
+        remote = None
     else:
-        candidate = _candidate(args, args.sound_id)
-    source = resolve(candidate, data, allow_network=args.network)
+        candidate, store = _candidate(args, args.sound_id)
+        remote = store.remote_audio()
+    source = resolve(candidate, data, allow_network=args.network, remote=remote)
     if not isinstance(source, Source):
         raise CliError(f"cannot play: {source.reason}", status=1)
     if not math.isfinite(args.start) or args.start < 0:

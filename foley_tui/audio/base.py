@@ -10,7 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
+
+from foley_tui.audio.blob import RemoteBlob
+
+AudioRef: TypeAlias = Path | RemoteBlob
+"""Where a source's bytes are: a local file, or a store's blob read by range."""
 
 if TYPE_CHECKING:
     from foley_tui.audio.mixer import Scene
@@ -32,7 +37,9 @@ class Source:
     """Playable audio found for a candidate.
 
     Attributes:
-        path: A local file holding the audio (a blob in the byte store, a user's file...).
+        path: A local file holding the audio (a blob in the byte store, a user's file...),
+            or a :class:`~foley_tui.audio.blob.RemoteBlob` a shared store holds (audio
+            pushed to a Redis session, streamed when the file is not on this machine).
         format: The sniffed format.
         how: Which lookup rule found it (``preview``, ``content_sha256``, ``path``,
             ``generations``, ``remote``), for the details pane.
@@ -40,7 +47,7 @@ class Source:
         loudness_lufs: The candidate's declared integrated loudness, if it has one.
     """
 
-    path: Path
+    path: AudioRef
     format: AudioFormat
     how: str
     identity: str

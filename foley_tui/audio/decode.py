@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import soundfile as sf
 import soxr
 
+from foley_tui.audio.base import AudioRef
+from foley_tui.audio.blob import BlobReader, RemoteBlob
 from foley_tui.safe_io import open_regular
 
 Frames = npt.NDArray[np.float32]
@@ -75,7 +76,7 @@ def _info_of(handle: sf.SoundFile) -> AudioInfo:
     )
 
 
-def _check_info(info: AudioInfo, path: Path) -> None:
+def _check_info(info: AudioInfo, path: AudioRef) -> None:
     if not MIN_RATE <= info.samplerate <= MAX_RATE:
         raise DecodeError(f"unsupported sample rate {info.samplerate} Hz in {path.name}")
     if info.channels < 1:
@@ -84,8 +85,13 @@ def _check_info(info: AudioInfo, path: Path) -> None:
         raise DecodeError(f"zero-length audio (no frames) in {path.name}")
 
 
-def open_sound(path: Path) -> sf.SoundFile:
-    """Open ``path`` with soundfile, mapping its errors to :class:`DecodeError`."""
+def open_sound(path: AudioRef) -> sf.SoundFile:
+    """Open ``path`` with soundfile, mapping its errors to :class:`DecodeError`.
+
+    A :class:`~foley_tui.audio.blob.RemoteBlob` is decoded from memory, fetched by range
+    as the decoder reads (:func:`stream_error` says when a fetch failed on the way)."""
+    if isinstance(path, RemoteBlob):
+        return _open_blob(path)
     # Opened by us, checked to be a regular file, then handed to libsndfile as a
     # descriptor: a path swapped for a FIFO or /dev/zero since it was resolved can
     # neither block nor stream forever.
@@ -107,7 +113,25 @@ def open_sound(path: Path) -> sf.SoundFile:
         raise DecodeError(f"cannot open {path}: {exc.strerror or exc}") from None
 
 
-def probe(path: Path) -> AudioInfo:
+def _open_blob(blob: RemoteBlob) -> sf.SoundFile:
+    reader = blob.open()
+    try:
+        return sf.SoundFile(reader)
+    except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
+        if reader.error is not None:  # the bytes did not arrive: say why, not "corrupt"
+            raise DecodeError(reader.error) from None
+        detail = exc.error_string if isinstance(exc, sf.LibsndfileError) else exc
+        raise DecodeError(f"unsupported or corrupt audio in {blob.name}: {detail}") from None
+
+
+def stream_error(handle: sf.SoundFile) -> str | None:
+    """Why the bytes under ``handle`` stopped arriving (a blob read by range whose
+    store went away), or None: a short read is then the end of the sound."""
+    reader = handle.name
+    return reader.error if isinstance(reader, BlobReader) else None
+
+
+def probe(path: AudioRef) -> AudioInfo:
     """The header facts of ``path``; raises :class:`DecodeError` when it cannot play."""
     with open_sound(path) as handle:
         info = _info_of(handle)
@@ -183,7 +207,7 @@ class BlockDecoder:
 
     def __init__(
         self,
-        path: Path,
+        path: AudioRef,
         out_rate: int,
         start_s: float = 0.0,
         pool: ResamplerPool | None = None,
@@ -241,6 +265,8 @@ class BlockDecoder:
                 raw = self._handle.read(in_frames, dtype="float32", always_2d=True)
         except (sf.LibsndfileError, RuntimeError) as exc:
             raise DecodeError(f"decode error in {self.path.name}: {exc}") from None
+        if len(raw) < in_frames and (failed := stream_error(self._handle)) is not None:
+            raise DecodeError(failed)
         last = len(raw) == 0
         block = to_stereo(raw) if len(raw) else np.zeros((0, 2), dtype=np.float32)
         if self._resampler is not None:

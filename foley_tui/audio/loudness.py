@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from pathlib import Path
 from threading import Lock
 
 import numpy as np
 import numpy.typing as npt
 
+from foley_tui.audio.base import AudioRef
 from foley_tui.audio.decode import DecodeError, open_sound
 
 #: Channel weights (BS.1770): L, R, C at 1.0, surrounds at 1.41; pyloudnorm's for <= 5
@@ -117,7 +117,9 @@ class LoudnessMeter:
         return -0.691 + 10.0 * math.log10(float(keep.mean(axis=0) @ weights))
 
 
-def measure_file(path: Path, block_frames: int = 65536, max_seconds: float | None = None) -> float:
+def measure_file(
+    path: AudioRef, block_frames: int = 65536, max_seconds: float | None = None
+) -> float:
     """Integrated loudness of a file (its own channels), read block by block."""
     with open_sound(path) as handle:
         meter = LoudnessMeter(handle.samplerate, handle.channels)

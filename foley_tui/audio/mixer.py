@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from foley_tui.audio.base import SCENE_HOW, AudioFormat, Source
+from foley_tui.audio.base import SCENE_HOW, AudioFormat, AudioRef, Source
 from foley_tui.audio.decode import AudioInfo, BlockDecoder, DecodeError, Frames, probe
 from foley_tui.audio.limiter import TruePeakLimiter, db_to_gain
 from foley_tui.audio.voice import Voice
@@ -59,7 +59,7 @@ class MixVoice:
     """One sound on the scene clock.
 
     Attributes:
-        path: The audio file.
+        path: The audio file (or a store's blob, read by range).
         onset_s: Scene time of its first sample (may be negative: starts cut).
         gain: Linear gain (loudness match x any per-pick gain).
         lane: The lane (a layer name, or ``narration``) for mute/solo.
@@ -68,7 +68,7 @@ class MixVoice:
         key: An id for the caller (the pick's sound id).
     """
 
-    path: Path
+    path: AudioRef
     onset_s: float
     gain: float = 1.0
     lane: str = "sfx_fg"

@@ -14,11 +14,11 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from foley_tui.audio.base import Source
+from foley_tui.audio.base import AudioRef, Source
+from foley_tui.audio.blob import RemoteBlob
 from foley_tui.audio.decode import DecodeError, open_sound
 
 Peak = tuple[float, float]
@@ -50,7 +50,7 @@ def _minmax(block: np.ndarray) -> Peak:
     return (float(block.min()), float(block.max()))
 
 
-def exact_peaks(path: Path, buckets: int) -> PeaksResult:
+def exact_peaks(path: AudioRef, buckets: int) -> PeaksResult:
     """Exact min/max of every bucket (one sequential read per bucket)."""
     buckets = max(int(buckets), 1)
     with open_sound(path) as handle:
@@ -79,7 +79,7 @@ def exact_peaks(path: Path, buckets: int) -> PeaksResult:
     return PeaksResult(tuple(peaks), frames / rate if rate else 0.0, True)
 
 
-def overview_peaks(path: Path, buckets: int, window: int = OVERVIEW_WINDOW) -> PeaksResult:
+def overview_peaks(path: AudioRef, buckets: int, window: int = OVERVIEW_WINDOW) -> PeaksResult:
     """Approximate peaks: a ``window``-frame read at the start of each bucket."""
     buckets = max(int(buckets), 1)
     with open_sound(path) as handle:
@@ -138,6 +138,8 @@ DEFAULT_CACHE = PeakCache()
 
 def cache_key(source: Source, buckets: int) -> tuple[str, int, int, int]:
     """(identity, size, mtime_ns, buckets): a file changed since it was resolved misses."""
+    if isinstance(source.path, RemoteBlob):  # content-addressed: its key says it all
+        return (source.identity, source.path.size, 0, int(buckets))
     stat = os.stat(source.path)
     return (source.identity, stat.st_size, stat.st_mtime_ns, int(buckets))
 

@@ -9,7 +9,10 @@ Headless: never imports textual. The lookup order is the contract of foley-forma
 3. ``sound.uri``: an absolute local path or ``file://`` URI that exists (index in place);
 4. a ``notes`` entry ``paid generation kept in the generations cache: <request_key>``:
    ``generations/requests/<enc(key)>.json`` -> ``content_key`` -> ``generations/audio/<key>``;
-5. an ``http(s)://`` ``preview_uri``, only when network access is allowed; the bytes are kept
+5. the session's shared store (``remote``: a Redis session's audio pushed with
+   ``session push --with-audio``), read by range, never written to disk; audio whose licence
+   forbids caching it (``cache_bytes_ok`` not true) was never pushed, and says so;
+6. an ``http(s)://`` ``preview_uri``, only when network access is allowed; the bytes are kept
    in our cache only when ``sound.license.cache_bytes_ok`` is true, otherwise in a temp file
    deleted at exit. An http(s) ``sound.uri`` is a web page, never audio.
 
@@ -36,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from foley_tui.audio.base import AudioFormat, Source, Unplayable
+from foley_tui.audio.blob import RemoteAudio
 from foley_tui.safe_io import MAX_RECORD_BYTES, UnsafeFileError, open_regular, read_capped
 
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
@@ -51,8 +55,16 @@ KIND_UNSUPPORTED = "unsupported"
 KIND_MISSING = "missing"
 KIND_REMOTE = "remote"
 KIND_NETWORK = "network"
+KIND_LICENCE = "licence"
 KIND_NONE = "none"
-_KIND_RANK = {KIND_EMPTY: 0, KIND_UNSUPPORTED: 1, KIND_NETWORK: 2, KIND_REMOTE: 3, KIND_MISSING: 4}
+_KIND_RANK = {
+    KIND_EMPTY: 0,
+    KIND_UNSUPPORTED: 1,
+    KIND_LICENCE: 2,
+    KIND_NETWORK: 3,
+    KIND_REMOTE: 4,
+    KIND_MISSING: 5,
+}
 
 
 def sniff_bytes(head: bytes) -> AudioFormat:
@@ -217,6 +229,7 @@ def resolve(
     *,
     allow_network: bool = False,
     cache_dir: Path | None = None,
+    remote: RemoteAudio | None = None,
 ) -> Source | Unplayable:
     """Find playable audio for ``candidate`` (a foley ``Candidate.to_dict()``).
 
@@ -226,6 +239,8 @@ def resolve(
         allow_network: Fetch an ``http(s)`` ``preview_uri`` when nothing local plays.
             Fetching blocks: call with network allowed from a worker thread.
         cache_dir: Where remote bytes may be kept (default ``$XDG_CACHE_HOME/foley-tui``).
+        remote: The session's shared store of audio (a Redis session), asked when nothing
+            local plays: one or two round trips, no bytes but the header's.
 
     Returns:
         A :class:`Source`, or an :class:`Unplayable` whose ``reason`` says precisely why
@@ -282,7 +297,13 @@ def resolve(
         if found:
             return found
 
-    # 5. A remote preview, only with network access.
+    # 5. The audio the session's shared store keeps (pushed with --with-audio).
+    if remote is not None:
+        found = _from_remote(remote, candidate, sound, loudness, attempts)
+        if found:
+            return found
+
+    # 6. A remote preview, only with network access.
     if preview and _is_remote(preview):
         if not allow_network:
             attempts.fail(
@@ -296,6 +317,56 @@ def resolve(
             if found:
                 return found
     return attempts.best()
+
+
+def _from_remote(
+    remote: RemoteAudio,
+    candidate: Mapping[str, Any],
+    sound: Mapping[str, Any],
+    loudness: float | None,
+    attempts: _Attempts,
+) -> Source | None:
+    """The candidate's audio in the session's shared store, read by range (never kept)."""
+    license_raw = sound.get("license")
+    license_: Mapping[str, Any] = license_raw if isinstance(license_raw, Mapping) else {}
+    if license_.get("cache_bytes_ok") is not True:
+        attempts.fail(
+            KIND_LICENCE,
+            f"its licence forbids caching its bytes (cache_bytes_ok false), so no copy is "
+            f"kept on {remote.where}",
+        )
+        return None
+    sound_id = sound.get("id")
+    if not isinstance(sound_id, str) or not sound_id:
+        return None
+    try:
+        blob = remote.find(sound_id)
+    except FileNotFoundError as exc:
+        attempts.fail(KIND_MISSING, str(exc.strerror or exc))
+        return None
+    except OSError as exc:
+        attempts.fail(KIND_NETWORK, f"cannot reach the audio on {remote.where}: {exc}")
+        return None
+    if blob is None:
+        attempts.fail(
+            KIND_MISSING,
+            f"no audio on {remote.where} (push the session with --with-audio to share it)",
+        )
+        return None
+    if blob.size == 0:
+        attempts.fail(KIND_EMPTY, f"zero-length {blob.name}")
+        return None
+    fmt = sniff_bytes(blob.head)
+    if fmt is AudioFormat.UNKNOWN:
+        attempts.fail(KIND_UNSUPPORTED, f"unsupported or corrupt audio in {blob.name}")
+        return None
+    return Source(
+        path=blob,
+        format=fmt,
+        how="redis",
+        identity=f"blob:{blob.key}|{blob.size}",
+        loudness_lufs=loudness,
+    )
 
 
 def _generation_keys(notes: object) -> list[str]:

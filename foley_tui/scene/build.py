@@ -25,6 +25,7 @@ from foley_tui.scene.reading import OnsetReading, read_onset
 from foley_tui.scene.words import Word
 
 if TYPE_CHECKING:
+    from foley_tui.audio.blob import RemoteAudio
     from foley_tui.audio.mixer import Scene
     from foley_tui.store import SessionStore
 
@@ -201,6 +202,7 @@ def scene_pick(
     *,
     picked: bool = True,
     resolve_audio: bool = True,
+    remote: RemoteAudio | None = None,
 ) -> ScenePick:
     """One pick (or, with ``picked`` False, a candidate at its suggested place)."""
     placement = effective_placement(candidate, pick)
@@ -208,10 +210,10 @@ def scene_pick(
     source: Source | Unplayable | None = None
     if candidate is None:
         source = Unplayable("no cached candidate: foley plan drops it", "none")
-    elif resolve_audio and data_dir is not None:
+    elif resolve_audio and (data_dir is not None or remote is not None):
         from foley_tui.audio.resolve import resolve
 
-        source = resolve(dict(candidate), data_dir)
+        source = resolve(dict(candidate), data_dir, remote=remote)
     return ScenePick(
         sound_id,
         _caption(candidate, sound_id),
@@ -248,11 +250,18 @@ def build_scene(
     found, problem = load_narration(store, narration)
     words = list(found.words) if found is not None else []
     picks = []
+    remote = store.remote_audio() if resolve_audio else None
     for sound_id, record in store._read_all(store.picks_ns, "picks"):
         candidate = store.candidate(sound_id)
         picks.append(
             scene_pick(
-                sound_id, candidate, record, words, store.data_dir, resolve_audio=resolve_audio
+                sound_id,
+                candidate,
+                record,
+                words,
+                store.data_dir,
+                resolve_audio=resolve_audio,
+                remote=remote,
             )
         )
     return SceneModel(picks, found, problem, words)
@@ -274,7 +283,13 @@ def in_context(
     existing = model.pick(sound_id)
     pick = store.picks_ns.get(sound_id) if existing is not None else None
     subject = scene_pick(
-        sound_id, candidate, pick, model.words, store.data_dir, picked=existing is not None
+        sound_id,
+        candidate,
+        pick,
+        model.words,
+        store.data_dir,
+        picked=existing is not None,
+        remote=store.remote_audio(),
     )
     if subject.onset_s is None:
         return None

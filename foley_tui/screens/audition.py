@@ -113,6 +113,8 @@ class AuditionScreen(Screen[None]):
         self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (settings.details_min_width, "-wide")]
         self._binding_state: tuple[bool, ...] = ()
         self._problems_seen: set[str] = set()
+        self.store_down = ""
+        """Non-empty while the shared store is unreachable (the status line says so)."""
 
     # -- state the tests and the app read ---------------------------------------------
     @property
@@ -247,6 +249,7 @@ class AuditionScreen(Screen[None]):
                 loading=model.loading,
                 view=" · ".join(model.toggles()),
                 spent_usd=self.talk.usage.cost_usd,
+                store_down=self.store_down,
             )
         )
 
@@ -297,7 +300,10 @@ class AuditionScreen(Screen[None]):
     def on_store_reachability(self, message: StoreReachability) -> None:
         """The shared store went down or came back: say so; the screen stays as it is
         (a decision meanwhile is refused with the store's own message)."""
+        self.store_down = "" if message.up else _store_name(self.store) + " down"
+        self.update_status()
         if message.up:
+            self.previewer.forget()  # sources resolved while it was down said "unreachable"
             self.notify("The session store is reachable again.", title="Store back", timeout=4)
         else:
             self.notify(
@@ -490,3 +496,8 @@ class AuditionScreen(Screen[None]):
 
 def _sessions_available() -> bool:
     return importlib.util.find_spec("foley_tui.screens.sessions") is not None
+
+
+def _store_name(store: SessionStore) -> str:
+    """What the status line calls the session's store when it is unreachable."""
+    return "Redis" if hasattr(store, "change_feed") else "store"

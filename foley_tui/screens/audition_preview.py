@@ -25,6 +25,7 @@ from foley_tui.widgets.details import Details
 from foley_tui.widgets.waveform import Waveform
 
 if TYPE_CHECKING:
+    from foley_tui.audio.blob import RemoteAudio
     from foley_tui.screens.audition import AuditionScreen
 
 CANDIDATE_CACHE = 256
@@ -134,6 +135,12 @@ class Previewer:
             self.play(sound_id)
 
     # -- candidates and sources -------------------------------------------------------
+    def remote_audio(self) -> RemoteAudio | None:
+        """The session's shared audio (Redis), not asked while its store is known to be
+        down: an unreachable host would hold each resolve for the connect timeout. (The
+        sources resolved meanwhile are forgotten when it is back.)"""
+        return None if self.screen.store_down else self.model.store.remote_audio()
+
     def candidate(self, sound_id: str) -> dict[str, Any] | None:
         if sound_id in self._candidates:
             self._candidates.move_to_end(sound_id)
@@ -157,7 +164,12 @@ class Previewer:
                 # Imported on first use: keeps it (and urllib) out of the first paint.
                 from foley_tui.audio.resolve import resolve
 
-                source = resolve(candidate, self.model.store.data_dir, allow_network=False)
+                source = resolve(
+                    candidate,
+                    self.model.store.data_dir,
+                    allow_network=False,
+                    remote=self.remote_audio(),
+                )
             self._remember(sound_id, source)
         return source
 
@@ -241,7 +253,8 @@ class Previewer:
     def _fetch_source(self, sound_id: str, candidate: Mapping[str, Any]) -> None:
         from foley_tui.audio.resolve import resolve
 
-        source = resolve(candidate, self.model.store.data_dir, allow_network=True)
+        store = self.model.store
+        source = resolve(candidate, store.data_dir, allow_network=True, remote=self.remote_audio())
         self.screen.post_message(SourceResolved(sound_id, source))
 
     def _compute_peaks(self, sound_id: str, source: Source, width: int) -> None:
@@ -320,7 +333,12 @@ class Previewer:
                     continue
                 from foley_tui.audio.resolve import resolve
 
-                resolved = resolve(candidate, store.data_dir, allow_network=False)
+                resolved = resolve(
+                    candidate,
+                    store.data_dir,
+                    allow_network=False,
+                    remote=self.remote_audio(),
+                )
                 self.screen.post_message(SourceResolved(sound_id, resolved))
                 if not isinstance(resolved, Source):
                     continue

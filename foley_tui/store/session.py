@@ -36,7 +36,7 @@ import threading
 import weakref
 from collections.abc import Hashable, MutableMapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from foley_tui.store.backend import MemoryNamespace, MemoryState, StateBackend
 from foley_tui.store.errors import StoreProblem
@@ -46,6 +46,9 @@ from foley_tui.store.meta import MetaMixin
 from foley_tui.store.records import JournalEntry
 from foley_tui.store.rows import RowsMixin
 from foley_tui.store.undo import UndoMixin
+
+if TYPE_CHECKING:
+    from foley_tui.audio.blob import RemoteAudio
 
 _live_stores: weakref.WeakSet[SessionStore] = weakref.WeakSet()
 
@@ -143,6 +146,11 @@ class SessionStore(UndoMixin, RowsMixin, MetaMixin):
         for ns in (self.candidates, self.picks_ns, self.rejects_ns):
             if isinstance(ns, FileNamespace):
                 ns.warm()
+
+    def remote_audio(self) -> RemoteAudio | None:
+        """Audio the session's store keeps for candidates whose file is not on this
+        machine (a shared store's pushed blobs), for the resolver; None on files."""
+        return None
 
     # ------------------------------------------------------------------ change token
     def change_token(self) -> Hashable:

@@ -1,4 +1,5 @@
-"""StatusLine: session title, decision counts, cost of the picks, audio device, view."""
+"""StatusLine: session title, decision counts, the shared store's reachability, cost of
+the picks, audio device, view."""
 
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ class StatusInfo:
     """Active filter/sort/toggles, e.g. ``filter "rain" · sort caption · autoplay``."""
     spent_usd: float = 0.0
     """What the agent actually spent on this session (its usage ledger)."""
+    store_down: str = ""
+    """The shared store is unreachable, e.g. ``Redis down``: decisions are refused until
+    it answers again (cleared then). Shown right after the counts, never cut off."""
 
 
 TITLE_CELLS = 24
@@ -73,6 +77,9 @@ def _line(info: StatusInfo, title_cells: int, *, compact: bool) -> Text:
         text.append(f"{gap}±{sep}{info.conflicts}", style="bold yellow")
     if info.ghosts:
         text.append(f"{gap}+{info.ghosts} uncached pick{'s' if info.ghosts != 1 else ''}")
+    if info.store_down:  # before the rest: a refused decision must be explained
+        down = "⚠ down" if compact else f"⚠ {info.store_down}"
+        text.append(f"{gap}{down}", style="bold white on red")
     if info.loading:  # before the rest: it must show even when the line is cut off
         text.append(f"{gap}⧗ {info.loading}", style="italic")
     if info.view:

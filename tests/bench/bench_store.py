@@ -20,9 +20,12 @@ Measured in the same run, each figure the median of several runs:
 
 * the Redis store beside the file store, on a private redis-server (AOF, ``appendfsync
   always``) started for the run: durable pick p50/p99 (interleaved with the file store's),
-  ``list_picks`` of 1,000, the rows of the big session (first paint) against the file
-  store's valid-index rows, and live propagation between two processes (a pick in this
-  process until a follower process's ``XREAD BLOCK`` returns it) p50/p99.
+  ``list_picks`` of 1,000, the rows of the big session against the file store's
+  valid-index rows, the app's first paint of it (one screen from ``page()``, else the
+  quick rows; then picks and rejects) and its whole list as the loader reads it (quick
+  rows, then exact rows), each in a fresh process, files and Redis interleaved, and live
+  propagation between two processes (a pick in this process until a follower process's
+  ``XREAD BLOCK`` returns it) p50/p99.
 
 foley is driven with stores injected through ``foley.stores.make_session_store(...,
 rootdir=...)``, so it writes the same layout without depending on FOLEY_DATA_DIR.
@@ -336,8 +339,49 @@ def bench_cache(n: int, work: Path) -> dict[str, Any]:
     return {"ours_s": round(ours, 3), "foley_s": round(theirs, 3)}
 
 
+#: Rows of the first screen (a tall terminal).
+PAINT_ROWS = 60
+
+
+def first_paint(store: Any) -> int:
+    """What the app reads before its first frame of the list: one screen from ``page()``
+    when the store can give it, else the quick rows (the loader's fallback); then the
+    picks and rejects (the status column). Returns the session's row count."""
+    page = store.page(limit=PAINT_ROWS)
+    if page is not None:
+        count = int(page.total)
+    else:
+        rows = store.quick_rows()
+        count = len(rows) if rows is not None else len(store.candidate_ids())
+    store.picks()
+    store.rejects()
+    return count
+
+
+def whole_list(store: Any) -> int:
+    """The loader's reads until every row is in: the quick rows, then the exact rows."""
+    store.quick_rows()
+    return len(store.rows())
+
+
+def _open_big(op: str, data: str) -> Any:
+    if op.endswith("-redis"):
+        from foley_tui.store.redis.service import RedisSessionService
+
+        url, sid = data.split("|")
+        return RedisSessionService(url, user="bench").get(sid)
+    return SessionService(Path(data)).get(BIG_SESSION)
+
+
 def child(op: str, data: str) -> dict[str, Any]:
     """One 100k measurement in this (fresh) process."""
+    if op in ("paint", "paint-redis", "list", "list-redis"):
+        store = _open_big(op, data)
+        t0 = time.perf_counter()
+        count = first_paint(store) if op.startswith("paint") else whole_list(store)
+        seconds = time.perf_counter() - t0
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return {"seconds": seconds, "rss_mb": rss_mb, "count": count}
     root = Path(data)
     folder = root / "sessions" / BIG_SESSION
     t0 = time.perf_counter()
@@ -370,7 +414,7 @@ def child(op: str, data: str) -> dict[str, Any]:
     return {"seconds": seconds, "rss_mb": rss_mb, "count": count}
 
 
-def run_child(op: str, data: Path) -> dict[str, Any]:
+def run_child(op: str, data: Path | str) -> dict[str, Any]:
     out = subprocess.run(
         [sys.executable, __file__, "--child", op, str(data)],
         check=True,
@@ -501,6 +545,22 @@ def bench_redis(n: int, big_n: int, runs: int, work: Path) -> dict[str, Any]:
             rows = fresh.rows()
             rows_times.append(time.perf_counter() - t0)
             assert len(rows) == big_n
+        # The app's reads, each in a fresh process, files and Redis interleaved: the first
+        # screen, and the whole list as the loader reads it.
+        files_big = str(ensure_big_fixture(big_n))
+        on_redis = f"{server.url}|{big.session_id}"
+        fresh_runs: dict[str, list[float]] = {}
+        for _ in range(runs):
+            for op, where in (
+                ("paint", files_big),
+                ("paint-redis", on_redis),
+                ("list", files_big),
+                ("list-redis", on_redis),
+            ):
+                sample = run_child(op, Path(where) if "|" not in where else where)
+                assert sample["count"] >= big_n, (op, sample)
+                fresh_runs.setdefault(op, []).append(sample["seconds"])
+        paint = {op: statistics.median(v) for op, v in fresh_runs.items()}
         return {
             "n": n,
             "runs": runs,
@@ -520,6 +580,13 @@ def bench_redis(n: int, big_n: int, runs: int, work: Path) -> dict[str, Any]:
             "big_n": big_n,
             "big_cache_s": round(cache_s, 2),
             "rows_redis_s": round(statistics.median(rows_times), 3),
+            "first_paint_file_s": round(paint["paint"], 4),
+            "first_paint_redis_s": round(paint["paint-redis"], 4),
+            "ratio_first_paint_redis_over_file": round(paint["paint-redis"] / paint["paint"], 2),
+            "whole_list_file_s": round(paint["list"], 3),
+            "whole_list_redis_s": round(paint["list-redis"], 3),
+            "ratio_whole_list_redis_over_file": round(paint["list-redis"] / paint["list"], 2),
+            "load_average": os.getloadavg(),
         }
     finally:
         server.stop()

@@ -3,6 +3,7 @@ errors at 80 columns."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from rich.cells import cell_len, set_cell_size
@@ -69,6 +70,18 @@ def test_the_status_line_keeps_every_toggle_at_80_and_120_columns() -> None:
     assert "no audio" in set_cell_size(render_status(_info(), 120).plain, 120)
 
 
+def test_a_store_outage_shows_on_the_status_line_beside_every_toggle() -> None:
+    down = replace(_info(), store_down="Redis down")
+    for columns in (80, 120):
+        shown = set_cell_size(render_status(down, columns).plain, columns)
+        for toggle in ('filter "door"', "loop", "vol -6 dB", "LUFS match"):
+            assert toggle in shown, (columns, shown)
+        assert "⚠" in shown
+    wide = set_cell_size(render_status(replace(down, view="loop"), 120).plain, 120)
+    assert "✔ 12  ✘ 3  · 1234 of 1249  ⚠ Redis down  loop" in wide
+    assert "⚠" not in render_status(_info(), 120).plain  # cleared when it is back
+
+
 async def test_sessions_errors_are_readable_at_80_columns() -> None:
     words = "the disk went away while reading the metadata of every session in the data dir"
 
@@ -87,8 +100,6 @@ async def test_sessions_errors_are_readable_at_80_columns() -> None:
 
 
 async def test_sessions_titles_are_cut_by_cells() -> None:
-    from dataclasses import replace
-
     from foley_tui.screens.sessions import TITLE_WIDTH, SessionsScreen
 
     service = FixedService()

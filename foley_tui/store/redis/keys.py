@@ -32,6 +32,10 @@ class Keys:
         """STRING: the bytes of one audio file, by content hash (shared by sessions)."""
         return f"{self.prefix}audio:{sha256}"
 
+    def audio_index(self, session_id: str) -> str:
+        """HASH sound id -> the sha256 of its audio blob (what ``--with-audio`` pushed)."""
+        return f"{self.base(session_id)}:audio"
+
     def base(self, session_id: str) -> str:
         return f"{self.prefix}{{{session_id}}}"
 
@@ -109,4 +113,5 @@ class Keys:
             self.stamps(session_id, "picks"),
             self.stamps(session_id, "rejects"),
             self.nsver(session_id),
+            self.audio_index(session_id),
         ]

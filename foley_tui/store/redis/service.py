@@ -73,7 +73,7 @@ class RedisSessionService(SessionService):
     def _open(self, session_id: str) -> SessionStore:
         store = self._stores.get(session_id)
         if store is None:
-            store = RedisSessionStore(self.backend, session_id)
+            store = RedisSessionStore(self.backend, session_id, data_dir=self.data_dir)
             self._stores[session_id] = store
         return store
 

@@ -7,10 +7,12 @@ namespaces are :mod:`.namespace`'s dol stores and the state is :class:`RedisStat
 STREAM). :class:`RedisSessionStore` keeps the whole SessionStore API and replaces three
 things the file store does in several steps:
 
-* a decision is ONE server-side script: it checks the sound is still in the state we read
-  (compare-and-swap on the stored bytes), writes the verdict, appends the journal entry
-  (its seq handed out by the script), bumps the version and appends the change event. All
-  land together or not at all (AOF ``appendfsync always`` makes it durable on return);
+* a decision is ONE server-side script: it checks the sound (or every sound of a group:
+  a pick that drops its event's other picks) is still in the state we read
+  (compare-and-swap on the stored bytes), writes the verdicts, appends the one journal
+  entry (its seq handed out by the script), bumps the version and appends a change event
+  per sound. All land together or not at all (AOF ``appendfsync always`` makes it durable
+  on return);
 * undo and redo are per user (you undo your own decisions only) and compare-and-swap:
   an entry applies only while the sound is still as that entry left it, else
   :class:`UndoConflictError` says what it is now (``force=True`` applies anyway, and
@@ -28,6 +30,7 @@ import json
 from collections.abc import Callable, Hashable, Iterable, Iterator, MutableMapping
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -36,6 +39,7 @@ from foley_tui.model import Row, ValidationError
 from foley_tui.store.changes import note_own_decision
 from foley_tui.store.codec import DecodeError, dumps, loads_object
 from foley_tui.store.errors import StoreProblem, StoreWriteError, UndoConflictError
+from foley_tui.store.index_db import Page
 from foley_tui.store.records import (
     JournalEntry,
     RawRecord,
@@ -47,6 +51,7 @@ from foley_tui.store.records import (
     record_of_bytes,
     same_record,
 )
+from foley_tui.store.redis.audio import RedisAudio
 from foley_tui.store.redis.feed import ChangeFeed
 from foley_tui.store.redis.keys import CHANGES_MAXLEN
 from foley_tui.store.redis.namespace import RedisBackend, RedisHash, json_namespace, row_json
@@ -56,36 +61,52 @@ from foley_tui.store.session import SessionStore
 
 # KEYS: picks, rejects, journal, seq, version, changes, sessions, picks stamps,
 #       rejects stamps, nsver
-# ARGV: sound id, expected pick, expected reject ('' absent, 'v'..bytes present),
-#       new pick, new reject ('' delete, 'v'..bytes write), record (JSON, no seq),
-#       author, changes maxlen, session id
+# ARGV: record (JSON, no seq), author, changes maxlen, session id, n (sounds), then per
+#       sound 5 args: sound id, expected pick, expected reject ('' absent, 'v'..bytes
+#       present), new pick, new reject ('' delete, 'v'..bytes write).
+# One decision over one sound or several (a pick that drops its event's other picks, the
+# undo of such a group): every sound is checked against what we read before anything is
+# written (compare-and-swap), then every verdict, ONE journal entry and a change event
+# per sound land together, or nothing does.
 DECIDE = """
-local function cur(key)
-  local v = redis.call('HGET', key, ARGV[1])
+local n = tonumber(ARGV[5])
+local function cur(key, sid)
+  local v = redis.call('HGET', key, sid)
   if not v then return '' end
   return 'v' .. v
 end
-if cur(KEYS[1]) ~= ARGV[2] or cur(KEYS[2]) ~= ARGV[3] then return {0} end
+for i = 0, n - 1 do
+  local b = 6 + i * 5
+  if cur(KEYS[1], ARGV[b]) ~= ARGV[b + 1] or cur(KEYS[2], ARGV[b]) ~= ARGV[b + 2] then
+    return {0}
+  end
+end
 local v = redis.call('INCR', KEYS[5])
-local function put(key, stamps, ns, value)
+local function put(key, stamps, ns, sid, value)
   if value == '' then
-    if redis.call('HDEL', key, ARGV[1]) == 1 then
-      redis.call('HDEL', stamps, ARGV[1])
+    if redis.call('HDEL', key, sid) == 1 then
+      redis.call('HDEL', stamps, sid)
       redis.call('HSET', KEYS[10], ns, v)
     end
   else
-    redis.call('HSET', key, ARGV[1], string.sub(value, 2))
-    redis.call('HSET', stamps, ARGV[1], v)
+    redis.call('HSET', key, sid, string.sub(value, 2))
+    redis.call('HSET', stamps, sid, v)
     redis.call('HSET', KEYS[10], ns, v)
   end
 end
-put(KEYS[1], KEYS[8], 'picks', ARGV[4])
-put(KEYS[2], KEYS[9], 'rejects', ARGV[5])
+for i = 0, n - 1 do
+  local b = 6 + i * 5
+  put(KEYS[1], KEYS[8], 'picks', ARGV[b], ARGV[b + 3])
+  put(KEYS[2], KEYS[9], 'rejects', ARGV[b], ARGV[b + 4])
+end
 local seq = redis.call('INCR', KEYS[4])
-local id = redis.call('XADD', KEYS[3], '*', 'seq', seq, 'by', ARGV[7], 'rec', ARGV[6])
-redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[8], '*',
-  'ns', 'decision', 'key', ARGV[1], 'op', 'decide', 'by', ARGV[7], 'v', v, 'seq', seq)
-redis.call('SADD', KEYS[7], ARGV[9])
+local id = redis.call('XADD', KEYS[3], '*', 'seq', seq, 'by', ARGV[2], 'rec', ARGV[1])
+for i = 0, n - 1 do
+  redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[3], '*',
+    'ns', 'decision', 'key', ARGV[6 + i * 5], 'op', 'decide', 'by', ARGV[2], 'v', v,
+    'seq', seq)
+end
+redis.call('SADD', KEYS[7], ARGV[4])
 return {1, seq, id}
 """
 
@@ -106,7 +127,9 @@ def _stored(record: dict[str, Any] | None) -> str:
 class RedisSessionStore(SessionStore):
     """A :class:`SessionStore` whose namespaces and state are on Redis."""
 
-    def __init__(self, backend: RedisBackend, session_id: str) -> None:
+    def __init__(
+        self, backend: RedisBackend, session_id: str, *, data_dir: Path | None = None
+    ) -> None:
         self.backend = backend
         self.user = backend.user
         self.raw = {
@@ -120,9 +143,13 @@ class RedisSessionStore(SessionStore):
             picks=json_namespace(self.raw["picks"]),
             rejects=json_namespace(self.raw["rejects"]),
             state=state,
+            # This machine's byte store: audio found here plays before any from Redis.
+            data_dir=data_dir,
         )
         self.redis_state = state
         self._bulk: dict[str, bytes] | None = None
+        self._audio: RedisAudio | None = None
+        self._quick: tuple[tuple[Any, ...], list[Row]] | None = None
         keys = backend.keys
         self._decide_script = backend.client.register_script(DECIDE)
         self._decide_keys = [
@@ -140,6 +167,13 @@ class RedisSessionStore(SessionStore):
 
     def __repr__(self) -> str:
         return f"RedisSessionStore({self.session_id!r}, {self.backend.target.url!r})"
+
+    def remote_audio(self) -> RedisAudio:
+        """The audio pushed with the session (``session push --with-audio``): the player
+        streams it from Redis when the file is not on this machine."""
+        if self._audio is None:
+            self._audio = RedisAudio(self.backend, self.session_id)
+        return self._audio
 
     # ------------------------------------------------------------------ change token
     def change_token(self) -> Hashable:
@@ -177,7 +211,67 @@ class RedisSessionStore(SessionStore):
         return sorted(self.raw["candidates"])
 
     def quick_rows(self) -> list[Row] | None:
-        return self.rows()
+        """Every row, for a first paint: :meth:`rows`, kept so that the exact read the
+        loader makes next costs one round trip when nothing was written meanwhile (the
+        rows index is kept by the writes themselves: it is exact already)."""
+        token = self._rows_token()
+        rows = self.rows()
+        self._quick = (token, rows)
+        return rows
+
+    def _rows_token(self) -> tuple[Any, ...]:
+        """Changes with any write to the candidates (ours, or straight into the hash)."""
+        keys = self.backend.keys
+        sid = self.session_id
+        with self.backend.errors("could not read the candidate list"):
+            pipe = self.backend.client.pipeline(transaction=False)
+            pipe.hget(keys.nsver(sid), "candidates")
+            pipe.hlen(keys.ns(sid, "candidates"))
+            pipe.zcard(keys.order(sid))
+            pipe.hlen(keys.rows(sid))
+            return tuple(pipe.execute())
+
+    def page(
+        self,
+        *,
+        sort: str = "rank",
+        status: str = "all",
+        query: str = "",
+        offset: int = 0,
+        limit: int = 100,
+        around: str | None = None,
+    ) -> Page | None:
+        """One screen of the list in first-seen order straight from the rows index: two
+        or three round trips whatever the session's size; with ``around`` (the saved
+        cursor), the screen centred on that row when the list holds it. Only the unsorted,
+        unfiltered view (the others need every row: None, call :meth:`rows`), and None
+        when the index lags the candidates hash (written around our namespace:
+        :meth:`rows` re-indexes)."""
+        if sort != "rank" or status != "all" or query.strip():
+            return None
+        keys = self.backend.keys
+        sid = self.session_id
+        offset = max(int(offset), 0)
+        limit = max(int(limit), 1)
+        with self.backend.errors("could not read the candidate list"):
+            pipe = self.backend.client.pipeline(transaction=False)
+            pipe.zcard(keys.order(sid))
+            pipe.hlen(keys.ns(sid, "candidates"))
+            pipe.hlen(keys.rows(sid))
+            pipe.zrank(keys.order(sid), around if around is not None else "")
+            total, hashed, indexed, at = pipe.execute()
+            if not total == hashed == indexed:
+                return None
+            if around is not None and at is not None:
+                offset = max(0, int(at) - limit // 2)
+            ids_raw = self.backend.client.zrange(keys.order(sid), offset, offset + limit - 1)
+            ids = [k.decode("utf-8", "surrogateescape") for k in ids_raw]
+            raws = self.backend.client.hmget(keys.rows(sid), ids) if ids else []
+        rows = [
+            _row_of(key, offset + i, values)
+            for i, (key, values) in enumerate(zip(ids, _parse_rows(list(raws)), strict=True))
+        ]
+        return Page(rows, total=int(total), offset=offset, verified=True)
 
     def rows(
         self,
@@ -186,6 +280,11 @@ class RedisSessionStore(SessionStore):
     ) -> list[Row]:
         """All list rows from the rows index: two replies, no candidate fetched (except
         candidates written around our namespace, which are indexed here once)."""
+        quick, self._quick = self._quick, None
+        if quick is not None and quick[0] == self._rows_token():
+            if progress is not None:
+                progress(len(quick[1]), len(quick[1]))
+            return quick[1]
         keys = self.backend.keys
         sid = self.session_id
         with self.backend.errors("could not read the candidate list"):
@@ -224,10 +323,10 @@ class RedisSessionStore(SessionStore):
                 if key in reported:
                     self._clear_problem("candidates", key)
             else:
-                reason = values.get("unreadable") if isinstance(values, dict) else None
-                reason = str(reason or "unreadable")
+                row = _row_of(key, rank, values)
+                reason = row.unreadable or "unreadable"
                 self._note(StoreProblem("candidates", key, self.raw["candidates"].key, reason))
-                rows.append(_make_row(key, rank, _EMPTY_VALUES, reason))
+                rows.append(row)
         if progress is not None:
             progress(len(rows), len(rows))
         return rows
@@ -318,33 +417,19 @@ class RedisSessionStore(SessionStore):
         return datetime.fromtimestamp(ms / 1000, UTC)
 
     # ------------------------------------------------------------------ decisions
-    def _current(self, sound_id: str) -> tuple[str, str, Verdicts]:
-        """(expected pick, expected reject, the records now): the expectations are the
-        stored bytes, compared by the script (compare-and-swap). One round trip."""
-        with self.backend.errors(f"could not read the decision on {sound_id!r}"):
+    def _current(self, sound_ids: list[str]) -> list[tuple[str, str, Verdicts]]:
+        """Per sound, (expected pick, expected reject, the records now): the expectations
+        are the stored bytes, compared by the script (compare-and-swap). One round trip."""
+        with self.backend.errors(f"could not read the decision on {sound_ids[0]!r}"):
             pipe = self.backend.client.pipeline(transaction=False)
-            pipe.hget(self.raw["picks"].key, sound_id)
-            pipe.hget(self.raw["rejects"].key, sound_id)
-            pick_raw, reject_raw = pipe.execute()
-        parsed: list[dict[str, Any] | None] = [None, None]
-        clean = True
-        for i, raw in enumerate((pick_raw, reject_raw)):
-            if raw is None:
-                continue
-            with contextlib.suppress(DecodeError):
-                parsed[i] = record_of_bytes(raw)  # a NaN foley wrote keeps its bytes
-            if parsed[i] is None:  # unreadable: a bare record, never written back
-                clean = False
-                parsed[i] = (
-                    {"sound_id": sound_id, "layer": None, "onset": None}
-                    if i == 0
-                    else {"sound_id": sound_id, "reason": None}
-                )
-
-        def expect(raw: bytes | None) -> str:
-            return "" if raw is None else "v" + raw.decode("utf-8", "surrogateescape")
-
-        return expect(pick_raw), expect(reject_raw), Verdicts(parsed[0], parsed[1], clean)
+            for sound_id in sound_ids:
+                pipe.hget(self.raw["picks"].key, sound_id)
+                pipe.hget(self.raw["rejects"].key, sound_id)
+            replies = pipe.execute()
+        return [
+            _verdicts_of(sound_id, replies[2 * i], replies[2 * i + 1])
+            for i, sound_id in enumerate(sound_ids)
+        ]
 
     def _decide(
         self,
@@ -354,63 +439,7 @@ class RedisSessionStore(SessionStore):
         kind: str = "do",
         target: int | None = None,
     ) -> JournalEntry | None:
-        """Read the sound, compute ``change(now)`` and apply it with its journal entry in
-        ONE atomic script that first checks the stored bytes are still what we read
-        (re-read and retried when another writer got in between). ``change`` raises
-        :class:`UndoConflictError` for undo/redo's compare-and-swap. None: no change."""
-        self._valid_key(sound_id)
-        for _attempt in range(CAS_ATTEMPTS):
-            want_pick, want_reject, before = self._current(sound_id)
-            after = change(before)
-            if after is None:
-                return None
-            unchanged = (
-                before.clean
-                and same_record(before.pick, after.pick)
-                and same_record(before.reject, after.reject)
-            )
-            if kind == "do" and unchanged:
-                return None
-            if kind == "skip":
-                new_pick, new_reject = want_pick, want_reject
-            else:
-                new_pick = _stored(after.pick)
-                new_reject = _stored(after.reject)
-            entry = JournalEntry(
-                seq=0,
-                entry_id=new_ulid(),
-                at=now_utc(),
-                sound_id=sound_id,
-                before=before.to_state(),
-                after=after.to_state(),
-                kind=kind,
-                target=target,
-                author=self.user,
-            )
-            record = {k: v for k, v in entry.to_record().items() if k not in ("seq", "author")}
-            with self.backend.errors(f"could not save the decision on {sound_id!r}"):
-                result = self._decide_script(
-                    keys=self._decide_keys,
-                    args=[
-                        sound_id,
-                        want_pick,
-                        want_reject,
-                        new_pick,
-                        new_reject,
-                        json.dumps(record, separators=(",", ":"), allow_nan=False),
-                        self.user,
-                        CHANGES_MAXLEN,
-                        self.session_id,
-                    ],
-                )
-            if int(result[0]) != 1:
-                continue  # the sound changed between our read and the script: re-read
-            if kind != "skip":
-                note_own_decision(self, sound_id)  # the app's watcher: our write, not news
-            entry = replace(entry, seq=int(result[1]))
-            self._took(entry, result[2].decode())
-            return entry
-        raise StoreWriteError(f"the decision on {sound_id!r} kept being overtaken; try again")
+        return self._decide_group([(sound_id, change)], kind=kind, target=target)
 
     def _decide_group(
         self,
@@ -419,10 +448,79 @@ class RedisSessionStore(SessionStore):
         kind: str = "do",
         target: int | None = None,
     ) -> JournalEntry | None:
-        if len(items) == 1:
-            return super()._decide_group(items, kind=kind, target=target)
-        # One script per sound would not be all or nothing: refuse rather than half-apply.
-        raise StoreWriteError("a decision over several sounds at once is not on Redis yet")
+        """Read the sounds, compute each ``change(now)`` and apply them with ONE journal
+        entry in ONE atomic script that first checks every sound's stored bytes are still
+        what we read (re-read and retried when another writer got in between). The first
+        item's sound is the entry's own; an unchanged other sound is left out of it.
+        ``change`` raises :class:`UndoConflictError` for undo/redo's compare-and-swap
+        (before anything is written). None: no change."""
+        for sid, _ in items:
+            self._valid_key(sid)
+        sound_ids = [sid for sid, _ in items]
+        for _attempt in range(CAS_ATTEMPTS):
+            planned: list[tuple[str, str, str, Verdicts, Verdicts]] = []
+            for (sid, change), (want_pick, want_reject, before) in zip(
+                items, self._current(sound_ids), strict=True
+            ):
+                after = change(before)
+                if after is None:
+                    continue
+                unchanged = (
+                    before.clean
+                    and same_record(before.pick, after.pick)
+                    and same_record(before.reject, after.reject)
+                )
+                if kind == "do" and unchanged and planned:
+                    continue  # an unchanged other sound is not part of the entry
+                planned.append((sid, want_pick, want_reject, before, after))
+            if not planned:
+                return None
+            first_sid, _, _, first_before, first_after = planned[0]
+            if (
+                kind == "do"
+                and len(planned) == 1
+                and first_before.clean
+                and same_record(first_before.pick, first_after.pick)
+                and same_record(first_before.reject, first_after.reject)
+            ):
+                return None
+            entry = JournalEntry(
+                seq=0,
+                entry_id=new_ulid(),
+                at=now_utc(),
+                sound_id=first_sid,
+                before=first_before.to_state(),
+                after=first_after.to_state(),
+                kind=kind,
+                target=target,
+                author=self.user,
+                also=tuple((s, b.to_state(), a.to_state()) for s, _, _, b, a in planned[1:]),
+            )
+            record = {k: v for k, v in entry.to_record().items() if k not in ("seq", "author")}
+            args: list[Any] = [
+                json.dumps(record, separators=(",", ":"), allow_nan=False),
+                self.user,
+                CHANGES_MAXLEN,
+                self.session_id,
+                len(planned),
+            ]
+            for sid, want_pick, want_reject, _before, after in planned:
+                if kind == "skip":  # a skip writes nothing but its journal record
+                    new_pick, new_reject = want_pick, want_reject
+                else:
+                    new_pick, new_reject = _stored(after.pick), _stored(after.reject)
+                args += [sid, want_pick, want_reject, new_pick, new_reject]
+            with self.backend.errors(f"could not save the decision on {first_sid!r}"):
+                result = self._decide_script(keys=self._decide_keys, args=args)
+            if int(result[0]) != 1:
+                continue  # a sound changed between our read and the script: re-read
+            if kind != "skip":
+                for sid, *_ in planned:
+                    note_own_decision(self, sid)  # the app's watcher: our write, not news
+            entry = replace(entry, seq=int(result[1]))
+            self._took(entry, result[2].decode())
+            return entry
+        raise StoreWriteError(f"the decision on {sound_ids[0]!r} kept being overtaken; try again")
 
     def _took(self, entry: JournalEntry, stream_id: str) -> None:
         with self._lock:
@@ -457,6 +555,41 @@ class RedisSessionStore(SessionStore):
             return bool(self.backend.client.ping())
         except RedisError:
             return False
+
+
+def _row_of(key: str, rank: int, values: Any) -> Row:
+    """A list row from a parsed rows-index entry (an unreadable one says why)."""
+    if isinstance(values, list) and len(values) == len(_EMPTY_VALUES):
+        return _make_row(key, rank, values, None)
+    reason = values.get("unreadable") if isinstance(values, dict) else None
+    return _make_row(key, rank, _EMPTY_VALUES, str(reason or "unreadable"))
+
+
+def _verdicts_of(
+    sound_id: str, pick_raw: bytes | None, reject_raw: bytes | None
+) -> tuple[str, str, Verdicts]:
+    """(expected pick, expected reject, the records) of one sound's stored bytes. A NaN
+    foley wrote keeps its bytes; an unreadable record reads as a bare one (never written
+    back as read: ``clean`` is False)."""
+    parsed: list[dict[str, Any] | None] = [None, None]
+    clean = True
+    for i, raw in enumerate((pick_raw, reject_raw)):
+        if raw is None:
+            continue
+        with contextlib.suppress(DecodeError):
+            parsed[i] = record_of_bytes(raw)
+        if parsed[i] is None:
+            clean = False
+            parsed[i] = (
+                {"sound_id": sound_id, "layer": None, "onset": None}
+                if i == 0
+                else {"sound_id": sound_id, "reason": None}
+            )
+
+    def expect(raw: bytes | None) -> str:
+        return "" if raw is None else "v" + raw.decode("utf-8", "surrogateescape")
+
+    return expect(pick_raw), expect(reject_raw), Verdicts(parsed[0], parsed[1], clean)
 
 
 def _parse_rows(raws: list[bytes | None]) -> list[Any]:

@@ -8,9 +8,11 @@ mismatch is an error. Our other per-session files (narration, messages, usage: a
 else in ``.foley-tui/`` but the lock and the index caches) travel with the session.
 
 ``with_audio`` also copies the audio each candidate plays from (what the resolver finds
-locally) as content-addressed blobs ``<prefix>audio:<sha256>``; pulling writes them to the
-data dir's ``audio/`` byte store, where the resolver looks first. Audio whose licence
-forbids caching it (``cache_bytes_ok`` false) is skipped and listed.
+locally) as content-addressed blobs ``<prefix>audio:<sha256>``, indexed per session by
+sound id (``<prefix>{S}:audio``): the player streams them from Redis on a machine where
+the file is not (:mod:`.audio`); pulling writes them to the data dir's ``audio/`` byte
+store, where the resolver looks first. Audio whose licence forbids caching it
+(``cache_bytes_ok`` false) is skipped and listed.
 
 Headless: never imports textual.
 """
@@ -221,9 +223,11 @@ def _audio_of(
         if not isinstance(lic, dict) or lic.get("cache_bytes_ok") is not True:
             yield key, None, "licence forbids caching its bytes (cache_bytes_ok false)"
             continue
-        found = resolve(data, data_dir)
-        if isinstance(found, Source):
+        found = resolve(data, data_dir)  # local files only: this is what gets pushed
+        if isinstance(found, Source) and isinstance(found.path, Path):
             yield key, found.path, None
+        elif isinstance(found, Source):
+            yield key, None, f"its audio is not a local file ({found.path})"
         else:
             yield key, None, found.reason
 
@@ -245,14 +249,29 @@ def _push_audio(
         report.audio_copied.append(key)
     if index:
         with backend.errors("could not copy audio"):
-            backend.client.hset(backend.keys.extra(session_id), AUDIO_INDEX, json.dumps(index))
+            backend.client.hset(backend.keys.audio_index(session_id), mapping=index)
+
+
+def _audio_index(service: RedisSessionService, session_id: str, snap: Snapshot) -> dict[str, str]:
+    """sound id -> sha256 of the audio pushed with the session (older pushes kept it as a
+    JSON document in the session's ``extra`` hash)."""
+    backend = service.backend
+    with backend.errors("could not read the session's audio index"):
+        raw = backend.client.hgetall(backend.keys.audio_index(session_id))
+    index = {k.decode(): v.decode() for k, v in raw.items()}
+    old = snap.extra.get(AUDIO_INDEX)
+    if not index and old:
+        with contextlib.suppress(ValueError):
+            loaded = json.loads(old)
+            if isinstance(loaded, dict):
+                index = {str(k): str(v) for k, v in loaded.items()}
+    return index
 
 
 def _pull_audio(
     source: RedisSessionService, target: SessionService, snap: Snapshot, report: TransferReport
 ) -> None:
-    raw = snap.extra.get(AUDIO_INDEX)
-    index: dict[str, str] = json.loads(raw) if raw else {}
+    index = _audio_index(source, report.session_id, snap)
     if target.data_dir is None:
         return
     blobs = target.data_dir / "audio"
@@ -309,7 +328,6 @@ def pull(
 ) -> TransferReport:
     """Copy a Redis session into the file store (staged, renamed into place), verified."""
     snap = _redis_snapshot(redis_service, session_id)
-    audio_index = snap.extra.get(AUDIO_INDEX)
     files_snap = Snapshot(
         snap.values,
         snap.meta,
@@ -319,8 +337,6 @@ def pull(
     _write_files(files, session_id, files_snap, overwrite=overwrite)
     report = _report(session_id, files_snap)
     if with_audio:
-        if audio_index is not None:
-            snap.extra[AUDIO_INDEX] = audio_index
         _pull_audio(redis_service, files, snap, report)
     if _file_snapshot(files, session_id).checksum() != report.checksum:
         raise TransferError(f"pull of {session_id!r} did not verify (checksum mismatch)")

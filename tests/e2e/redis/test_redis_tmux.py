@@ -106,14 +106,17 @@ def test_app_and_another_machine_share_a_redis_session(
         ],
         "plan": ["bbc:2", "sonniss:3"],
     }
-    # The server goes away: the screen stays and says so; a decision is refused.
+    # The server goes away: the screen stays and says so, on the status line too (the
+    # notice fades, the field stays while it is down); a decision is refused.
     redis_server.kill()
     app.wait_for(lambda s: "Store unreachable" in s, "the outage on screen")
+    app.wait_for(lambda s: "✔ 2" in _status(s) and "⚠ Redis down" in _status(s), "status")
     app.keys("j", "p")
     app.wait_for(lambda s: "unreachable" in s and "✔ 2" in s, "the refused pick")
     # It comes back (AOF replayed): the app reconnects by itself and follows again.
     redis_server.start()
     app.wait_for(lambda s: "Store back" in s, "the store back on screen")
+    app.wait_for(lambda s: "Redis down" not in _status(s), "the status line cleared")
     done = subprocess.run(
         [str(FOLEY_TUI), "pick", session_id, "bbc:4", "--store", url],
         env=b_env,
@@ -131,3 +134,9 @@ def test_app_and_another_machine_share_a_redis_session(
         ("ana", "bbc:2"),
         ("ben", "bbc:4"),
     ]
+
+
+def _status(screen: str) -> str:
+    """The status line: the line above the footer (the last non-blank line)."""
+    lines = [line for line in screen.splitlines() if line.strip()]
+    return lines[-2] if len(lines) >= 2 else ""

@@ -524,6 +524,7 @@ def test_a_prefetched_play_reads_no_file(
     cold = write(tmp_path / "cold", data)
     player.prefetch(warm)
     # Both files vanish: only a play() that reads no file can still start a sound.
+    assert isinstance(warm.path, Path) and isinstance(cold.path, Path)
     warm.path.unlink()
     cold.path.unlink()
     player.play(cold)  # the control: a cold play opens the file, so it fails here

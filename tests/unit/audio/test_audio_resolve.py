@@ -74,6 +74,7 @@ def test_preview_blob_wins_over_content_hash(data_dir: Path, audio_files: dict[s
         data_dir / "audio" / preview,
     )
     assert found.loudness_lufs == -18.5
+    assert isinstance(found.path, Path)
     size = found.path.stat().st_size
     assert found.identity == f"{found.path}|{size}|{found.path.stat().st_mtime_ns}"
 
@@ -276,13 +277,14 @@ def test_remote_fetch_kept_only_when_license_allows(
     ok = cand(preview_uri=f"{server}/clip", sound={"license": {"cache_bytes_ok": True}})
     found = resolve(ok, data_dir, allow_network=True, cache_dir=cache)
     assert isinstance(found, Source) and found.how == "remote" and found.format is AudioFormat.FLAC
+    assert isinstance(found.path, Path)
     assert found.path.parent == cache and found.path.read_bytes() == _Handler.payload
     again = resolve(ok, data_dir, allow_network=True, cache_dir=cache)
     assert isinstance(again, Source) and _Handler.hits == 1  # served from our cache
 
     no = cand(preview_uri=f"{server}/clip", sound={"license": {"cache_bytes_ok": False}})
     temp = resolve(no, data_dir, allow_network=True, cache_dir=cache)
-    assert isinstance(temp, Source)
+    assert isinstance(temp, Source) and isinstance(temp.path, Path)
     assert temp.path.parent != cache and not str(temp.path).startswith(str(data_dir))
     assert [p.name for p in cache.iterdir()] == [found.path.name]  # nothing new persisted
     shutil.rmtree(temp.path.parent, ignore_errors=True)
