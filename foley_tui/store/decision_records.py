@@ -6,12 +6,13 @@ Headless: never imports textual.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from foley_tui.model import ValidationError, validate_layer, validate_onset
-from foley_tui.store.records import RawRecord, same_record
+from foley_tui.store.records import RawRecord, carriable, same_record
 
 
 class _Keep:
@@ -94,4 +95,10 @@ def _pick_record(
         record["layer"] = validate_layer(layer)
     if not isinstance(onset, _Keep):
         record["onset"] = validate_onset(onset)
+    if isinstance(base, RawRecord) and not carriable(record):
+        # A value only foley wrote (a NaN onset) the user did not ask to change: it stays
+        # as it is, the file encoded exactly as foley's own store encodes it
+        # (json.dumps(indent=4), which writes NaN). We never add one: the layer and onset
+        # given were validated finite above.
+        return RawRecord(record, json.dumps(record, indent=4).encode())
     return record

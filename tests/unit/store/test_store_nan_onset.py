@@ -15,6 +15,7 @@ from foley_tui.store.backend import MemoryNamespace
 from foley_tui.store.files import FileNamespace
 from foley_tui.store.records import JournalEntry, RawRecord
 
+from .foley_steps import foley_do
 from .helpers import candidate
 
 #: What foley's own store writes for a pick with a NaN onset.
@@ -70,3 +71,49 @@ def test_a_nan_pick_is_left_alone_by_a_decision_on_another_sound(store: SessionS
     store.drop_reject("door")  # nothing to drop: no change, nothing written
     assert raw_pick(store) == NAN_PICK.encode()
     assert [e.sound_id for e in store.journal()] == ["bell"]
+
+
+def test_setting_the_layer_keeps_foleys_nan_onset_and_undo_restores_the_file(
+    store: SessionStore,
+) -> None:
+    """The user asked for a layer, not an onset: foley's NaN stays, the file encoded as
+    foley's store encodes it; undo brings back the original bytes."""
+    store.set_layer("door", "music")
+    after = raw_pick(store)
+    expected = {"sound_id": "door", "layer": "music", "onset": float("nan")}
+    assert after == json.dumps(expected, indent=4).encode()
+    entry = store.journal()[-1]
+    assert "NaN" not in json.dumps(entry.to_record(), allow_nan=False)
+    store.undo()
+    assert raw_pick(store) == NAN_PICK.encode()
+    store.redo()
+    assert raw_pick(store) == after
+
+
+def test_setting_a_number_replaces_the_nan_onset(store: SessionStore) -> None:
+    store.set_onset("door", 2.5)
+    after = raw_pick(store)
+    assert after is not None and b"NaN" not in after
+    assert json.loads(after) == {"sound_id": "door", "layer": "voice", "onset": 2.5}
+    store.undo()
+    assert raw_pick(store) == NAN_PICK.encode()
+
+
+def test_foley_reads_the_layer_we_set_next_to_its_nan_onset(data_dir: Path) -> None:
+    """foley 0.0.89 writes the NaN pick; we set the layer; foley reads both back."""
+    service = SessionService(data_dir)
+    sid = service.create("nan")
+    ours = service.get(sid)
+    ours.cache_candidates([candidate("door")])
+    foley_do(data_dir, sid, 's.add_pick("door", layer="voice", onset=float("nan"))')
+    ours.set_layer("door", "ambience")
+    read = foley_do(
+        data_dir,
+        sid,
+        """
+import math
+p = {p["sound_id"]: p for p in s.list_picks()}["door"]
+result = [p["layer"], math.isnan(p["onset"])]
+""",
+    )
+    assert read == ["ambience", True]
