@@ -26,6 +26,7 @@ from textual.timer import Timer
 
 from foley_tui import keymap
 from foley_tui.audio.base import Player
+from foley_tui.audition.opening import OpeningRead
 from foley_tui.commands import AuditionCommands
 from foley_tui.config import Config
 from foley_tui.scene.narration import Narration
@@ -77,6 +78,8 @@ class FoleyApp(App[None]):
         self.stderr_log: Path | None = None
         self.keymap: dict[str, str] = dict(self.config.keymap)
         self.set_keymap(self.keymap)
+        #: The session's first frame, read while Textual starts (see AuditionScreen).
+        self._opening: OpeningRead | None = OpeningRead(store)
 
     def on_mount(self) -> None:
         self.push_screen(self.make_audition(self.store))
@@ -168,7 +171,10 @@ class FoleyApp(App[None]):
             # The service's cache of open sessions is bounded (least recently used
             # dropped); the session on screen is never the one dropped.
             self.service.pin(store.session_id)
-        return AuditionScreen(store, self.player, self.config.settings)
+        opening, self._opening = self._opening, None
+        if opening is not None and opening.store is not store:
+            opening = None  # read for the session the app started with
+        return AuditionScreen(store, self.player, self.config.settings, opening)
 
     def open_session(self, session_id: str) -> None:
         """Switch to another session (used by the sessions screen)."""

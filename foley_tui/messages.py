@@ -15,8 +15,8 @@ from textual.message import Message
 
 from foley_tui.audio.base import PlayerStatus, Source, Unplayable
 from foley_tui.audition.change import Outside
+from foley_tui.audition.opening import Opening
 from foley_tui.model import Pick, Reject, Row
-from foley_tui.store.index_db import Page
 
 
 class IdsListed(Message):
@@ -38,14 +38,13 @@ class IdsListed(Message):
         index could be used; the exact rows follow in :class:`RowsLoaded`."""
 
 
-class PageListed(Message):
-    """The first screen of a big session, from the stored index (before the whole list)."""
+class SessionOpened(Message):
+    """The session's settings and first page, read by the opening thread after the screen
+    had mounted (else the screen applied them on mount)."""
 
-    def __init__(self, page: Page, picks: dict[str, Pick], rejects: dict[str, Reject]) -> None:
+    def __init__(self, opening: Opening) -> None:
         super().__init__()
-        self.page = page
-        self.picks = picks
-        self.rejects = rejects
+        self.opening = opening
 
 
 class LoadProgress(Message):

@@ -25,6 +25,7 @@ from typing import Any
 from foley_tui.audition.change import Change, Outside
 from foley_tui.audition.guard import RepeatGuard
 from foley_tui.audition.listing import Listing, ViewSettings
+from foley_tui.audition.opening import Opening
 from foley_tui.audition.outside import merge_decisions, read_outside
 from foley_tui.config import Settings
 from foley_tui.model import (
@@ -83,22 +84,28 @@ class AuditionModel:
         self._watch: DecisionWatch = watch(self.store)
 
     # ------------------------------------------------------------------ opening
-    def open(self) -> Change:
-        """Read the session's settings (title, cursor, view) and mark it opened."""
-        notices: list[str] = []
-        try:
-            meta = self.store.meta()
-        except Exception as exc:  # a torn metadata file must not stop the session opening
-            notices.append(f"Session settings unreadable: {exc}")
-        else:
+    def open(self, opening: Opening | None = None) -> Change:
+        """Apply the session's settings (title, cursor, view), undo availability and, when
+        the stored index gave one, the first page, as :class:`Opening` read them (read
+        now when not given: headless callers)."""
+        if opening is None:
+            opening = Opening.read(self.store)
+        meta = opening.meta
+        if meta is not None:
             self.title = meta.title or self.store.session_id
             self.restore_cursor = meta.cursor
             self.view = ViewSettings.from_dict(meta.view, self.view)
-        try:
-            self.store.mark_opened()  # makes this the session `foley-tui` resumes
-        except OSError as exc:
-            notices.append(f"Could not record the session as opened: {exc}")
-        return self._refresh_undo() | Change(status=True, player=True, notices=tuple(notices))
+        before = (self.can_undo, self.can_redo)
+        self.can_undo, self.can_redo = opening.undo_redo
+        change = Change(
+            status=True,
+            player=True,
+            undo=(self.can_undo, self.can_redo) != before,
+            notices=tuple(opening.notices),
+        )
+        if opening.page is not None:
+            change |= self.page_listed(opening.page, opening.picks, opening.rejects)
+        return change
 
     def page_listed(
         self, page: Page, picks: Mapping[str, Pick], rejects: Mapping[str, Reject]

@@ -31,18 +31,19 @@ from foley_tui.audio.base import Player
 from foley_tui.audition.change import Change
 from foley_tui.audition.listing import Listing, ViewSettings
 from foley_tui.audition.model import AuditionModel
+from foley_tui.audition.opening import Opening, OpeningRead
 from foley_tui.config import Settings
 from foley_tui.messages import (
     EventsRead,
     IdsListed,
     LoadProgress,
     OutsideChanged,
-    PageListed,
     PeaksReady,
     PlayerStateChanged,
     PlayheadMoved,
     RowsLoaded,
     RowsParsed,
+    SessionOpened,
     SourceResolved,
     StoreReachability,
 )
@@ -97,13 +98,21 @@ class AuditionScreen(Screen[None]):
 
     BINDINGS = keymap.bindings("audition")
 
-    def __init__(self, store: SessionStore, player: Player, settings: Settings) -> None:
+    def __init__(
+        self,
+        store: SessionStore,
+        player: Player,
+        settings: Settings,
+        opening: OpeningRead | None = None,
+    ) -> None:
+        """``opening``: the session's first frame being read since the app started (read
+        from now when not given)."""
         super().__init__()
         self.store = store
         self.player = player
         self.settings = settings
         self.model = AuditionModel(store, settings)
-        self.loader = SessionLoader(self, self.model)
+        self.loader = SessionLoader(self, self.model, opening or OpeningRead(store))
         self.previewer = Previewer(self, self.model, player)
         self.dialogs = DecisionDialogs(self, self.model)
         self.talk = LedgerWatch(store)
@@ -154,14 +163,15 @@ class AuditionScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        change = self.model.open()
-        filter_input = self.query_one(FilterInput)
-        filter_input.value = self.model.view.query
-        filter_input.display = bool(self.model.view.query)
         self.previewer.mount()
         self.candidate_list.focus()
         self.query_one(Waveform).clear("")
-        self.apply(change)
+        # Read since the app started: when it is in, the first frame has the rows.
+        opening = self.loader.opening.ready()
+        if opening is not None:
+            self._opened(opening)
+        else:
+            self.update_status()
         self.loader.start()
         self.talk.poll()
         self.set_interval(TALK_POLL_S, self.poll_talk, name="talk-poll")
@@ -279,9 +289,18 @@ class AuditionScreen(Screen[None]):
         self.apply(self.model.listed(message.ids, message.picks, message.rejects, message.rows))
         self.call_after_refresh(self.loader.painted.set)
 
-    def on_page_listed(self, message: PageListed) -> None:
-        self.apply(self.model.page_listed(message.page, message.picks, message.rejects))
-        self.call_after_refresh(self.loader.painted.set)
+    def _opened(self, opening: Opening) -> None:
+        self.loader.opened = True
+        change = self.model.open(opening)
+        filter_input = self.query_one(FilterInput)
+        filter_input.value = self.model.view.query
+        filter_input.display = bool(self.model.view.query)
+        self.apply(change)
+        if opening.page is not None:
+            self.call_after_refresh(self.loader.painted.set)
+
+    def on_session_opened(self, message: SessionOpened) -> None:
+        self._opened(message.opening)
 
     def on_load_progress(self, message: LoadProgress) -> None:
         self.apply(self.model.progress(message.done, message.total))

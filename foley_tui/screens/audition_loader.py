@@ -1,9 +1,10 @@
 """SessionLoader: load a session, then follow other writers (the audition screen's IO).
 
-A plain object the screen composes. The load worker lists ids first (an instant first
-paint), then fills every column from the index; the poll worker asks the model to compare
-the session's files with what it knows, per file, and to read only what changed. Workers
-never touch widgets: they post messages the screen hands to the model.
+A plain object the screen composes. The first paint is the opening's page (read since the
+app started, :mod:`foley_tui.audition.opening`) or, without a stored index, the ids; the
+load worker then brings the whole list, every file checked; the poll worker asks the
+model to compare the session's files with what it knows, per file, and to read only what
+changed. Workers never touch widgets: they post messages the screen hands to the model.
 """
 
 from __future__ import annotations
@@ -17,35 +18,33 @@ from textual.worker import get_current_worker
 
 from foley_tui.audition.events import EVENT_SCAN_LIMIT
 from foley_tui.audition.model import AuditionModel
+from foley_tui.audition.opening import OpeningRead
 from foley_tui.messages import (
     EventsRead,
     IdsListed,
     LoadProgress,
     OutsideChanged,
-    PageListed,
     RowsLoaded,
     RowsParsed,
+    SessionOpened,
     StoreReachability,
 )
 from foley_tui.model import Row
-from foley_tui.store.index_db import STATUS_FILTERS as PAGED_STATUS
-from foley_tui.store.index_db import Page
 
 if TYPE_CHECKING:
     from foley_tui.screens.audition import AuditionScreen
 
 
-FIRST_PAGE_ROWS = 240
-"""Rows of the first paint from the stored index: a tall terminal's screen, with room to
-move a few pages either way before the whole list is in."""
-
-
 class SessionLoader:
     """The load worker and the poll worker of one audition screen."""
 
-    def __init__(self, screen: AuditionScreen, model: AuditionModel) -> None:
+    def __init__(self, screen: AuditionScreen, model: AuditionModel, opening: OpeningRead) -> None:
         self.screen = screen
         self.model = model
+        self.opening = opening
+        """The session's settings and first page, being read since the app started."""
+        self.opened = False
+        """Set (by the screen) once the opening was applied."""
         self.painted = threading.Event()
         """Set once the first rows are on screen (the load worker waits for it)."""
 
@@ -59,34 +58,17 @@ class SessionLoader:
             name="load session",
         )
 
-    def _first_page(self) -> Page | None:
-        """The screen of the saved view around the saved cursor, from the stored index
-        (O(screen): the same cost at 1k and 100k candidates); None when there is no
-        usable index or the view is one the index cannot order."""
-        view = self.model.view
-        if view.status_filter not in PAGED_STATUS or view.sort == "onset":
-            return None  # onset order puts anchors apart; event filters need events
-        try:
-            return self.model.store.page(
-                sort=view.sort,
-                status=view.status_filter,
-                query=view.query,
-                limit=FIRST_PAGE_ROWS,
-                around=self.model.restore_cursor,
-            )
-        except (OSError, ValueError):
-            return None
-
     def _load(self) -> None:
-        """First paint: one page from the stored index when there is one (the whole list
-        then comes with every file checked), else the file names, or the index's rows
-        when its names still match the folder; then the exact, validated rows."""
+        """First paint: the opening's page from the stored index when there is one (the
+        whole list then comes with every file checked), else the index's rows when its
+        names still match the folder, else the file names; then the exact rows."""
         store = self.model.store
         post = self.screen.post_message
-        page = self._first_page()
-        if page is not None:
-            post(PageListed(page, store.picks(), store.rejects()))
-        else:
+        opening = self.opening.wait()
+        assert opening is not None  # wait() without a timeout returns it
+        if not self.opened:  # the screen mounted before it was read
+            post(SessionOpened(opening))
+        if opening.page is None:
             quick = store.quick_rows()
             if quick is not None:
                 ids = [row.sound_id for row in quick]

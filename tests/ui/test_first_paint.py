@@ -12,24 +12,33 @@ import pytest
 from textual.message import Message
 
 from foley_tui.audition.events import PENDING
-from foley_tui.messages import IdsListed, PageListed, RowsLoaded
+from foley_tui.audition.opening import FIRST_PAGE_ROWS, Opening
+from foley_tui.messages import IdsListed, RowsLoaded, SessionOpened
 from foley_tui.model import Row
-from foley_tui.screens.audition_loader import FIRST_PAGE_ROWS
+from foley_tui.screens.audition import FilterInput
 from foley_tui.store import SessionStore
+from foley_tui.store.index_db import Page
 from tests.ui.conftest import IDS, SIZE, Session, ready
 from tests.ui.seed import seed_session
 
 
-async def _first_messages(session: Session) -> tuple[IdsListed | PageListed, RowsLoaded]:
+async def _first_messages(session: Session) -> tuple[IdsListed | Page, RowsLoaded]:
+    """What the first paint showed (the opening's page, or the ids the load worker
+    listed) and the checked rows that followed."""
     seen: list[Message] = []
     app = session.app()
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
-        await ready(pilot)
+        screen = await ready(pilot)
+        opening = screen.loader.opening.ready()
     # A message is seen once per node it bubbles through: count distinct messages.
-    first = list({id(m): m for m in seen if isinstance(m, IdsListed | PageListed)}.values())
+    listed = list({id(m): m for m in seen if isinstance(m, IdsListed)}.values())
     loaded = list({id(m): m for m in seen if isinstance(m, RowsLoaded)}.values())
-    assert len(first) == 1 and len(loaded) == 1
-    return first[0], loaded[0]
+    assert len(loaded) == 1 and opening is not None
+    if opening.page is not None:
+        assert not listed  # the page was the first paint: no list of ids
+        return opening.page, loaded[0]
+    assert len(listed) == 1
+    return listed[0], loaded[0]
 
 
 async def test_reopen_paints_a_page_from_the_index(session: Session) -> None:
@@ -39,11 +48,10 @@ async def test_reopen_paints_a_page_from_the_index(session: Session) -> None:
     assert listed.rows is None and sorted(listed.ids) == sorted(IDS)
     assert [r.sound_id for r in loaded.rows] == IDS
 
-    # Reopened: the first message is a page of the index, every column in it, marked
-    # unverified in a new process; the checked rows that follow are the same.
-    listed, loaded = await _first_messages(session)
-    assert isinstance(listed, PageListed)
-    page = listed.page
+    # Reopened: the first paint is a page of the index, every column in it (unverified
+    # in a new process); the checked rows that follow are the same.
+    page, loaded = await _first_messages(session)
+    assert isinstance(page, Page)
     assert page.offset == 0 and page.candidates == len(IDS)
     assert [r.sound_id for r in page.rows] == IDS
     assert all(r.caption for r in page.rows)
@@ -105,8 +113,8 @@ async def test_a_new_file_shows_once_the_page_is_checked(session: Session) -> No
     store.cache_candidates([{"sound": {"id": "new:1", "caption": "late arrival"}}])
     listed, loaded = await _first_messages(session)
     # The page is the index as it was (unverified); the checked rows have the new file.
-    assert isinstance(listed, PageListed)
-    assert "new:1" not in {r.sound_id for r in listed.page.rows}
+    assert isinstance(listed, Page)
+    assert "new:1" not in {r.sound_id for r in listed.rows}
     assert "new:1" in {r.sound_id for r in loaded.rows}
 
 
@@ -149,3 +157,49 @@ async def test_columns_fill_in_while_the_session_loads(
         release.set()
         await ready(pilot)
         assert screen._loaded and len(screen.listing.rows) == len(IDS)
+
+
+async def test_an_opening_read_before_mount_is_the_first_frame(session: Session) -> None:
+    """The app starts reading the session with Textual's start-up; when that is done by
+    the time the screen mounts, the mount applies it: no message round trip."""
+    await _first_messages(session)  # builds the index
+    seen: list[Message] = []
+    app = session.app()
+    opening = app._opening
+    assert opening is not None and opening.wait(10) is not None
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await pilot.pause()
+        screen = app.audition
+        assert screen is not None and screen.listing.rows  # rows in the first frame
+        await ready(pilot)
+    assert not [m for m in seen if isinstance(m, SessionOpened)]
+
+
+async def test_an_opening_still_being_read_at_mount_arrives_as_a_message(
+    session: Session,
+) -> None:
+    await _first_messages(session)  # builds the index
+    store = session.service.get(session.session_id)
+    store.set_view({"filter": "rain"})
+    release = threading.Event()
+    real_read = Opening.read
+
+    def slow_read(store: SessionStore) -> Opening:
+        release.wait(10)
+        return real_read(store)
+
+    seen: list[Message] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Opening, "read", slow_read)
+        app = session.app()
+        async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+            await pilot.pause()
+            screen = app.audition
+            assert screen is not None and not screen.listing.rows
+            assert screen.model.view.query == ""  # not read yet
+            release.set()
+            screen = await ready(pilot)
+            assert screen.model.view.query == "rain"  # the saved filter, applied late
+            assert screen.query_one(FilterInput).value == "rain"
+            assert all("rain" in screen.listing.rows[s].caption for s in screen.listing.view)
+    assert [m for m in seen if isinstance(m, SessionOpened)]
