@@ -47,6 +47,10 @@ class Previewer:
         """(highlighted, next undecided) last handed to the prefetch worker."""
         self._candidates: OrderedDict[str, dict[str, Any] | None] = OrderedDict()
         self._sources: OrderedDict[str, Source | Unplayable] = OrderedDict()
+        self._asking: set[str] = set()
+        """Sounds with no local audio whose shared (Redis) audio a worker is looking up."""
+        self._play_after: tuple[str, float] | None = None
+        """A play asked for while its sound was being looked up: started on the answer."""
         self._peaks_for: str | None = None
         self._timer: Timer | None = None
 
@@ -71,6 +75,7 @@ class Previewer:
         """Candidate files changed on disk: cached dicts and sources may be stale."""
         self._candidates.clear()
         self._sources.clear()
+        self._asking.clear()
         self._prefetched = (None, None)
 
     # -- the player's state -----------------------------------------------------------
@@ -121,6 +126,10 @@ class Previewer:
     # -- playing ----------------------------------------------------------------------
     def play(self, sound_id: str, start_s: float = 0.0) -> None:
         source = self.source(sound_id)
+        if isinstance(source, Unplayable) and sound_id in self._asking:
+            self._play_after = (sound_id, start_s)  # starts when the shared store answers
+            return
+        self._play_after = None
         if isinstance(source, Unplayable):
             self.screen.notify(f"Can't play: {source.reason}", severity="warning", timeout=4)
             return
@@ -137,8 +146,8 @@ class Previewer:
     # -- candidates and sources -------------------------------------------------------
     def remote_audio(self) -> RemoteAudio | None:
         """The session's shared audio (Redis), not asked while its store is known to be
-        down: an unreachable host would hold each resolve for the connect timeout. (The
-        sources resolved meanwhile are forgotten when it is back.)"""
+        down: an unreachable host would hold each lookup worker for the connect timeout.
+        (The sources resolved meanwhile are forgotten when it is back.)"""
         return None if self.screen.store_down else self.model.store.remote_audio()
 
     def candidate(self, sound_id: str) -> dict[str, Any] | None:
@@ -152,7 +161,8 @@ class Previewer:
         return candidate
 
     def source(self, sound_id: str) -> Source | Unplayable:
-        """Resolve locally (stats only; the network is tried in a worker when allowed)."""
+        """Resolve locally (stats only). The session's shared store (Redis) and the
+        network are asked in a worker, never on this thread; meanwhile the answer says so."""
         source = self._sources.get(sound_id)
         if source is None:
             candidate = self.candidate(sound_id)
@@ -164,14 +174,30 @@ class Previewer:
                 # Imported on first use: keeps it (and urllib) out of the first paint.
                 from foley_tui.audio.resolve import resolve
 
-                source = resolve(
-                    candidate,
-                    self.model.store.data_dir,
-                    allow_network=False,
-                    remote=self.remote_audio(),
-                )
+                source = resolve(candidate, self.model.store.data_dir, allow_network=False)
+                remote = self.remote_audio() if isinstance(source, Unplayable) else None
+                if remote is not None and isinstance(source, Unplayable):
+                    source = Unplayable(f"{source.reason}; asking {remote.where}…", source.kind)
+                    self._sources[sound_id] = source
+                    self._ask(sound_id, candidate)
+                    return source
             self._remember(sound_id, source)
         return source
+
+    def _ask(self, sound_id: str, candidate: Mapping[str, Any]) -> None:
+        """Look the sound's audio up in the shared store (and the network, when allowed)
+        in a worker; :meth:`source_resolved` takes the answer."""
+        if sound_id in self._asking:
+            return
+        self._asking.add(sound_id)
+        network = self.screen.settings.allow_network
+        self.screen.run_worker(
+            lambda: self._fetch_source(sound_id, candidate, network=network),
+            thread=True,
+            group="shared-audio",
+            exit_on_error=False,
+            name="shared audio",
+        )
 
     def _remember(self, sound_id: str, source: Source | Unplayable) -> None:
         self._sources[sound_id] = source
@@ -186,7 +212,13 @@ class Previewer:
 
     def source_resolved(self, sound_id: str, source: Source | Unplayable) -> None:
         previous = self._sources.get(sound_id)
+        self._asking.discard(sound_id)
         self._remember(sound_id, source)
+        pending, self._play_after = self._play_after, None
+        if pending is not None and pending[0] == sound_id:
+            self.play(sound_id, pending[1])
+        elif pending is not None:
+            self._play_after = pending
         # The prefetch worker resolves rows ahead of the cursor: re-show only on news.
         if sound_id == self.model.cursor and source != previous:
             self._peaks_for = None
@@ -240,9 +272,10 @@ class Previewer:
             )
         else:
             waveform.clear(f"⊘ {source.reason}" if source else "⊘ candidate unreadable")
-            if screen.settings.allow_network and candidate is not None:
+            asked = sound_id in self._asking  # that worker tries the network too
+            if screen.settings.allow_network and candidate is not None and not asked:
                 screen.run_worker(
-                    lambda: self._fetch_source(sound_id, candidate),
+                    lambda: self._fetch_source(sound_id, candidate, network=True),
                     thread=True,
                     group="fetch",
                     exclusive=True,
@@ -250,11 +283,14 @@ class Previewer:
                     name="fetch preview",
                 )
 
-    def _fetch_source(self, sound_id: str, candidate: Mapping[str, Any]) -> None:
+    def _fetch_source(self, sound_id: str, candidate: Mapping[str, Any], *, network: bool) -> None:
+        """(Worker.) Every rule, the shared store's and (``network``) the web's included."""
         from foley_tui.audio.resolve import resolve
 
         store = self.model.store
-        source = resolve(candidate, store.data_dir, allow_network=True, remote=self.remote_audio())
+        source = resolve(
+            candidate, store.data_dir, allow_network=network, remote=self.remote_audio()
+        )
         self.screen.post_message(SourceResolved(sound_id, source))
 
     def _compute_peaks(self, sound_id: str, source: Source, width: int) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -168,7 +169,18 @@ async def test_the_app_plays_pushed_audio_from_redis(
 
     service = RedisSessionService(redis_server.url, data_dir=tmp_path / "b" / "data")
     player = FakePlayer()
-    app = FoleyApp(service.get(sid), player)
+    store = service.get(sid)
+    shared = store.remote_audio()
+    assert shared is not None
+    asked_on: list[bool] = []
+    real_find = shared.find
+
+    def find(sound_id: str) -> RemoteBlob | None:
+        asked_on.append(threading.current_thread() is threading.main_thread())
+        return real_find(sound_id)
+
+    shared.find = find  # type: ignore[method-assign]
+    app = FoleyApp(store, player)
     async with app.run_test(size=(120, 30)) as pilot:
         for _ in range(200):  # the follow worker never ends: wait for the screen instead
             await pilot.pause(0.02)
@@ -177,11 +189,15 @@ async def test_the_app_plays_pushed_audio_from_redis(
                 break
         screen = app.screen
         assert isinstance(screen, AuditionScreen) and screen.current_id == "fs:door"
-        await pilot.press("space")
-        await pilot.pause()
+        await pilot.press("space")  # may come before the lookup's answer: played on it
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if any(name == "play" for name, _ in player.calls):
+                break
         [played] = [args[0] for name, args in player.calls if name == "play"]
         assert isinstance(played, Source) and played.how == "redis"
         assert isinstance(played.path, RemoteBlob) and played.path.size > 0
         shown = " ".join(plain(screen.query_one(Details).content).split())
         assert "wav · redis · Redis blob" in shown
+        assert asked_on and not any(asked_on)  # never on the UI thread
         await pilot.press("q")
