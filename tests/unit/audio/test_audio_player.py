@@ -547,3 +547,43 @@ def test_prefetch_is_a_hint_that_never_raises(
     null.close()
     player.close()
     player.prefetch(missing)  # after close: still quiet
+
+
+def test_a_blob_read_by_range_plays_bit_exact_and_a_lost_store_says_why(
+    player: SoundDevicePlayer,
+) -> None:
+    """A Redis session's pushed audio: prefetched head, the rest fetched as it plays."""
+    import io
+
+    from foley_tui.audio.blob import RemoteBlob
+
+    stream = FakeStream.instances[-1]
+    data = np.random.default_rng(5).uniform(-0.9, 0.9, (RATE * 4, 2)).astype(np.float32)
+    buffer = io.BytesIO()
+    sf.write(buffer, data, RATE, format="WAV", subtype="FLOAT")
+    raw = buffer.getvalue()
+    ranges: list[tuple[int, int]] = []
+    down = threading.Event()
+
+    def fetch(start: int, end: int) -> bytes:
+        if down.is_set():
+            raise ConnectionError("Redis at redis://h:1/0 is unreachable")
+        ranges.append((start, end))
+        return raw[start : end + 1]
+
+    blob = RemoteBlob("Redis blob ab12…", len(raw), "ab12", fetch, raw[:4096])
+    src = Source(blob, AudioFormat.WAV, "redis", f"blob:ab12|{len(raw)}")
+    player.prefetch(src)
+    player.play(src)
+    out = drain(stream, player, len(data) + 2000)
+    np.testing.assert_array_equal(out[: len(data)], data)
+    assert len(ranges) >= 4  # streamed in blocks, never one whole-file read
+
+    recorder = Recorder()
+    player.set_state_callback(recorder)
+    player.play(src, 1.0)
+    drain(stream, player, 4096)
+    down.set()  # the server goes away while it plays
+    drain(stream, player, RATE * 3, block=4096)
+    ended = recorder.wait_for(PlayerState.STOPPED)
+    assert ended.error is not None and "cannot read Redis blob ab12…" in ended.error
