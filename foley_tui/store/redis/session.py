@@ -24,6 +24,7 @@ Headless: never imports textual.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import gc
 import json
@@ -39,7 +40,7 @@ from foley_tui.model import Row, ValidationError
 from foley_tui.store.changes import note_own_decision
 from foley_tui.store.codec import DecodeError, dumps, loads_object
 from foley_tui.store.errors import StoreProblem, StoreWriteError, UndoConflictError
-from foley_tui.store.index_db import Page
+from foley_tui.store.index_db import STATUS_FILTERS, Page
 from foley_tui.store.records import (
     JournalEntry,
     RawRecord,
@@ -241,37 +242,99 @@ class RedisSessionStore(SessionStore):
         limit: int = 100,
         around: str | None = None,
     ) -> Page | None:
-        """One screen of the list in first-seen order straight from the rows index: two
-        or three round trips whatever the session's size; with ``around`` (the saved
-        cursor), the screen centred on that row when the list holds it. Only the unsorted,
-        unfiltered view (the others need every row: None, call :meth:`rows`), and None
-        when the index lags the candidates hash (written around our namespace:
-        :meth:`rows` re-indexes)."""
-        if sort != "rank" or status != "all" or query.strip():
+        """One screen of the list in first-seen order straight from the rows index, a few
+        round trips whatever the session's size: all rows, or those picked, rejected or
+        undecided (then the decisions' ids are read and ranked too: O(decisions + screen)).
+        With ``around`` (the saved cursor), the screen is centred on that row when the
+        view holds it. A sorted or searched view needs every row: None, call
+        :meth:`rows`; None too when the index lags the candidates hash (written around
+        our namespace: :meth:`rows` re-indexes)."""
+        if sort != "rank" or status not in STATUS_FILTERS or query.strip():
             return None
         keys = self.backend.keys
         sid = self.session_id
         offset = max(int(offset), 0)
         limit = max(int(limit), 1)
+        client = self.backend.client
         with self.backend.errors("could not read the candidate list"):
-            pipe = self.backend.client.pipeline(transaction=False)
+            pipe = client.pipeline(transaction=False)
             pipe.zcard(keys.order(sid))
             pipe.hlen(keys.ns(sid, "candidates"))
             pipe.hlen(keys.rows(sid))
             pipe.zrank(keys.order(sid), around if around is not None else "")
-            total, hashed, indexed, at = pipe.execute()
+            if status != "all":  # the decisions decide what the view holds
+                pipe.hkeys(self.raw["picks"].key)
+                pipe.hkeys(self.raw["rejects"].key)
+            total, hashed, indexed, at, *decisions = pipe.execute()
             if not total == hashed == indexed:
                 return None
-            if around is not None and at is not None:
-                offset = max(0, int(at) - limit // 2)
-            ids_raw = self.backend.client.zrange(keys.order(sid), offset, offset + limit - 1)
-            ids = [k.decode("utf-8", "surrogateescape") for k in ids_raw]
-            raws = self.backend.client.hmget(keys.rows(sid), ids) if ids else []
+            at = None if at is None else int(at)
+            candidates = int(total)
+            if status == "all":
+                if at is not None:
+                    offset = max(0, at - limit // 2)
+                ids = _decode(client.zrange(keys.order(sid), offset, offset + limit - 1))
+                ranked = list(enumerate(ids, start=offset))
+            else:
+                picked, rejected = (set(_decode(names)) for names in decisions)
+                decided = picked if status == "picked" else rejected - picked
+                if status == "undecided":
+                    decided = picked | rejected
+                marks = self._ranks(sorted(decided))
+                if status == "undecided":
+                    total, offset, ranked = self._undecided(marks, int(total), offset, limit, at)
+                else:
+                    total = len(marks)
+                    where = {key: i for i, (_, key) in enumerate(marks)}
+                    if around is not None and around in where:
+                        offset = max(0, where[around] - limit // 2)
+                    ranked = marks[offset : offset + limit]
+            raws = client.hmget(keys.rows(sid), [k for _, k in ranked]) if ranked else []
         rows = [
-            _row_of(key, offset + i, values)
-            for i, (key, values) in enumerate(zip(ids, _parse_rows(list(raws)), strict=True))
+            _row_of(key, rank, values)
+            for (rank, key), values in zip(ranked, _parse_rows(list(raws)), strict=True)
         ]
-        return Page(rows, total=int(total), offset=offset, verified=True)
+        return Page(rows, total=int(total), offset=offset, verified=True, candidates=candidates)
+
+    def _ranks(self, ids: list[str]) -> list[tuple[int, str]]:
+        """(position in the list, id) of each id the list holds, in list order."""
+        if not ids:
+            return []
+        pipe = self.backend.client.pipeline(transaction=False)
+        order = self.backend.keys.order(self.session_id)
+        for key in ids:
+            pipe.zrank(order, key)
+        return sorted(
+            (int(r), k) for r, k in zip(pipe.execute(), ids, strict=True) if r is not None
+        )
+
+    def _undecided(
+        self, marks: list[tuple[int, str]], total: int, offset: int, limit: int, at: int | None
+    ) -> tuple[int, int, list[tuple[int, str]]]:
+        """(view size, offset, the screen's (position, id)) of the undecided rows: the
+        list order with the decided positions ``marks`` left out."""
+        decided = [rank for rank, _ in marks]
+        skip = set(decided)
+        if at is not None and at not in skip:
+            offset = max(0, at - bisect.bisect_left(decided, at) - limit // 2)
+        start = offset  # the list position of the offset-th undecided row: the least p
+        while True:  # with p = offset + (decided positions <= p)
+            nxt = offset + bisect.bisect_right(decided, start)
+            if nxt == start:
+                break
+            start = nxt
+        end = start + limit - 1  # widened by the decided rows inside the window
+        while True:
+            inside = bisect.bisect_right(decided, end) - bisect.bisect_left(decided, start)
+            wider = start + limit - 1 + inside
+            if wider == end:
+                break
+            end = wider
+        ids = _decode(
+            self.backend.client.zrange(self.backend.keys.order(self.session_id), start, end)
+        )
+        ranked = [(start + i, k) for i, k in enumerate(ids) if start + i not in skip][:limit]
+        return total - len(decided), offset, ranked
 
     def rows(
         self,
@@ -555,6 +618,10 @@ class RedisSessionStore(SessionStore):
             return bool(self.backend.client.ping())
         except RedisError:
             return False
+
+
+def _decode(names: Iterable[bytes]) -> list[str]:
+    return [k.decode("utf-8", "surrogateescape") for k in names]
 
 
 def _row_of(key: str, rank: int, values: Any) -> Row:
