@@ -135,12 +135,12 @@ def _calls(client: Any) -> dict[str, int]:
 async def test_the_app_paints_a_redis_session_from_a_page(
     service: RedisSessionService, redis_server: RedisServer
 ) -> None:
-    """The loader's first message on Redis is one page around the saved cursor (the
-    saved view filtered to undecided rows), then the whole list."""
+    """The app's first paint of a Redis session is one page around the saved cursor (the
+    saved view filtered to undecided rows), no list of ids; then the whole list."""
     from textual.message import Message
 
     from foley_tui.app import FoleyApp
-    from foley_tui.messages import IdsListed, PageListed, RowsLoaded
+    from foley_tui.messages import IdsListed, RowsLoaded
     from foley_tui.screens.audition import AuditionScreen
     from tests.fakes import FakePlayer
 
@@ -161,10 +161,11 @@ async def test_the_app_paints_a_redis_session_from_a_page(
         screen = app.screen
         assert isinstance(screen, AuditionScreen)
         assert screen.current_id == "s301"
+        opening = screen.loader.opening.ready()
         await pilot.press("q")
-    first = [m for m in seen if isinstance(m, IdsListed | PageListed)]
-    assert first and isinstance(first[0], PageListed)
-    page = first[0].page
+    assert opening is not None and opening.page is not None
+    assert not [m for m in seen if isinstance(m, IdsListed)]  # the page was the first paint
+    page = opening.page
     assert page.candidates == 400 and page.total == 400 - 134
     assert "s301" in [r.sound_id for r in page.rows]
     assert all(int(r.sound_id[1:]) % 3 for r in page.rows)  # undecided only
