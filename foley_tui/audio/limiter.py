@@ -34,8 +34,17 @@ TAPS = 48
 _SPREAD = TAPS // OVERSAMPLE
 
 
+#: The look-ahead (and so the output delay) of the master limiter.
+LOOKAHEAD_S = 0.005
+
+
 def db_to_gain(db: float) -> float:
     return float(10.0 ** (db / 20.0))
+
+
+def lookahead_frames(rate: int, lookahead_s: float = LOOKAHEAD_S) -> int:
+    """The delay (frames) of a :class:`TruePeakLimiter` at ``rate``."""
+    return max(round(lookahead_s * int(rate)), 2 * _SPREAD + 2)
 
 
 class TruePeakLimiter:
@@ -46,13 +55,13 @@ class TruePeakLimiter:
         rate: int,
         *,
         ceiling_db: float = -1.0,
-        lookahead_s: float = 0.005,
+        lookahead_s: float = LOOKAHEAD_S,
         hold_s: float = 0.050,
         channels: int = 2,
     ) -> None:
         self.rate = int(rate)
         self.ceiling = db_to_gain(ceiling_db)
-        self.delay = max(round(lookahead_s * self.rate), 2 * _SPREAD + 2)
+        self.delay = lookahead_frames(self.rate, lookahead_s)
         self._ramp = self.delay - _SPREAD  # >= _SPREAD + 2
         self._window = self.delay + max(round(hold_s * self.rate), 0)
         self.channels = channels

@@ -169,3 +169,41 @@ async def test_a_failed_build_is_a_notice(
             "the failure shown",
         )
         assert app.is_running
+
+
+async def test_the_timeline_reads_no_audio_on_the_ui_thread(
+    data_dir: Path, tmp_path: Path, recorder: Recorder
+) -> None:
+    """Open, P before the prefetch is ready, mute while it plays, play a pick alone: every
+    audio lookup and loudness measure runs in a worker, and the screen answers while the
+    measure is held."""
+    from foley_tui.screens.timeline import TimelineScreen
+
+    player = FakePlayer()
+    app, _tones = _app(data_dir, tmp_path, player)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        recorder.threads.clear()
+        await pilot.press("t")
+        await _until(pilot, lambda: isinstance(app.screen, TimelineScreen), "the timeline")
+        screen = app.screen
+        assert isinstance(screen, TimelineScreen)
+        await _until(pilot, recorder.entered.is_set, "the prefetch is measuring")
+        await pilot.press("P")  # before the prefetch is ready: built in a worker
+        cursor = screen.model.cursor
+        await pilot.press("right")  # the screen answers meanwhile
+        assert screen.model.cursor != cursor
+        assert not _scenes(player)
+        recorder.gate.set()
+        await _until(pilot, lambda: bool(_scenes(player)), "the scene started")
+        scene = _scenes(player)[-1]
+        assert {v.lane for v in scene.voices} >= {"narration", "sfx_fg"}
+        await pilot.press("m")  # on the playing scene itself: its bus reads it live
+        assert scene.muted
+        await pilot.press("escape")
+        await pilot.press("space")  # the highlighted pick alone
+        await _until(pilot, lambda: "play" in player.names(), "the pick played")
+        await wait_workers(app)
+        assert [w for w, _ in recorder.threads if w.startswith("measure")]
+        assert [w for w, _ in recorder.threads if w.startswith("sniff")]
+        assert recorder.on_main() == []

@@ -105,7 +105,8 @@ def test_loop_region_repeats(tmp_path: Path) -> None:
     span = round(0.25 * RATE)
     np.testing.assert_allclose(out[:span], out[span : 2 * span], atol=1e-6)
     np.testing.assert_allclose(out[:span], out[2 * span : 3 * span], atol=1e-6)
-    assert mix.position_s == pytest.approx(0.5 + (40000 - 3 * span) / RATE)
+    assert len(out) > 3 * span
+    assert mix.position_s == pytest.approx(0.5 + (len(out) - 3 * span) / RATE)
     with pytest.raises(ValueError):
         scene.set_loop_region((1.0, 0.5))
 
@@ -136,7 +137,7 @@ def test_decoders_open_only_while_their_voice_sounds(tmp_path: Path) -> None:
     scene = Scene([MixVoice(a, 0.0, key="early"), MixVoice(a, 5.0, key="late")])
     mix = SceneMix(scene, RATE)
     mix.read(1000)
-    early, late = mix._states
+    early, late = mix.stems._states
     assert early.decoder is not None and late.decoder is None
     while mix.position_s < 1.0:
         mix.read(4096)
