@@ -14,13 +14,12 @@ headless :class:`~foley_tui.scene.timeline.TimelineModel` decides.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
-from textual.worker import get_current_worker
 
 from foley_tui import keymap
 from foley_tui.audio.base import SCENE_HOW, Player, PlayerState
@@ -31,10 +30,8 @@ from foley_tui.scene.reading import clock
 from foley_tui.scene.timeline import Edit, TimelineModel
 from foley_tui.screens.onset import OnsetChoice, OnsetScreen
 from foley_tui.screens.sessions_modals import ConfirmModal
+from foley_tui.screens.timeline_play import Controls, ScenePlayback
 from foley_tui.store import SessionStore, StoreWriteError
-
-if TYPE_CHECKING:
-    from foley_tui.audio.mixer import Scene  # numpy/scipy: not at start-up
 
 #: Preview volume step and range (as the audition screen's).
 VOLUME_STEP_DB = 2.0
@@ -80,17 +77,14 @@ class TimelineScreen(Screen[None]):
         self.volume_db = volume_db
         self._on_volume = on_volume
         self.model = TimelineModel(self._build())
-        self._scene: Scene | None = None  # the prefetched mixer Scene (P plays it)
-        self._scene_start = 0.0  # where it was prefetched from
-        self._scene_gen = 0  # bumped by every prefetch: a stale one is never kept
-        self._playing_scene: Scene | None = None  # the Scene playing (live mute/solo/loop)
+        self.playback = ScenePlayback(self)
         self._was_playing = False
         self._looping = False
         self._token: object = self._change_token()
 
     def _build(self) -> SceneModel:
         # The store's picks only: each pick's audio is looked up (file headers read) and
-        # measured in workers (_mixer_scene, action_play_pick), never on the UI thread.
+        # measured in workers (timeline_play.ScenePlayback), never on the UI thread.
         return build_scene(self.store, narration=self.narration, resolve_audio=False)
 
     # -- layout ----------------------------------------------------------------------
@@ -241,101 +235,24 @@ class TimelineScreen(Screen[None]):
         self.dismiss(None)
 
     # -- actions: play ---------------------------------------------------------------
-    def _controls(self) -> tuple[frozenset[str], frozenset[str], tuple[float, float] | None]:
-        region = self.model.loop_region if self._looping else None
-        return frozenset(self.model.muted), frozenset(self.model.soloed), region
-
-    def _apply_controls(self, scene: Scene) -> None:
-        """Give ``scene`` the timeline's mute, solo and loop region (UI thread; the
-        player's bus reads mute and solo at its next block)."""
-        muted, soloed, region = self._controls()
-        for lane in {*scene.muted, *muted}:
-            scene.set_muted(lane, lane in muted)
-        for lane in {*scene.soloed, *soloed}:
-            scene.set_soloed(lane, lane in soloed)
-        if region != scene.loop_region:
-            scene.set_loop_region(region)
-
-    def _mixer_scene(self) -> Scene:
-        """Worker: the picks with their audio looked up (and, with loudness match on,
-        measured) as the mixer's scene, with the controls it had when the key was hit."""
-        model = build_scene(self.store, narration=self.narration)
-        scene = model.to_scene(loudness_match=self.loudness_match)
-        self.app.call_from_thread(self._apply_controls, scene)
-        return scene
-
     def _start_s(self) -> float:
         if self._looping and self.model.loop_region is not None:
             return self.model.loop_region[0]
         return self.model.offset_s
 
+    def controls(self) -> Controls:
+        """The mute, solo and loop region the scene should have now."""
+        region = self.model.loop_region if self._looping else None
+        return frozenset(self.model.muted), frozenset(self.model.soloed), region
+
     def _prefetch(self) -> None:
-        """Build the mixer's scene (audio lookups, loudness measures) and premix its first
-        stems in a worker, so P starts as fast as a preview."""
-        start = self._start_s()
-        self._scene = None
-        self._scene_gen += 1
-        generation = self._scene_gen
-
-        def work() -> None:
-            scene = self._mixer_scene()
-            self.player.prefetch_scene(scene, start)
-            self.app.call_from_thread(self._prefetched, generation, scene, start)
-
-        self.run_worker(work, thread=True, group="scene-prefetch", exclusive=True)
-
-    def _prefetched(self, generation: int, scene: Scene, start: float) -> None:
-        if generation == self._scene_gen:
-            self._scene, self._scene_start = scene, start
+        self.playback.prefetch(self._start_s())
 
     def action_play_scene(self) -> None:
         if self.scene_playing:
             self._stop_scene()
             return
-        start = self._start_s()
-        scene = self._scene
-        if scene is None or self._scene_start != start:
-            # Not prefetched (still building, or scrolled since): build and start it in a
-            # worker; the key returns at once.
-            self.run_worker(
-                lambda: self._build_and_play(start),
-                name="play the scene",
-                group="scene-play",
-                thread=True,
-                exclusive=True,
-                exit_on_error=False,
-            )
-            return
-        self._scene = None  # its premix is spent by this play
-        self._apply_controls(scene)
-        self._play(scene, start)
-
-    def _build_and_play(self, start: float) -> None:
-        """Worker: P before the prefetch was ready."""
-        worker = get_current_worker()
-        try:
-            scene = self._mixer_scene()
-            if worker.is_cancelled:
-                return
-            if not scene.voices:
-                self.app.call_from_thread(self._play, scene, start)
-                return
-            self._playing_scene = scene
-            self.player.play_scene(scene, start)
-        except Exception as exc:  # a notice, never a crash of the UI
-            self.app.call_from_thread(
-                self.notify, f"Cannot play the scene: {exc}", severity="error", timeout=8
-            )
-            return
-        self.app.call_from_thread(self.notify, f"Playing the scene from {clock(start)}", timeout=2)
-
-    def _play(self, scene: Scene, start: float) -> None:
-        if not scene.voices:
-            self.notify("Nothing to play: no placed, playable pick and no narration.")
-            return
-        self._playing_scene = scene
-        self.player.play_scene(scene, start)
-        self.notify(f"Playing the scene from {clock(start)}", timeout=2)
+        self.playback.play(self._start_s())
 
     def action_play_pick(self) -> None:
         current = self.model.current
@@ -349,27 +266,7 @@ class TimelineScreen(Screen[None]):
         ):
             self.player.stop()
             return
-        sound_id = current.sound_id
-
-        def work() -> None:
-            from foley_tui.audio.base import Source, Unplayable
-            from foley_tui.audio.resolve import resolve
-
-            candidate = self.store.candidate(sound_id)
-            source = (
-                resolve(dict(candidate), self.store.data_dir)
-                if candidate is not None
-                else Unplayable("no cached candidate", "none")
-            )
-            if not isinstance(source, Source):
-                self.app.call_from_thread(
-                    self.notify, f"Cannot play: {source.reason}", severity="warning"
-                )
-                return
-            if not get_current_worker().is_cancelled:
-                self.player.play(source)
-
-        self.run_worker(work, name="play the pick", group="pick-play", thread=True, exclusive=True)
+        self.playback.play_pick(current.sound_id)
 
     def _stop_scene(self) -> None:
         if self.scene_playing:
@@ -377,16 +274,8 @@ class TimelineScreen(Screen[None]):
         self.view.playhead_s = None
 
     def _changed_controls(self) -> None:
-        """Mute/solo/loop changed: the playing scene hears it at its next audio block; a
-        prefetched scene takes mute and solo as they are (they apply after its premix)
-        and is prefetched again only for a new loop region (that changes the premix)."""
-        playing = self._playing_scene if self.scene_playing else None
-        if playing is not None:
-            self._apply_controls(playing)
-        elif self._scene is not None and self._controls()[2] == self._scene.loop_region:
-            self._apply_controls(self._scene)
-        else:
-            self._prefetch()
+        """Mute/solo/loop changed: heard by a playing scene at its next audio block."""
+        self.playback.changed_controls(self.scene_playing, self._start_s())
         self._show()
 
     def action_mute(self) -> None:
