@@ -20,6 +20,8 @@ Headless: never imports textual.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import numpy.typing as npt
 from scipy.ndimage import minimum_filter1d
@@ -34,8 +36,25 @@ TAPS = 48
 _SPREAD = TAPS // OVERSAMPLE
 
 
+#: The look-ahead (and so the output delay) of the master limiter.
+LOOKAHEAD_S = 0.005
+
+
 def db_to_gain(db: float) -> float:
     return float(10.0 ** (db / 20.0))
+
+
+def lookahead_frames(rate: int, lookahead_s: float = LOOKAHEAD_S) -> int:
+    """The delay (frames) of a :class:`TruePeakLimiter` at ``rate``."""
+    return max(round(lookahead_s * int(rate)), 2 * _SPREAD + 2)
+
+
+@functools.cache
+def _phases() -> list[npt.NDArray[np.float64]]:
+    """The interpolation filter's polyphase components (designed once: a limiter is made
+    on every scene play, on the key-to-sound path)."""
+    taps = firwin(TAPS, 1.0 / OVERSAMPLE) * OVERSAMPLE
+    return [np.asarray(taps[k::OVERSAMPLE], dtype=np.float64) for k in range(OVERSAMPLE)]
 
 
 class TruePeakLimiter:
@@ -46,24 +65,30 @@ class TruePeakLimiter:
         rate: int,
         *,
         ceiling_db: float = -1.0,
-        lookahead_s: float = 0.005,
+        lookahead_s: float = LOOKAHEAD_S,
         hold_s: float = 0.050,
         channels: int = 2,
     ) -> None:
         self.rate = int(rate)
         self.ceiling = db_to_gain(ceiling_db)
-        self.delay = max(round(lookahead_s * self.rate), 2 * _SPREAD + 2)
+        self.delay = lookahead_frames(self.rate, lookahead_s)
         self._ramp = self.delay - _SPREAD  # >= _SPREAD + 2
         self._window = self.delay + max(round(hold_s * self.rate), 0)
         self.channels = channels
-        taps = firwin(TAPS, 1.0 / OVERSAMPLE) * OVERSAMPLE
-        self._phases = [np.asarray(taps[k::OVERSAMPLE], dtype=np.float64) for k in range(4)]
+        self._phases = _phases()
         self._zi = [np.zeros((len(p) - 1, channels)) for p in self._phases]
+        # The largest true peak any interpolated phase can reach per unit of sample peak.
+        self._reach = max(float(np.abs(p).sum()) for p in self._phases)
+        self._memory = max(len(p) for p in self._phases) - 1
         # Histories carried between blocks.
         self._need = np.ones(self._window, dtype=np.float64)
         self._held = np.ones(self._ramp, dtype=np.float64)
         self._audio = np.zeros((self.delay, channels), dtype=np.float32)
+        self._recent = np.zeros((self._memory, channels), dtype=np.float32)
+        self._quiet = True  # no gain reduction pending: a quiet block may take the fast path
+        self._zi_stale = False  # the filter states lag behind fast-path blocks
         self.min_gain = 1.0  # the deepest gain reduction so far (diagnostics, tests)
+        self.fast_blocks = 0  # blocks that took the fast path (diagnostics, tests)
 
     def reset(self) -> None:
         """Forget all state (a seek): silence in the delay line, no gain reduction."""
@@ -72,6 +97,43 @@ class TruePeakLimiter:
         self._need.fill(1.0)
         self._held.fill(1.0)
         self._audio.fill(0.0)
+        self._recent.fill(0.0)
+        self._quiet = True
+        self._zi_stale = False
+
+    def _remember(self, block: Frames) -> None:
+        """Keep the last inputs the interpolation filters' state depends on."""
+        if len(block) >= self._memory:
+            self._recent = block[-self._memory :]
+        else:
+            self._recent = np.concatenate([self._recent, block])[-self._memory :]
+
+    def _restore_filters(self) -> None:
+        """The filters' state after the inputs the fast path skipped: an FIR's state is a
+        function of its last ``taps - 1`` inputs alone, so running those through from
+        silence gives exactly the state continuous filtering would have."""
+        for k, taps in enumerate(self._phases):
+            zero = np.zeros((len(taps) - 1, self.channels))
+            _, self._zi[k] = lfilter(taps, [1.0], self._recent, axis=0, zi=zero)
+        self._zi_stale = False
+
+    def _fast(self, block: Frames) -> Frames | None:
+        """Below the ceiling with no gain reduction pending, the limiter is a pure delay:
+        if no interpolated peak of this block can reach the ceiling (bounded by the sample
+        peak times the filters' largest absolute sum), return the delayed audio without
+        estimating (bit for bit what the full path returns: every gain is exactly 1)."""
+        if not self._quiet:
+            return None
+        level = max(float(np.abs(block).max()), float(np.abs(self._recent).max()))
+        if level * self._reach > self.ceiling:
+            return None
+        n = len(block)
+        audio = np.concatenate([self._audio, block])
+        self._audio = audio[n:]
+        self._remember(block)
+        self._zi_stale = True
+        self.fast_blocks += 1
+        return audio[:n]
 
     def _true_peak(self, block: Frames) -> npt.NDArray[np.float64]:
         peak = np.abs(block).max(axis=1).astype(np.float64)
@@ -85,6 +147,11 @@ class TruePeakLimiter:
         n = len(block)
         if n == 0:
             return block
+        fast = self._fast(block)
+        if fast is not None:
+            return fast
+        if self._zi_stale:
+            self._restore_filters()
         peak = self._true_peak(block)
         need = np.ones(n, dtype=np.float64)
         over = peak > self.ceiling
@@ -104,4 +171,6 @@ class TruePeakLimiter:
         if n and gain.min() < self.min_gain:
             self.min_gain = float(gain.min())
         np.clip(out, -self.ceiling, self.ceiling, out=out)
+        self._remember(block)
+        self._quiet = bool(self._need.min() == 1.0 and self._held.min() == 1.0)
         return out.astype(np.float32, copy=False)

@@ -2,26 +2,28 @@
 
 A :class:`Scene` says what to play: :class:`MixVoice` s (a file, its onset on the scene
 clock, its gain, its lane, an optional length and loop) plus live controls the UI may
-change while it plays (lane mute/solo, a loop region, the preview volume). A
-:class:`SceneMix` renders it at one output rate, block by block:
+change while it plays (lane mute/solo, a loop region, the preview volume). Mixing is in
+two stages:
 
-* each voice's file is decoded by the engine's :class:`~foley_tui.audio.decode.BlockDecoder`
-  (downmix and streaming resampling to the output rate), opened only when the scene clock
-  reaches it and closed when it ends, so memory stays flat whatever the files' length (a
-  one-hour narration is read a block at a time);
-* a voice whose onset is frame ``round(onset * rate)`` has its first sample at exactly
-  that output frame (no block quantisation): a pick at 1.000 s is heard at 1.000 s;
-* gains (voice gain x preview volume x lane mute/solo) change at block boundaries with a
-  short linear ramp, never a click;
-* the master bus sums the voices and runs a :class:`~foley_tui.audio.limiter.TruePeakLimiter`
-  (ceiling -1 dBTP): the scene is never louder than the loudest single preview could be
-  (a preview reaches the device clipped at 0 dBFS). The limiter's look-ahead is
-  compensated: the mix's frame 0 is the scene's frame ``start``.
+* :class:`StemMix` sums each lane's voices into a stem, block by block. Each voice's file
+  is decoded by the engine's :class:`~foley_tui.audio.decode.BlockDecoder` (downmix and
+  streaming resampling to the output rate), opened only when the scene clock reaches it
+  and closed when it ends, so memory stays flat whatever the files' length (a one-hour
+  narration is read a block at a time). A voice whose onset is frame
+  ``round(onset * rate)`` has its first sample at exactly that frame (no block
+  quantisation): a pick at 1.000 s is heard at 1.000 s. This is the heavy part (disk,
+  decoding, resampling); the real-time player runs it ahead in its feeder thread.
+* :class:`~foley_tui.audio.bus.MasterBus` applies the lane gains (preview volume x lane
+  mute/solo, read from the scene at every block, ramped over a few ms: never a click),
+  sums the lanes and runs the true-peak limiter (ceiling -1 dBTP): the scene is never
+  louder than the loudest single preview could be (a preview reaches the device clipped
+  at 0 dBFS). The real-time player runs it in the audio callback, so a mute, solo or
+  volume change is heard on the next audio block.
 
-The same :class:`SceneMix` feeds the real-time player (through
-:class:`SceneDecoder`, which the player's feeder thread reads like a file decoder, so the
-callback only copies premixed blocks) and the offline bounce (``render-scene``), so both
-are the same mix.
+:class:`SceneMix` chains both for the offline bounce (``render-scene``) and tests; the
+player (:mod:`foley_tui.audio.scene_voice`) runs the same stages on the same stems, so
+both are the same mix. The limiter's look-ahead is compensated: the mix's frame 0 is the
+scene's frame ``start``.
 
 Headless: never imports textual.
 """
@@ -29,7 +31,6 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,15 +38,21 @@ from pathlib import Path
 import numpy as np
 
 from foley_tui.audio.base import SCENE_HOW, AudioFormat, AudioRef, Source
+from foley_tui.audio.bus import CEILING_DB, MasterBus, Stems, StreamClock
 from foley_tui.audio.decode import AudioInfo, BlockDecoder, DecodeError, Frames, probe
-from foley_tui.audio.limiter import TruePeakLimiter, db_to_gain
-from foley_tui.audio.voice import Voice
+from foley_tui.audio.limiter import lookahead_frames
 
-#: The master bus ceiling (dBTP): a single preview reaches the device clipped at 0 dBFS.
-CEILING_DB = -1.0
-
-#: Gain changes (mute, solo, volume) ramp over at most this long.
-GAIN_RAMP_S = 0.010
+__all__ = [
+    "CEILING_DB",
+    "DECODE_BLOCK",
+    "NARRATION_LANE",
+    "MixVoice",
+    "Scene",
+    "SceneMix",
+    "StemMix",
+    "render",
+    "scene_source",
+]
 
 #: Blocks read from each voice's decoder (at most; at least MIN_READ).
 DECODE_BLOCK = 4096
@@ -81,8 +88,8 @@ class MixVoice:
 class Scene:
     """What to play and the live controls (read by the mix at every block).
 
-    Mutate the controls through the methods (each replaces an immutable value, so the
-    mixing thread never sees a half-made change).
+    Mutate the controls through the methods, or assign ``volume_db`` (each replaces an
+    immutable value, so the mixing thread never sees a half-made change).
     """
 
     voices: list[MixVoice]
@@ -109,8 +116,9 @@ class Scene:
         self._revision += 1
 
     def controls(self) -> tuple[object, ...]:
-        """Everything a premixed block depends on besides the voices (a cache key)."""
-        return (self.muted, self.soloed, self.loop_region, self.volume_db, self._revision)
+        """Everything premixed stems depend on besides the voices (a cache key): the
+        loop region. Mute, solo and volume are applied after the stems, live."""
+        return (self.loop_region, self._revision)
 
     def audible(self, lane: str) -> bool:
         if lane in self.muted:
@@ -124,10 +132,11 @@ class Scene:
 class _VoiceState:
     """A voice's place in the mix: its file's info, its decoder while it sounds."""
 
-    __slots__ = ("decoder", "end", "gain", "info", "next_frame", "pending", "start", "voice")
+    __slots__ = ("decoder", "end", "info", "lane", "next_frame", "pending", "start", "voice")
 
-    def __init__(self, voice: MixVoice, info: AudioInfo, rate: int) -> None:
+    def __init__(self, voice: MixVoice, info: AudioInfo, rate: int, lane: int) -> None:
         self.voice = voice
+        self.lane = lane  # its stem
         self.info = info
         self.start = round(voice.onset_s * rate)
         if voice.length_s is not None:
@@ -143,7 +152,6 @@ class _VoiceState:
         self.decoder: BlockDecoder | None = None
         self.pending: Frames | None = None
         self.next_frame = 0
-        self.gain: float | None = None  # last applied gain (None: never sounded)
 
     def close(self) -> None:
         if self.decoder is not None:
@@ -152,12 +160,15 @@ class _VoiceState:
         self.pending = None
 
 
-class SceneMix:
-    """Render a :class:`Scene` at ``rate`` from ``start_s`` to ``end_s`` (default: its end).
+class StemMix:
+    """The voices of a :class:`Scene` summed per lane (stems), from ``start_s`` to
+    ``end_s`` (default: its end), block by block at ``rate``.
 
-    :meth:`read` returns consecutive blocks of the limited master; :attr:`position_s` is the
-    scene time of the next frame it returns. With a loop region the mix wraps from its end
-    to its start for ever (until :meth:`close`). Not thread-safe: one thread reads it.
+    :meth:`read` returns consecutive ``(frames, lanes, 2)`` blocks; :attr:`last_start` is
+    the scene frame of the first frame of the last block. With a loop region the stream
+    jumps from its end back to its start (a block never spans the jump) for ever; without,
+    ``tail`` frames of silence follow the end (they flush the master bus's look-ahead).
+    Not thread-safe: one thread reads it.
     """
 
     def __init__(
@@ -167,11 +178,13 @@ class SceneMix:
         *,
         start_s: float = 0.0,
         end_s: float | None = None,
-        ceiling_db: float = CEILING_DB,
+        tail: int = 0,
     ) -> None:
         self.scene = scene
         self.rate = int(rate)
         self.problems: list[str] = []
+        self.lanes = scene.lanes()
+        lane_index = {lane: i for i, lane in enumerate(self.lanes)}
         self._states: list[_VoiceState] = []
         for voice in scene.voices:
             try:
@@ -179,22 +192,16 @@ class SceneMix:
             except DecodeError as exc:
                 self.problems.append(str(exc))
                 continue
-            self._states.append(_VoiceState(voice, info, self.rate))
+            self._states.append(_VoiceState(voice, info, self.rate, lane_index[voice.lane]))
         self.length_frames = max((s.end for s in self._states), default=0)
         start = max(round(start_s * self.rate), 0) if math.isfinite(start_s) else 0
         stop = self.length_frames if end_s is None else round(end_s * self.rate)
         self.stop_frame = max(min(stop, self.length_frames), start)
-        self.limiter = TruePeakLimiter(self.rate, ceiling_db=ceiling_db)
-        self._ramp = max(int(GAIN_RAMP_S * self.rate), 1)
+        self.tail = max(int(tail), 0)
         self._region_rev = scene._revision
-        self.peak = 0.0  # the loudest output sample so far (diagnostics, tests)
-        self._emitted = 0  # output frames returned
-        self._primed = False
-        self._flushed = 0
         self.done = False
         self._seek_to(start)
 
-    # -- clock ---------------------------------------------------------------------
     @property
     def duration_s(self) -> float:
         return self.length_frames / self.rate
@@ -202,17 +209,14 @@ class SceneMix:
     @property
     def position_s(self) -> float:
         """Scene time of the next frame :meth:`read` returns."""
-        return self._out_frame / self.rate
+        return self._frame / self.rate
 
     def _seek_to(self, frame: int) -> None:
         for state in self._states:
             state.close()
-            state.gain = None
-        self.limiter.reset()
-        self._mix_frame = frame  # scene frame of the next frame mixed into the limiter
-        self._out_frame = frame  # scene frame of the next frame returned
-        self._primed = False
-        self._flushed = 0
+        self._frame = frame  # scene frame of the next stem frame
+        self.last_start = frame
+        self._tail_left = self.tail
 
     def seek(self, seconds: float) -> None:
         """Continue from scene time ``seconds`` (clamped to the scene)."""
@@ -231,58 +235,47 @@ class SceneMix:
                 return first, end, True
         return 0, self.stop_frame, False
 
-    # -- rendering -----------------------------------------------------------------
-    def read(self, frames: int = DECODE_BLOCK) -> Frames:
-        """The next ``frames`` frames of the master (fewer at the end; empty when done)."""
+    def _empty(self) -> Stems:
+        return np.zeros((0, len(self.lanes), 2), dtype=np.float32)
+
+    def read(self, frames: int = DECODE_BLOCK) -> Stems:
+        """The next ``frames`` stem frames (fewer at a loop's end and at the end; empty
+        when done)."""
         if self.done or frames <= 0:
-            return np.zeros((0, 2), dtype=np.float32)
+            return self._empty()
         if self.scene._revision != self._region_rev:
             self._region_rev = self.scene._revision
             first, end, looping = self._bounds()
-            if looping and not first <= self._out_frame < end:
+            if looping and not first <= self._frame < end:
                 self._seek_to(first)
-        if not self._primed:
-            # Fill the limiter's look-ahead so output frame 0 is scene frame `start`.
-            self.limiter.process(self._mix_block(self.limiter.delay))
-            self._primed = True
         first, end, looping = self._bounds()
-        if looping:
-            if self._out_frame >= end:
-                self._seek_to(first)
-                return self.read(frames)
-            frames = min(frames, end - self._out_frame)
-            block = self._mix_block(frames)
-        else:
-            left = end - self._out_frame
-            if left <= 0:
+        if looping and self._frame >= end:
+            self._seek_to(first)
+        left = end - self._frame
+        if left <= 0:
+            if self._tail_left <= 0:
                 self.done = True
                 self.close()
-                return np.zeros((0, 2), dtype=np.float32)
-            frames = min(frames, left)
-            block = self._mix_block(frames)
-        out = self.limiter.process(block)
-        self._out_frame += len(out)
-        self._emitted += len(out)
-        if len(out):
-            peak = float(np.abs(out).max())
-            if peak > self.peak:
-                self.peak = peak
-        return out
+                return self._empty()
+            count = min(frames, self._tail_left)
+            self._tail_left -= count
+            block = np.zeros((count, len(self.lanes), 2), dtype=np.float32)
+        else:
+            count = min(frames, left)
+            block = self._mix_block(count, end)
+        self.last_start = self._frame
+        self._frame += count
+        return block
 
-    def _mix_block(self, frames: int) -> Frames:
-        f0 = self._mix_frame
+    def _mix_block(self, frames: int, limit: int) -> Stems:
+        f0 = self._frame
         f1 = f0 + frames
-        out = np.zeros((frames, 2), dtype=np.float32)
-        scene = self.scene
-        volume = db_to_gain(scene.volume_db)
-        _first, end, looping = self._bounds()
-        limit = end if looping else self.stop_frame
+        out = np.zeros((frames, len(self.lanes), 2), dtype=np.float32)
         for state in self._states:
-            if state.end <= f0 or state.start >= f1 or f0 >= limit:
+            if state.end <= f0 or state.start >= f1:
                 if state.decoder is not None and state.end <= f0:
                     state.close()
                 continue
-            target = state.voice.gain * volume if scene.audible(state.voice.lane) else 0.0
             lo = max(f0, state.start)
             hi = min(f1, state.end, limit)
             if hi <= lo:
@@ -290,18 +283,12 @@ class SceneMix:
             piece = self._voice_frames(state, lo, hi - lo)
             if piece is None:
                 continue
-            n = len(piece)
-            previous = target if state.gain is None else state.gain
-            state.gain = target
-            if previous == target:
-                if target != 0.0:
-                    out[lo - f0 : lo - f0 + n] += piece * np.float32(target)
-            else:
-                ramp = min(self._ramp, n)
-                gains = np.full(n, target, dtype=np.float32)
-                gains[:ramp] = np.linspace(previous, target, ramp + 1, dtype=np.float32)[1:]
-                out[lo - f0 : lo - f0 + n] += piece * gains[:, None]
-        self._mix_frame = f1
+            gain = state.voice.gain
+            into = out[lo - f0 : lo - f0 + len(piece), state.lane]
+            if gain == 1.0:
+                into += piece
+            elif gain != 0.0:
+                into += piece * np.float32(gain)
         return out
 
     def _voice_frames(self, state: _VoiceState, frame: int, count: int) -> Frames | None:
@@ -355,6 +342,87 @@ class SceneMix:
         for state in self._states:
             state.close()
 
+
+class SceneMix:
+    """The limited master of a :class:`Scene` at ``rate`` from ``start_s`` to ``end_s``
+    (default: its end): its :class:`StemMix` through a :class:`~foley_tui.audio.bus.MasterBus`.
+
+    :meth:`read` returns consecutive blocks; :attr:`position_s` is the scene time of the
+    next frame it returns. With a loop region the mix wraps for ever (until
+    :meth:`close`). The offline bounce and the real-time player run the same stems through
+    the same bus, so both are the same mix. Not thread-safe: one thread reads it.
+    """
+
+    def __init__(
+        self,
+        scene: Scene,
+        rate: int,
+        *,
+        start_s: float = 0.0,
+        end_s: float | None = None,
+        ceiling_db: float = CEILING_DB,
+    ) -> None:
+        self.scene = scene
+        self.rate = int(rate)
+        tail = lookahead_frames(self.rate)
+        self.stems = StemMix(scene, self.rate, start_s=start_s, end_s=end_s, tail=tail)
+        self.bus = MasterBus(scene, self.stems.lanes, self.rate, ceiling_db=ceiling_db)
+        self.clock = StreamClock()
+        self._taken = 0  # stem frames read
+        self._emitted = 0  # output frames returned
+        self._start = self.stems._frame
+        self.done = False
+
+    # -- what the stems know -------------------------------------------------------
+    @property
+    def problems(self) -> list[str]:
+        return self.stems.problems
+
+    @property
+    def duration_s(self) -> float:
+        return self.stems.duration_s
+
+    @property
+    def peak(self) -> float:
+        return self.bus.peak
+
+    @property
+    def position_s(self) -> float:
+        """Scene time of the next frame :meth:`read` returns."""
+        if self._emitted == 0 and self._taken == 0:
+            return self._start / self.rate
+        return self.clock.scene_frame(self._emitted) / self.rate
+
+    def seek(self, seconds: float) -> None:
+        """Continue from scene time ``seconds`` (clamped to the scene)."""
+        if not math.isfinite(seconds):
+            return
+        self.stems.seek(seconds)
+        self.bus.reset()
+        self.clock.clear()
+        self._taken = self._emitted = 0
+        self._start = self.stems._frame
+        self.done = False
+
+    def read(self, frames: int = DECODE_BLOCK) -> Frames:
+        """The next ``frames`` frames of the master (fewer at the end; empty when done)."""
+        while not self.done and frames > 0:
+            stems = self.stems.read(frames + self.bus.discard)
+            if not len(stems):
+                self.done = True
+                self.close()
+                break
+            self.clock.add(self._taken, self.stems.last_start)
+            self._taken += len(stems)
+            out = self.bus.process(stems)
+            self._emitted += len(out)
+            if len(out):
+                return out
+        return np.zeros((0, 2), dtype=np.float32)
+
+    def close(self) -> None:
+        self.stems.close()
+
     def blocks(self, frames: int = DECODE_BLOCK) -> Iterator[Frames]:
         """Every remaining block (the offline bounce); stops at the end, or never with a
         loop region."""
@@ -363,50 +431,6 @@ class SceneMix:
             if not len(block):
                 return
             yield block
-
-
-class SceneDecoder:
-    """A :class:`SceneMix` seen by the player's feeder as if it were a file decoder.
-
-    The player's :class:`~foley_tui.audio.voice.Voice` machinery (read-ahead queue, fades,
-    end reporting) then plays a scene exactly as it plays one sound.
-    """
-
-    def __init__(self, mix: SceneMix) -> None:
-        self.mix = mix
-        self.out_rate = mix.rate
-        self.start_s = mix.position_s
-        self.loop = False  # the mix loops its region itself
-        self.info = AudioInfo(
-            frames=mix.length_frames,
-            samplerate=mix.rate,
-            channels=2,
-            format="SCENE",
-            subtype="FLOAT",
-        )
-        self.emitted = 0
-        self._lock = threading.Lock()
-
-    @property
-    def done(self) -> bool:
-        return self.mix.done
-
-    @property
-    def duration_s(self) -> float:
-        return self.mix.duration_s
-
-    def read(self, in_frames: int = DECODE_BLOCK) -> Frames:
-        with self._lock:
-            block = self.mix.read(in_frames)
-        self.emitted += len(block)
-        return block
-
-    def read_first(self, min_out: int = 1, max_in: int = 16384) -> Frames:
-        return self.read(max(min_out, 1))
-
-    def close(self) -> None:
-        with self._lock:
-            self.mix.close()
 
 
 def render(
@@ -434,33 +458,3 @@ def scene_source(scene: Scene) -> Source:
         how=SCENE_HOW,
         identity=f"scene:{id(scene)}",
     )
-
-
-class SceneVoice(Voice):
-    """A player voice whose frames come premixed from a :class:`SceneMix`.
-
-    Its chunks carry the scene frame of their first sample, so the playhead follows the
-    scene clock even when a loop region wraps it.
-    """
-
-    def __init__(
-        self, scene: Scene, mix: SceneMix, read_ahead: int, start_s: float | None = None
-    ) -> None:
-        decoder = SceneDecoder(mix)
-        start = mix.position_s if start_s is None else start_s
-        super().__init__(scene_source(scene), None, decoder.info, mix.rate, start, loop=False)
-        self.scene = scene
-        self.mix = mix
-        self.scene_decoder = decoder
-        self.decoder = decoder  # type: ignore[assignment]  # reads like a BlockDecoder
-        self.read_ahead = read_ahead
-        self.position = start
-
-    def push(self, block: Frames) -> None:
-        if len(block):
-            start = round(self.mix.position_s * self.out_rate) - len(block)
-            self.chunks.append((block, start))
-            self.produced += len(block)
-
-    def position_of(self, index: int) -> float:
-        return min(index / self.out_rate, self.duration)

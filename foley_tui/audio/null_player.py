@@ -78,9 +78,9 @@ class NullPlayer:
 
     def play_scene(self, scene: Scene, start_s: float = 0.0, end_s: float | None = None) -> None:
         """Keep the scene's time (its length from the files' headers), silently."""
-        from foley_tui.audio.mixer import SceneMix, scene_source
+        from foley_tui.audio.mixer import StemMix, scene_source
 
-        mix = SceneMix(scene, 48000, start_s=start_s, end_s=end_s)
+        mix = StemMix(scene, 48000, start_s=start_s, end_s=end_s)  # reads headers only
         mix.close()
         with self._lock:
             source = scene_source(scene)

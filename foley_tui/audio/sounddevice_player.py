@@ -64,7 +64,7 @@ from foley_tui.audio.stream_engine import (
 from foley_tui.audio.voice import HeadCache, Ramp, Voice
 
 if TYPE_CHECKING:
-    from foley_tui.audio.mixer import Scene, SceneMix
+    from foley_tui.audio.mixer import Scene, StemMix
 
 
 class SoundDevicePlayer(StreamEngine):
@@ -95,7 +95,7 @@ class SoundDevicePlayer(StreamEngine):
         self._settings = PlayerSettings()
         self._notifier = Notifier("foley-player-notify")
         self._voice: Voice | None = None
-        self._prepared: tuple[tuple[object, ...], SceneMix, np.ndarray] | None = None
+        self._prepared: tuple[tuple[object, ...], StemMix, np.ndarray] | None = None
         self._fading: list[Voice] = []
         self._last_source: Source | None = None
         self._last_position = 0.0
@@ -172,25 +172,26 @@ class SoundDevicePlayer(StreamEngine):
 
     def play_scene(self, scene: Scene, start_s: float = 0.0, end_s: float | None = None) -> None:
         """Mix ``scene`` from ``start_s`` (to ``end_s``) through the same stream as a
-        preview: the mix is premixed by the feeder like a file is decoded, so the callback
-        does the same work for one sound or thirty-two."""
-        from foley_tui.audio.mixer import SceneMix, SceneVoice
+        preview: the feeder premixes the stems (decoding, placing) as it decodes a file;
+        the callback applies the lane gains and the limiter, so mute, solo and volume are
+        heard on the next block, and its work is the same for one voice or thirty-two."""
+        from foley_tui.audio.scene_voice import SceneVoice
 
         with self._lock:
             self._error = None
             scene.volume_db = self._settings.volume_db
             ready = self._take_prepared(scene, start_s, end_s)
             if ready is not None:
-                mix, first = ready
+                stems, first = ready
             else:
-                mix = SceneMix(scene, self.samplerate, start_s=start_s, end_s=end_s)
-                first = mix.read(FIRST_BLOCK_FRAMES)
+                stems = self._stems(scene, start_s, end_s)
+                first = stems.read(FIRST_BLOCK_FRAMES)
             ahead = max(int(SCENE_READ_AHEAD_S * self.samplerate), 4096)
-            voice = SceneVoice(scene, mix, ahead, mix.position_s - len(first) / self.samplerate)
+            voice = SceneVoice(scene, stems, ahead, stems.position_s - len(first) / self.samplerate)
             voice.push(first)
-            voice.eof = mix.done
-            if mix.problems:
-                self._error = "; ".join(mix.problems)
+            voice.eof = stems.done
+            if stems.problems:
+                self._error = "; ".join(stems.problems)
             self._last_source = voice.source
             self._swap(voice)
             if voice.buffered == 0:
@@ -200,26 +201,36 @@ class SoundDevicePlayer(StreamEngine):
     def prefetch_scene(
         self, scene: Scene, start_s: float = 0.0, end_s: float | None = None
     ) -> None:
-        """Premix the first block of ``scene`` from ``start_s`` (opening its voices'
-        files), so a play_scene() with the same scene, start and controls starts at once.
+        """Premix the first stems of ``scene`` from ``start_s`` (opening its voices'
+        files), so a play_scene() with the same scene, start and loop region starts at
+        once (mute, solo and volume may change in between: they apply after the stems).
         Call it from a worker; one prepared scene is kept. Never raises."""
-        from foley_tui.audio.mixer import SceneMix
-
         if self._closed:
             return
-        scene.volume_db = self._settings.volume_db
         key = self._scene_key(scene, start_s, end_s)
         try:
-            mix = SceneMix(scene, self.samplerate, start_s=start_s, end_s=end_s)
+            stems = self._stems(scene, start_s, end_s)
             # As much as a preview's cached head: the first device periods need no
             # premixing by the feeder while they play.
-            first = mix.read(int(HEAD_S * self.samplerate))
+            first = stems.read(int(HEAD_S * self.samplerate))
         except Exception:  # a hint: play_scene() reports any real problem
             return
         with self._lock:
-            old, self._prepared = self._prepared, (key, mix, first)
+            old, self._prepared = self._prepared, (key, stems, first)
         if old is not None:
             old[1].close()
+
+    def _stems(self, scene: Scene, start_s: float, end_s: float | None) -> StemMix:
+        from foley_tui.audio.limiter import lookahead_frames
+        from foley_tui.audio.mixer import StemMix
+
+        return StemMix(
+            scene,
+            self.samplerate,
+            start_s=start_s,
+            end_s=end_s,
+            tail=lookahead_frames(self.samplerate),
+        )
 
     def _scene_key(self, scene: Scene, start_s: float, end_s: float | None) -> tuple[object, ...]:
         return (
@@ -232,15 +243,15 @@ class SoundDevicePlayer(StreamEngine):
 
     def _take_prepared(
         self, scene: Scene, start_s: float, end_s: float | None
-    ) -> tuple[SceneMix, np.ndarray] | None:
+    ) -> tuple[StemMix, np.ndarray] | None:
         prepared, self._prepared = self._prepared, None
         if prepared is None:
             return None
-        key, mix, first = prepared
+        key, stems, first = prepared
         if key != self._scene_key(scene, start_s, end_s):
-            mix.close()
+            stems.close()
             return None
-        return mix, first
+        return stems, first
 
     def stop(self) -> None:
         with self._lock:
@@ -326,7 +337,8 @@ class SoundDevicePlayer(StreamEngine):
             self._settings.volume_db = float(volume_db)
             voice = self._voice
             if voice is not None and voice.source.how == SCENE_HOW:
-                # Applied inside the mix, before the limiter: the ceiling always holds.
+                # Read by the scene's bus at the next block, before the limiter: heard at
+                # once, and the ceiling always holds.
                 scene = getattr(voice, "scene", None)
                 if scene is not None:
                     scene.volume_db = float(volume_db)

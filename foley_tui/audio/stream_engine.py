@@ -50,8 +50,9 @@ HEAD_CACHE_BYTES = 32 * 1024 * 1024
 #: interval (default 5 ms) bounds how long the UI or the feeder can hold the callback off.
 SWITCH_INTERVAL_S = 0.0005
 
-#: A scene is mixed this far ahead of the callback: lane mute/solo and volume changes are
-#: heard after at most this long.
+#: A scene's stems are premixed this far ahead of the callback (lane mute/solo and volume
+#: apply after the stems, in the callback: heard at the next block; a loop region change
+#: is heard after at most this long).
 SCENE_READ_AHEAD_S = 0.2
 
 #: Frames a scene is premixed per feeder step.
@@ -159,17 +160,23 @@ class StreamEngine:
         return voice
 
     def _seek_voice(self, voice: Voice, target: float) -> Voice:
-        from foley_tui.audio.mixer import SceneMix, SceneVoice
+        from foley_tui.audio.limiter import lookahead_frames
+        from foley_tui.audio.mixer import StemMix
+        from foley_tui.audio.scene_voice import SceneVoice
 
         if not isinstance(voice, SceneVoice):
             return self._new_voice(voice.source, target, use_head=False)
-        old = voice.mix
-        mix = SceneMix(
-            voice.scene, self.samplerate, start_s=target, end_s=old.stop_frame / old.rate
+        old = voice.stems
+        stems = StemMix(
+            voice.scene,
+            self.samplerate,
+            start_s=target,
+            end_s=old.stop_frame / old.rate,
+            tail=lookahead_frames(self.samplerate),
         )
-        new = SceneVoice(voice.scene, mix, voice.read_ahead or self._read_ahead)
+        new = SceneVoice(voice.scene, stems, voice.read_ahead or self._read_ahead)
         new.push(new.scene_decoder.read(FIRST_BLOCK_FRAMES))
-        new.eof = mix.done
+        new.eof = stems.done
         return new
 
     def _swap(self, voice: Voice) -> None:

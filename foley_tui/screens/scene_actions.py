@@ -1,12 +1,29 @@
 """The audition screen's two scene keys: ``t`` (the timeline) and ``C`` (the highlighted
-candidate in context), kept here so the audition screen only forwards to them."""
+candidate in context), kept here so the audition screen only forwards to them.
+
+``C`` never reads audio on the UI thread: the scene build (the store's picks, each pick's
+audio lookup, loudness measured for sounds that declare none) and the player's first
+premix run in a worker; the key returns at once, the sound starts when it is ready, a
+second ``C`` supersedes the first (the older build never plays), and a failure becomes a
+notice.
+"""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
+
+from textual.worker import get_current_worker
 
 from foley_tui.scene.build import build_scene, in_context, same_event_picks
 from foley_tui.scene.reading import clock
+
+#: The worker group of ``C`` (exclusive: a new press cancels the build in flight).
+IN_CONTEXT_GROUP = "in-context"
+
+#: Serialises "still wanted? then play" across in-context workers, so a superseded build
+#: that finishes late can never start after the build that replaced it.
+_PLAY_LOCK = threading.Lock()
 
 
 def open_timeline(screen: Any) -> None:
@@ -33,28 +50,57 @@ def open_timeline(screen: Any) -> None:
 def play_in_context(screen: Any) -> None:
     """Play the highlighted candidate at its effective onset (its pick's, else its scene
     event's suggestion) over the narration and the other picks (its alternatives for the
-    same event left out), from a pre-roll before it."""
+    same event left out), from a pre-roll before it. Returns at once: the work runs in a
+    worker (see the module docstring)."""
     sound_id = screen.current_id
     if sound_id is None:
         return
     store = screen.store
-    model = build_scene(store, narration=getattr(screen.app, "narration", None))
+    player = screen.player
+    app = screen.app
+    narration = getattr(app, "narration", None)
     pre_roll = float(getattr(screen.settings, "context_pre_roll_s", 2.0))
-    found = in_context(model, store, sound_id, pre_roll_s=pre_roll)
-    if found is None:
-        subject = model.pick(sound_id)
-        why = subject.reading.note if subject is not None else "its onset does not resolve"
-        screen.notify(f"No place in the scene: {why}", severity="warning", timeout=4)
-        return
-    subject, start = found
-    scene = model.to_scene(
-        loudness_match=screen.view_settings.loudness_match,
-        extra=subject,
-        leave_out=same_event_picks(model, store, sound_id),
-    )
-    screen.player.play_scene(scene, start)
-    screen.notify(
-        f"In context at {clock(subject.onset_s or 0.0)} ({subject.reading.summary}), "
-        f"from {clock(start)}",
-        timeout=3,
+    loudness_match = bool(screen.view_settings.loudness_match)
+
+    def notify(message: str, **kwargs: Any) -> None:
+        app.call_from_thread(screen.notify, message, **kwargs)
+
+    def work() -> None:
+        worker = get_current_worker()
+        try:
+            model = build_scene(store, narration=narration)
+            found = in_context(model, store, sound_id, pre_roll_s=pre_roll)
+            if found is None:
+                subject = model.pick(sound_id)
+                why = subject.reading.note if subject is not None else "its onset does not resolve"
+                if not worker.is_cancelled:
+                    notify(f"No place in the scene: {why}", severity="warning", timeout=4)
+                return
+            subject, start = found
+            scene = model.to_scene(
+                loudness_match=loudness_match,
+                extra=subject,
+                leave_out=same_event_picks(model, store, sound_id),
+            )
+            with _PLAY_LOCK:
+                if worker.is_cancelled:
+                    return
+                player.play_scene(scene, start)
+        except Exception as exc:  # any failure is a notice, never a crash of the UI
+            if not worker.is_cancelled:
+                notify(f"Cannot play in context: {exc}", severity="error", timeout=8)
+            return
+        notify(
+            f"In context at {clock(subject.onset_s or 0.0)} ({subject.reading.summary}), "
+            f"from {clock(start)}",
+            timeout=3,
+        )
+
+    screen.run_worker(
+        work,
+        name="play in context",
+        group=IN_CONTEXT_GROUP,
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
     )

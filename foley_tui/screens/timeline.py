@@ -30,6 +30,7 @@ from foley_tui.scene.reading import clock
 from foley_tui.scene.timeline import Edit, TimelineModel
 from foley_tui.screens.onset import OnsetChoice, OnsetScreen
 from foley_tui.screens.sessions_modals import ConfirmModal
+from foley_tui.screens.timeline_play import Controls, ScenePlayback
 from foley_tui.store import SessionStore, StoreWriteError
 
 #: Preview volume step and range (as the audition screen's).
@@ -76,13 +77,15 @@ class TimelineScreen(Screen[None]):
         self.volume_db = volume_db
         self._on_volume = on_volume
         self.model = TimelineModel(self._build())
-        self._scene: Any = None  # the prefetched mixer Scene (P plays it)
-        self._playing_scene: Any = None  # the Scene playing (live mute/solo/loop)
+        self.playback = ScenePlayback(self)
+        self._was_playing = False
         self._looping = False
         self._token: object = self._change_token()
 
     def _build(self) -> SceneModel:
-        return build_scene(self.store, narration=self.narration)
+        # The store's picks only: each pick's audio is looked up (file headers read) and
+        # measured in workers (timeline_play.ScenePlayback), never on the UI thread.
+        return build_scene(self.store, narration=self.narration, resolve_audio=False)
 
     # -- layout ----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -196,6 +199,9 @@ class TimelineScreen(Screen[None]):
         self.view.playhead_s = status.position_s if playing else None
         if playing:
             self.model.ensure_visible(self.view.lane_cells, status.position_s)
+        elif self._was_playing:
+            self._prefetch()  # the stopped scene's premix is spent: P again starts warm
+        self._was_playing = playing
 
     # -- actions: move and view ------------------------------------------------------
     def action_move(self, step: int) -> None:
@@ -229,50 +235,27 @@ class TimelineScreen(Screen[None]):
         self.dismiss(None)
 
     # -- actions: play ---------------------------------------------------------------
-    def _mixer_scene(self) -> Any:
-        scene = self.model.scene.to_scene(loudness_match=self.loudness_match)
-        for lane in self.model.muted:
-            scene.set_muted(lane, True)
-        for lane in self.model.soloed:
-            scene.set_soloed(lane, True)
-        if self._looping and self.model.loop_region is not None:
-            scene.set_loop_region(self.model.loop_region)
-        return scene
-
     def _start_s(self) -> float:
         if self._looping and self.model.loop_region is not None:
             return self.model.loop_region[0]
         return self.model.offset_s
 
+    def controls(self) -> Controls:
+        """The mute, solo and loop region the scene should have now."""
+        region = self.model.loop_region if self._looping else None
+        return frozenset(self.model.muted), frozenset(self.model.soloed), region
+
     def _prefetch(self) -> None:
-        """Build the mixer's scene (loudness matching may measure sounds) and premix its
-        first block in a worker, so P starts as fast as a preview."""
-        start = self._start_s()
-        self._scene = None
-
-        def work() -> None:
-            scene = self._mixer_scene()
-            self.player.prefetch_scene(scene, start)
-            self.app.call_from_thread(setattr, self, "_scene", scene)
-
-        self.run_worker(work, thread=True, group="scene-prefetch", exclusive=True)
+        self.playback.prefetch(self._start_s())
 
     def action_play_scene(self) -> None:
         if self.scene_playing:
             self._stop_scene()
             return
-        scene = self._scene if self._scene is not None else self._mixer_scene()
-        if not scene.voices:
-            self.notify("Nothing to play: no placed, playable pick and no narration.")
-            return
-        self._playing_scene = scene
-        self.player.play_scene(scene, self._start_s())
-        self.notify(f"Playing the scene from {clock(self._start_s())}", timeout=2)
+        self.playback.play(self._start_s())
 
     def action_play_pick(self) -> None:
         current = self.model.current
-        from foley_tui.audio.base import Source
-
         if current is None:
             return
         status = self.player.status()
@@ -283,11 +266,7 @@ class TimelineScreen(Screen[None]):
         ):
             self.player.stop()
             return
-        if not isinstance(current.source, Source):
-            reason = getattr(current.source, "reason", "no audio")
-            self.notify(f"Cannot play: {reason}", severity="warning")
-            return
-        self.player.play(current.source)
+        self.playback.play_pick(current.sound_id)
 
     def _stop_scene(self) -> None:
         if self.scene_playing:
@@ -295,18 +274,8 @@ class TimelineScreen(Screen[None]):
         self.view.playhead_s = None
 
     def _changed_controls(self) -> None:
-        """Mute/solo/loop changed: apply to the playing scene, re-prefetch otherwise."""
-        if self.scene_playing and self._playing_scene is not None:
-            scene = self._playing_scene
-            for lane in {*scene.muted, *self.model.muted}:
-                scene.set_muted(lane, lane in self.model.muted)
-            for lane in {*scene.soloed, *self.model.soloed}:
-                scene.set_soloed(lane, lane in self.model.soloed)
-            region = self.model.loop_region if self._looping else None
-            if region != scene.loop_region:
-                scene.set_loop_region(region)
-        else:
-            self._prefetch()
+        """Mute/solo/loop changed: heard by a playing scene at its next audio block."""
+        self.playback.changed_controls(self.scene_playing, self._start_s())
         self._show()
 
     def action_mute(self) -> None:

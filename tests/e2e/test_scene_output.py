@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -90,3 +91,103 @@ def test_play_scene_and_in_context_reach_the_output_on_time(tmp_path: Path) -> N
     found = find_tones(heard, rate, in_context_tones(), start=start)
     assert abs(found["alt"][0] - 0.4 * rate) <= tolerance
     assert "slam" not in found
+
+
+#: The app, headless, with the real SoundDevicePlayer (on the ALSA file PCM): highlight a
+#: candidate, press C, wait until the scene has started and played to its end.
+APP_C_SCRIPT = textwrap.dedent(
+    """
+    import asyncio, sys
+    from pathlib import Path
+    from foley_tui.app import FoleyApp
+    from foley_tui.audio.base import SCENE_HOW, PlayerState
+    from foley_tui.audio.player import SoundDevicePlayer
+    from foley_tui.config import Config, Settings
+    from foley_tui.store import SessionService
+
+    data, session, sound_id, pre_roll = sys.argv[1:5]
+
+    async def main() -> None:
+        service = SessionService(Path(data))
+        player = SoundDevicePlayer()
+        config = Config(settings=Settings(context_pre_roll_s=float(pre_roll)))
+        app = FoleyApp(service.get(session), player, config, service)
+        async with app.run_test(size=(120, 30)) as pilot:
+            screen = None
+            for _ in range(1200):
+                await pilot.pause(0.05)
+                screen = app.audition
+                if screen is not None and screen.model.loaded:
+                    break
+            assert screen is not None and screen.model.loaded, "never loaded"
+            screen.candidate_list.move_to(screen.listing.view.index(sound_id))
+            await pilot.pause()
+            assert screen.current_id == sound_id, screen.current_id
+            await pilot.press("C")  # the scene is built in a worker, then played
+            status = player.status()
+            for _ in range(2400):  # the unpaced sink plays it far faster than real time
+                await pilot.pause(0.05)
+                status = player.status()
+                scene = status.source is not None and status.source.how == SCENE_HOW
+                if scene and status.state is PlayerState.STOPPED:
+                    break
+            notes = [n.message for n in app._notifications]
+            started = status.source is not None and status.source.how == SCENE_HOW
+            print("played" if started else "never started", status.state.name, status.error)
+            print(notes)
+        player.close()
+
+    asyncio.run(main())
+    """
+)
+
+
+def test_the_apps_c_key_reaches_the_output_on_time(tmp_path: Path) -> None:
+    """``C`` pressed in the app (not the CLI's --candidate): the highlighted candidate at
+    its effective onset after the pre-roll, over the narration and the other picks (its
+    picked alternative left out), each tone on its frame (within 1 ms) at its gain."""
+    require_portaudio()
+    capture = AlsaCapture.create(tmp_path / "alsa")
+    env = capture.env()
+    devices = _run(env, "devices")
+    assert devices.returncode == 0, devices.stderr
+    match = re.search(r"^\*.*, (\d+) Hz\)$", devices.stdout, re.MULTILINE)
+    assert match, devices.stdout
+    rate = int(match.group(1))
+    data_dir = Path(os.environ["FOLEY_DATA_DIR"])
+    tones = make_tone_session(data_dir, tmp_path / "audio", rate)
+    assert attach_narration(tones) == 0
+
+    pre_roll = 0.3
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            APP_C_SCRIPT,
+            str(data_dir),
+            tones.session_id,
+            tones.ids["alt"],
+            str(pre_roll),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.startswith("played"), (result.stdout, result.stderr[-3000:])
+    heard = strip_silence(capture.read_frames())
+    onset = 0.4  # ALT's event: "on 'door'"
+    start = round((onset - pre_roll) * rate)  # the pre-roll's start on the scene clock
+    expected = expected_mix(rate, in_context_tones())[start:]
+    assert len(heard) == len(expected)
+    np.testing.assert_allclose(heard, expected, atol=1e-6)  # narration and all, at unity
+    tolerance = rate // 1000  # 1 ms
+    found = find_tones(heard, rate, in_context_tones(), start=start)
+    assert set(found) == {t.name for t in in_context_tones() if t.expected_onset is not None}
+    for name, (at, gain) in found.items():
+        spec = next(t for t in in_context_tones() if t.name == name)
+        assert spec.expected_onset is not None
+        assert abs(at - spec.expected_onset * rate) <= tolerance, name
+        assert abs(gain - 1.0) < 1e-4, name
+    assert abs(found["alt"][0] - onset * rate) <= tolerance

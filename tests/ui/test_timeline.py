@@ -20,7 +20,7 @@ from foley_tui.screens.timeline import TimelineScreen
 from foley_tui.store import SessionService, encode_key
 from tests.fakes import FakePlayer
 from tests.scene_fixtures import ToneSession, make_tone_session
-from tests.ui.conftest import settle
+from tests.ui.conftest import settle, wait_workers
 
 SIZE = (120, 30)
 
@@ -145,6 +145,7 @@ async def test_c_plays_a_candidate_in_context(data_dir: Path, tmp_path: Path) ->
         screen.candidate_list.move_to(row)
         await pilot.pause()
         await pilot.press("C")
+        await wait_workers(app)  # the scene is built in a worker
         calls = [args for name, args in player.calls if name == "play_scene"]
         assert calls
         scene, start, _end = calls[-1]

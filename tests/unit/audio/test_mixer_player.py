@@ -13,6 +13,7 @@ import pytest
 from foley_tui.audio.base import SCENE_HOW, PlayerState
 from foley_tui.audio.mixer import MixVoice, Scene, render
 from foley_tui.audio.player import NullPlayer, SoundDevicePlayer
+from foley_tui.audio.scene_voice import SceneVoice
 
 from .test_audio_player import RATE, FakeStream, Recorder, const, drain, write
 from .test_audio_player import fake_sd as fake_sd
@@ -109,10 +110,22 @@ def test_a_prefetched_scene_starts_from_its_premixed_block(
     assert player._prepared is None  # taken
     out = drain(stream, player, len(expected))
     np.testing.assert_array_equal(out, expected)
-    # Changed controls make a prepared block stale: it is dropped, never played.
+    # Mute, solo and volume apply after the stems: a mute after the prefetch keeps it.
     player.prefetch_scene(scene)
+    prepared = player._prepared
+    assert prepared is not None
     scene.set_muted("stinger", True)
     player.play_scene(scene)
     assert player._prepared is None
+    voice = player._voice
+    assert isinstance(voice, SceneVoice) and voice.stems is prepared[1]  # used, not redone
     muted = np.concatenate(list(render(scene, RATE)))
     np.testing.assert_array_equal(drain(stream, player, len(muted)), muted)
+    # A changed loop region changes the stems: a prepared block is dropped, never played.
+    player.prefetch_scene(scene)
+    prepared = player._prepared
+    assert prepared is not None
+    scene.set_loop_region((0.1, 0.3))
+    player.play_scene(scene, 0.1)
+    voice = player._voice
+    assert isinstance(voice, SceneVoice) and voice.stems is not prepared[1]
