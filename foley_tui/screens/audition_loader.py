@@ -78,9 +78,6 @@ class SessionLoader:
         # Let the main thread paint the rows before this thread competes for the GIL
         # with seconds of index work.
         self.painted.wait(timeout=1.0)
-        warm = getattr(store, "warm", None)
-        if callable(warm):
-            warm()
         # Taken before the rows are read, so a write during the load shows on the next poll.
         self.model.begin_load()
         last = 0.0
@@ -101,6 +98,12 @@ class SessionLoader:
         message = RowsLoaded(rows, problems, store.picks(), store.rejects())
         message.generation = generation
         post(message)
+        # Now, not at the first paint: importing (dol, ~65 ms) holds the import lock the
+        # UI thread may need to paint (measured: the first frame reached the terminal
+        # ~150 ms later when this ran right after it).
+        warm = getattr(store, "warm", None)
+        if callable(warm):
+            warm()
         if len(rows) <= EVENT_SCAN_LIMIT:
             events = {}
             for row in rows:
