@@ -47,6 +47,16 @@ class SessionOpened(Message):
         self.opening = opening
 
 
+class UndoRead(Message):
+    """Undo availability, read by the load worker after the first paint."""
+
+    def __init__(self, can_undo: bool, can_redo: bool, generation: int) -> None:
+        super().__init__()
+        self.can_undo = can_undo
+        self.can_redo = can_redo
+        self.generation = generation
+
+
 class LoadProgress(Message):
     """Rows with all their columns: ``done`` of ``total`` so far."""
 

@@ -85,27 +85,32 @@ class AuditionModel:
 
     # ------------------------------------------------------------------ opening
     def open(self, opening: Opening | None = None) -> Change:
-        """Apply the session's settings (title, cursor, view), undo availability and, when
-        the stored index gave one, the first page, as :class:`Opening` read them (read
-        now when not given: headless callers)."""
+        """Apply the session's settings (title, cursor, view) and, when the stored index
+        gave one, the first page, as :class:`Opening` read them. Headless callers pass
+        nothing: it is read now, with undo availability (the screen gets that from its
+        load worker: :meth:`undo_read`)."""
+        change = Change()
         if opening is None:
             opening = Opening.read(self.store)
+            change = self._refresh_undo()
         meta = opening.meta
         if meta is not None:
             self.title = meta.title or self.store.session_id
             self.restore_cursor = meta.cursor
             self.view = ViewSettings.from_dict(meta.view, self.view)
-        before = (self.can_undo, self.can_redo)
-        self.can_undo, self.can_redo = opening.undo_redo
-        change = Change(
-            status=True,
-            player=True,
-            undo=(self.can_undo, self.can_redo) != before,
-            notices=tuple(opening.notices),
-        )
+        change |= Change(status=True, player=True, notices=tuple(opening.notices))
         if opening.page is not None:
             change |= self.page_listed(opening.page, opening.picks, opening.rejects)
         return change
+
+    def undo_read(self, can_undo: bool, can_redo: bool, generation: int) -> Change:
+        """Undo availability read by the load worker (the journal read whole, once);
+        a decision made since (``generation`` moved on) knows better."""
+        if generation != self.generation:
+            return Change()
+        before = (self.can_undo, self.can_redo)
+        self.can_undo, self.can_redo = can_undo, can_redo
+        return Change(undo=(can_undo, can_redo) != before)
 
     def page_listed(
         self, page: Page, picks: Mapping[str, Pick], rejects: Mapping[str, Reject]

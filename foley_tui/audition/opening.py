@@ -1,19 +1,20 @@
 """Opening a session: what its first frame needs, read off the UI thread.
 
-The session's settings (title, saved cursor, view), whether undo and redo are available,
-and, when the session has a stored index, the screen of its saved view around the saved
+The session's settings (title, saved cursor, view) and, when the session has a stored
+index, the screen of its saved view around the saved
 cursor (:meth:`SessionStore.page`: the same work at 1k or 100k candidates) with the picks
 and rejects. :class:`OpeningRead` reads all this in a thread started with the app, so the
 read overlaps Textual's own start-up and the first frame can already show the rows; a
 screen that mounts before it is done gets it from its load worker instead. Recording the
-session as opened (the one that ``foley-tui`` resumes) happens here too.
+session as opened (the one that ``foley-tui`` resumes) happens here too. Undo availability
+is not part of it: a long journal is read whole once (seconds at 100k entries), after the
+first paint (the loader's worker).
 
 Headless: never imports textual.
 """
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from dataclasses import dataclass, field
 
@@ -35,7 +36,6 @@ class Opening:
     meta: SessionMeta | None = None
     notices: list[str] = field(default_factory=list)
     """Why something could not be read or recorded (the session opens anyway)."""
-    undo_redo: tuple[bool, bool] = (False, False)
     page: Page | None = None
     """The first screen from the stored index; None without a usable index or for a view
     the index cannot order (then the whole list is the first paint)."""
@@ -54,8 +54,6 @@ class Opening:
             store.mark_opened()  # makes this the session `foley-tui` resumes
         except OSError as exc:
             opening.notices.append(f"Could not record the session as opened: {exc}")
-        with contextlib.suppress(OSError):  # a journal unreadable now: no undo offered
-            opening.undo_redo = store.undo_redo()
         meta = opening.meta
         view = ViewSettings.from_dict(meta.view, ViewSettings()) if meta else ViewSettings()
         opening.page = first_page(store, view, meta.cursor if meta else None)

@@ -46,6 +46,7 @@ from foley_tui.messages import (
     SessionOpened,
     SourceResolved,
     StoreReachability,
+    UndoRead,
 )
 from foley_tui.screens.audition_dialogs import DecisionDialogs
 from foley_tui.screens.audition_loader import SessionLoader
@@ -298,6 +299,10 @@ class AuditionScreen(Screen[None]):
         self.apply(change)
         if opening.page is not None:
             self.call_after_refresh(self.loader.painted.set)
+
+    def on_undo_read(self, message: UndoRead) -> None:
+        m = message
+        self.apply(self.model.undo_read(m.can_undo, m.can_redo, m.generation))
 
     def on_session_opened(self, message: SessionOpened) -> None:
         self._opened(message.opening)

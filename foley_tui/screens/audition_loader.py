@@ -28,6 +28,7 @@ from foley_tui.messages import (
     RowsParsed,
     SessionOpened,
     StoreReachability,
+    UndoRead,
 )
 from foley_tui.model import Row
 
@@ -78,6 +79,12 @@ class SessionLoader:
         # Let the main thread paint the rows before this thread competes for the GIL
         # with seconds of index work.
         self.painted.wait(timeout=1.0)
+        generation = self.model.generation
+        try:
+            can_undo, can_redo = store.undo_redo()  # the whole journal, once
+        except OSError:
+            can_undo = can_redo = False  # unreadable now: nothing offered
+        post(UndoRead(can_undo, can_redo, generation))
         # Taken before the rows are read, so a write during the load shows on the next poll.
         self.model.begin_load()
         last = 0.0

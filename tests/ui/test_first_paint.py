@@ -203,3 +203,18 @@ async def test_an_opening_still_being_read_at_mount_arrives_as_a_message(
             assert screen.query_one(FilterInput).value == "rain"
             assert all("rain" in screen.listing.rows[s].caption for s in screen.listing.view)
     assert [m for m in seen if isinstance(m, SessionOpened)]
+
+
+async def test_undo_is_offered_once_the_worker_read_the_journal(session: Session) -> None:
+    """Undo availability is not part of the opening (a long journal is read whole): the
+    load worker reads it after the first paint and the footer then offers undo."""
+    store = session.service.get(session.session_id)
+    store.add_pick(IDS[0])
+    app = session.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert screen.model.can_undo and not screen.model.can_redo
+        assert screen.check_action("undo", ()) is True
+        await pilot.press("u")
+        await ready(pilot)
+        assert session.pick_file(IDS[0]) is None
