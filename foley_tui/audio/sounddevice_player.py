@@ -406,6 +406,9 @@ class SoundDevicePlayer(StreamEngine):
         self._feeder.join(timeout=2)
         self._measure_pool.shutdown(wait=False, cancel_futures=True)
         with self._lock:
+            prepared, self._prepared = self._prepared, None
+            if prepared is not None:
+                prepared[1].stems.close()  # a prefetched scene's open files
             for voice in [self._voice, *self._fading, *self._ended]:
                 if voice is not None:
                     voice.close_decoder()

@@ -171,3 +171,16 @@ def test_a_prefetched_scene_starts_with_the_controls_set_since(
     player.play_scene(scene)
     first = drain(stream, player, 512)
     np.testing.assert_allclose(first[:, 0], BED, atol=1e-6)  # muted from frame 0, no ramp
+
+
+def test_closing_the_player_closes_a_prefetched_scenes_files(
+    player: SoundDevicePlayer, tmp_path: Path
+) -> None:
+    scene = two_lanes(tmp_path)
+    player.prefetch_scene(scene)
+    prepared = player._prepared
+    assert prepared is not None
+    voice = prepared[1]
+    assert any(state.decoder is not None for state in voice.stems._states)  # files open
+    player.close()
+    assert all(state.decoder is None for state in voice.stems._states)
