@@ -76,6 +76,13 @@ class MasterBus:
         """Each lane's gain at the last processed frame."""
         return self._value.copy()
 
+    def snap(self) -> None:
+        """Take the controls as they are now, without a ramp (before the first block:
+        a prefetched voice starts with what the user has set since)."""
+        self._target = self.targets()
+        self._value = self._target.copy()
+        self._step = np.zeros(len(self.lanes))
+
     def reset(self) -> None:
         """A jump (seek): empty look-ahead, gains at their targets at once."""
         self.limiter.reset()

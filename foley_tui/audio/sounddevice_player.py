@@ -42,8 +42,6 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from foley_tui.audio.base import SCENE_HOW, PlayerStatus, Source, StateCallback
 from foley_tui.audio.decode import BlockDecoder, DecodeError, ResamplerPool
 from foley_tui.audio.devices import AudioUnavailable, import_sounddevice, parse_device
@@ -64,7 +62,8 @@ from foley_tui.audio.stream_engine import (
 from foley_tui.audio.voice import HeadCache, Ramp, Voice
 
 if TYPE_CHECKING:
-    from foley_tui.audio.mixer import Scene, StemMix
+    from foley_tui.audio.mixer import Scene
+    from foley_tui.audio.scene_voice import SceneVoice
 
 
 class SoundDevicePlayer(StreamEngine):
@@ -95,7 +94,7 @@ class SoundDevicePlayer(StreamEngine):
         self._settings = PlayerSettings()
         self._notifier = Notifier("foley-player-notify")
         self._voice: Voice | None = None
-        self._prepared: tuple[tuple[object, ...], StemMix, np.ndarray] | None = None
+        self._prepared: tuple[tuple[object, ...], SceneVoice] | None = None
         self._fading: list[Voice] = []
         self._last_source: Source | None = None
         self._last_position = 0.0
@@ -175,23 +174,16 @@ class SoundDevicePlayer(StreamEngine):
         preview: the feeder premixes the stems (decoding, placing) as it decodes a file;
         the callback applies the lane gains and the limiter, so mute, solo and volume are
         heard on the next block, and its work is the same for one voice or thirty-two."""
-        from foley_tui.audio.scene_voice import SceneVoice
-
         with self._lock:
             self._error = None
             scene.volume_db = self._settings.volume_db
-            ready = self._take_prepared(scene, start_s, end_s)
-            if ready is not None:
-                stems, first = ready
+            voice = self._take_prepared(scene, start_s, end_s)
+            if voice is None:
+                voice = self._scene_voice(scene, start_s, end_s, FIRST_BLOCK_FRAMES)
             else:
-                stems = self._stems(scene, start_s, end_s)
-                first = stems.read(FIRST_BLOCK_FRAMES)
-            ahead = max(int(SCENE_READ_AHEAD_S * self.samplerate), 4096)
-            voice = SceneVoice(scene, stems, ahead, stems.position_s - len(first) / self.samplerate)
-            voice.push(first)
-            voice.eof = stems.done
-            if stems.problems:
-                self._error = "; ".join(stems.problems)
+                voice.bus.snap()  # the controls as they are now, not at the prefetch
+            if voice.stems.problems:
+                self._error = "; ".join(voice.stems.problems)
             self._last_source = voice.source
             self._swap(voice)
             if voice.buffered == 0:
@@ -202,35 +194,45 @@ class SoundDevicePlayer(StreamEngine):
         self, scene: Scene, start_s: float = 0.0, end_s: float | None = None
     ) -> None:
         """Premix the first stems of ``scene`` from ``start_s`` (opening its voices'
-        files), so a play_scene() with the same scene, start and loop region starts at
-        once (mute, solo and volume may change in between: they apply after the stems).
-        Call it from a worker; one prepared scene is kept. Never raises."""
+        files) into a ready voice, so a play_scene() with the same scene, start and loop
+        region only swaps it in (mute, solo and volume may change in between: they apply
+        after the stems). Call it from a worker; one prepared scene is kept. Never
+        raises."""
         if self._closed:
             return
         key = self._scene_key(scene, start_s, end_s)
         try:
-            stems = self._stems(scene, start_s, end_s)
             # As much as a preview's cached head: the first device periods need no
             # premixing by the feeder while they play.
-            first = stems.read(int(HEAD_S * self.samplerate))
+            voice = self._scene_voice(scene, start_s, end_s, int(HEAD_S * self.samplerate))
         except Exception:  # a hint: play_scene() reports any real problem
             return
         with self._lock:
-            old, self._prepared = self._prepared, (key, stems, first)
+            old, self._prepared = self._prepared, (key, voice)
         if old is not None:
-            old[1].close()
+            old[1].stems.close()
 
-    def _stems(self, scene: Scene, start_s: float, end_s: float | None) -> StemMix:
+    def _scene_voice(
+        self, scene: Scene, start_s: float, end_s: float | None, first_frames: int
+    ) -> SceneVoice:
+        """A voice for ``scene`` holding its first ``first_frames`` frames of stems."""
         from foley_tui.audio.limiter import lookahead_frames
         from foley_tui.audio.mixer import StemMix
+        from foley_tui.audio.scene_voice import SceneVoice
 
-        return StemMix(
+        stems = StemMix(
             scene,
             self.samplerate,
             start_s=start_s,
             end_s=end_s,
             tail=lookahead_frames(self.samplerate),
         )
+        first = stems.read(first_frames)
+        ahead = max(int(SCENE_READ_AHEAD_S * self.samplerate), 4096)
+        voice = SceneVoice(scene, stems, ahead, stems.position_s - len(first) / self.samplerate)
+        voice.push(first)
+        voice.eof = stems.done
+        return voice
 
     def _scene_key(self, scene: Scene, start_s: float, end_s: float | None) -> tuple[object, ...]:
         return (
@@ -243,15 +245,15 @@ class SoundDevicePlayer(StreamEngine):
 
     def _take_prepared(
         self, scene: Scene, start_s: float, end_s: float | None
-    ) -> tuple[StemMix, np.ndarray] | None:
+    ) -> SceneVoice | None:
         prepared, self._prepared = self._prepared, None
         if prepared is None:
             return None
-        key, stems, first = prepared
+        key, voice = prepared
         if key != self._scene_key(scene, start_s, end_s):
-            stems.close()
+            voice.stems.close()
             return None
-        return stems, first
+        return voice
 
     def stop(self) -> None:
         with self._lock:
@@ -404,6 +406,9 @@ class SoundDevicePlayer(StreamEngine):
         self._feeder.join(timeout=2)
         self._measure_pool.shutdown(wait=False, cancel_futures=True)
         with self._lock:
+            prepared, self._prepared = self._prepared, None
+            if prepared is not None:
+                prepared[1].stems.close()  # a prefetched scene's open files
             for voice in [self._voice, *self._fading, *self._ended]:
                 if voice is not None:
                     voice.close_decoder()

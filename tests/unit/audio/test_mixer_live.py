@@ -159,3 +159,28 @@ def test_live_controls_leave_placement_sample_accurate(tmp_path: Path, block: in
     mix = SceneMix(scene, RATE)
     out = np.concatenate(list(mix.blocks(block)))
     assert first_change(out, 0.0) == round(onset * RATE)
+
+
+def test_a_prefetched_scene_starts_with_the_controls_set_since(
+    player: SoundDevicePlayer, tmp_path: Path
+) -> None:
+    stream = FakeStream.instances[-1]
+    scene = two_lanes(tmp_path)
+    player.prefetch_scene(scene)
+    scene.set_muted("sfx_fg", True)  # after the prefetch, before the key
+    player.play_scene(scene)
+    first = drain(stream, player, 512)
+    np.testing.assert_allclose(first[:, 0], BED, atol=1e-6)  # muted from frame 0, no ramp
+
+
+def test_closing_the_player_closes_a_prefetched_scenes_files(
+    player: SoundDevicePlayer, tmp_path: Path
+) -> None:
+    scene = two_lanes(tmp_path)
+    player.prefetch_scene(scene)
+    prepared = player._prepared
+    assert prepared is not None
+    voice = prepared[1]
+    assert any(state.decoder is not None for state in voice.stems._states)  # files open
+    player.close()
+    assert all(state.decoder is None for state in voice.stems._states)
