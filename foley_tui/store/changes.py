@@ -129,7 +129,16 @@ class DecisionWatch:
             folder = os.stat(ns.path).st_mtime_ns
         except OSError:
             return None
-        if self._candidate_count > SMALL_SESSION:
+        count = self._candidate_count or self.store._candidate_count_hint
+        if not count:
+            # Names only (100k in ~40 ms): the full scan below also stats and decodes
+            # every file, close to a second at 100k, only to learn the session is big.
+            try:
+                count = len(os.listdir(ns.path))
+            except OSError:
+                count = 0
+        if count > SMALL_SESSION:
+            self._candidate_count = count
             return folder
         entries, _ = ns.scan(stat=True)
         self._candidate_count = len(entries)

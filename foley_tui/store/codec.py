@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote, unquote, unquote_to_bytes
 
@@ -90,6 +91,59 @@ def decode_name(name: str) -> str | None:
         return unquote_to_bytes(stem).decode("utf-8")  # strict: invalid UTF-8 is foreign
     except UnicodeDecodeError:
         return None
+
+
+#: The bytes ``quote()`` never escapes (``urllib.parse._ALWAYS_SAFE``).
+_SAFE_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~"
+#: Above this many distinct bytes to escape, one ``bytes.replace`` pass each costs more
+#: than escaping key by key.
+_MAX_REPLACE_PASSES = 24
+
+
+def names_match_keys(names: Sequence[str], keys: Sequence[str]) -> bool:
+    """True when every ``names[i]`` is exactly ``encode_key(keys[i])``.
+
+    The same answer as checking each pair, in a few bulk passes over the joined bytes
+    (a stored index is checked this way on every open: 100k pairs one by one cost about
+    0.2 s, this about a tenth). The keys are joined with NUL and escaped byte by byte as
+    ``quote()`` does; a key holding NUL, a lone surrogate, a leading dot (spelled
+    ``%2E``) or any mismatch is decided pair by pair, exactly.
+    """
+    if len(names) != len(keys):
+        return False
+    if not keys:
+        return True
+    try:
+        joined = "\0".join(keys).encode("utf-8")
+        wanted = "\0".join(names).encode("utf-8")
+    except (UnicodeEncodeError, TypeError):  # a lone surrogate, a value not a str
+        return _pairs_match(names, keys)
+    if joined.count(b"\0") != len(keys) - 1:
+        return _pairs_match(names, keys)  # a key holds NUL: the joins are ambiguous
+    special = set(joined.translate(None, _SAFE_BYTES + b"\0"))
+    if len(special) > _MAX_REPLACE_PASSES:
+        return _pairs_match(names, keys)
+    if 0x25 in special:  # "%" first: the escapes below bring their own "%"
+        joined = joined.replace(b"%", b"%25")
+        special.discard(0x25)
+    for byte in special:
+        joined = joined.replace(bytes((byte,)), b"%%%02X" % byte)
+    # The keys' bytes hold no NUL of their own and no escape makes one, so equal joins
+    # mean equal pairs (a name holding NUL would make the counts differ).
+    if joined.replace(b"\0", b".json\0") + b".json" != wanted:
+        return _pairs_match(names, keys)
+    # Equal, but a name starting with a dot is hidden: its key starts with one (foley
+    # spells it %2E) or is empty. No such name is foley's.
+    return not (wanted.startswith(b".") or b"\0." in wanted)
+
+
+def _pairs_match(names: Sequence[str], keys: Sequence[str]) -> bool:
+    for name, key in zip(names, keys, strict=True):
+        if type(key) is not str or type(name) is not str:
+            return False
+        if decode_name(name) != key:
+            return False
+    return True
 
 
 def foley_decode_name(name: str) -> str:

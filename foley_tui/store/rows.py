@@ -18,7 +18,7 @@ from typing import Any
 from foley_tui.model import Row
 from foley_tui.safe_io import UnsafeFileError
 from foley_tui.store import index_db, index_schema
-from foley_tui.store.codec import DecodeError, decode_name
+from foley_tui.store.codec import DecodeError, decode_name, names_match_keys
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.files import RETRY_DELAYS, FileNamespace, check_folder, read_object
 from foley_tui.store.index import CandidateIndex, scan_digest, scan_stats
@@ -105,16 +105,9 @@ def _count_names(ns: object) -> int:
 def _keys_match(index: CandidateIndex) -> bool:
     """Every row's id is what its file name decodes to (a crafted index could pair a
     file with another id: the list would show, and decisions go to, the wrong sound)."""
-    if index.key_checked:
-        return True
-    for name, key in zip(index.names, index.keys, strict=True):
-        # Plain names are their key plus ".json": a slice, not a decode.
-        if name[:-5] != key and decode_name(name) != key:
-            return False
-        if name[-5:] != ".json":
-            return False
-    index.key_checked = True
-    return True
+    if not index.key_checked:
+        index.key_checked = names_match_keys(index.names, index.keys)
+    return index.key_checked
 
 
 _EMPTY_VALUES: list[Any] = ["", None, "", "", [], None, None, "", None, None, ""]

@@ -11,7 +11,12 @@ from hypothesis import strategies as st
 
 from foley_tui.model import ValidationError
 from foley_tui.store import InvalidSessionIdError, decode_name, dumps, encode_key
-from foley_tui.store.codec import DecodeError, loads_object, validate_session_id
+from foley_tui.store.codec import (
+    DecodeError,
+    loads_object,
+    names_match_keys,
+    validate_session_id,
+)
 
 from .helpers import ODD_IDS
 
@@ -47,6 +52,56 @@ def test_decode_accepts_exactly_foleys_canonical_names(stem: str) -> None:
     assert (ours is not None) == canonical
     if ours is not None:
         assert ours == _meta_key(name)
+
+
+def _pairwise(names: list[str], keys: list[str]) -> bool:
+    return len(names) == len(keys) and all(
+        decode_name(n) == k for n, k in zip(names, keys, strict=True)
+    )
+
+
+# Any text, lone surrogates and NUL included (a crafted index may hold them).
+any_keys = st.lists(st.text(alphabet="a.:%/ \x00\u00e9\ud800E2~", max_size=6), max_size=8)
+
+
+@settings(max_examples=600, deadline=None)
+@given(any_keys, st.data())
+def test_bulk_name_check_answers_as_the_pairwise_one(keys: list[str], data: st.DataObject) -> None:
+    """The index's (name, key) check in bulk: exactly the pair-by-pair answer, for
+    foley's own names and for mismatched, swapped, foreign or hidden ones."""
+    names = []
+    for key in keys:
+        try:
+            names.append(encode_key(key))
+        except ValidationError:
+            names.append(key + ".json")  # a name foley would not write
+    mutation = data.draw(st.sampled_from(["none", "swap", "replace", "drop", "raw"]))
+    if mutation == "swap" and len(names) > 1:
+        names[0], names[-1] = names[-1], names[0]
+    elif mutation == "replace" and names:
+        at = data.draw(st.integers(0, len(names) - 1))
+        names[at] = data.draw(st.text(alphabet="a.:%3A\x00json", max_size=8))
+    elif mutation == "drop" and names:
+        names.pop()
+    elif mutation == "raw":
+        names = [key + ".json" for key in keys]
+    assert names_match_keys(names, keys) == _pairwise(names, keys)
+
+
+def test_bulk_name_check_known_cases() -> None:
+    assert names_match_keys(["a%3Ab.json", "%2Ex.json", "%C3%A9.json"], ["a:b", ".x", "\u00e9"])
+    assert not names_match_keys(["a:b.json"], ["a:b"])  # not foley's spelling
+    assert not names_match_keys([".x.json"], [".x"])  # hidden
+    assert not names_match_keys([".json"], [""])
+    assert not names_match_keys(["a.json", "b.json"], ["b", "a"])
+    assert not names_match_keys(["a%00b.json"], ["a\x00c"])
+    assert names_match_keys(["a%00b.json"], ["a\x00b"])
+    # A NUL in a key and one in a name line up in the joins: still not a match.
+    assert not names_match_keys(["a.json\x00b.json"], ["a\x00b"])
+    assert not names_match_keys(["a.json"], ["a", "b"])
+    assert names_match_keys([], [])
+    many = [f"s{i}:{i}" for i in range(40)] + [chr(0x100 + i) for i in range(40)]
+    assert names_match_keys([encode_key(k) for k in many], many)  # many distinct escapes
 
 
 @pytest.mark.parametrize("sound_id", ODD_IDS)

@@ -317,6 +317,45 @@ def test_first_change_token_of_a_big_session_does_not_stat_every_candidate(
     assert store.candidates.path not in stat_scans  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("first", ["nothing", "candidate_ids", "quick_rows"])
+def test_first_watch_snapshot_of_a_big_session_does_not_stat_every_candidate(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, first: str
+) -> None:
+    """The loader takes the decision watch's first snapshot before it reads the rows:
+    on a big session it must not stat and decode every candidate file (0.85 s at 100k,
+    half of a reopen) just to learn the session is big. Adding a file still shows."""
+    from foley_tui.store import changes
+    from foley_tui.store.files import FileNamespace
+
+    monkeypatch.setattr(changes, "SMALL_SESSION", 5)
+    service = SessionService(data_dir)
+    sid = service.create(title="big")
+    service.get(sid).cache_candidates([candidate(f"big:{i}") for i in range(8)])
+    service.get(sid).rows()  # writes the index that quick_rows uses
+    store = SessionService(data_dir).get(sid)  # a fresh process's view
+    if first != "nothing":
+        assert getattr(store, first)() is not None
+
+    stat_scans: list[str] = []
+    original = FileNamespace.scan
+
+    def counting_scan(self: FileNamespace, **kwargs: object) -> object:
+        if kwargs.get("stat", True):
+            stat_scans.append(self.path)
+        return original(self, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(FileNamespace, "scan", counting_scan)
+    watcher = changes.watch(store)
+    assert isinstance(store.candidates, FileNamespace)
+    folder = Path(store.candidates.path)
+    os.utime(folder, ns=(OLD_NS, OLD_NS))  # a folder mtime the add below must change
+    watcher.accept(watcher.snapshot())
+    assert store.candidates.path not in stat_scans
+    assert not watcher.diff(watcher.snapshot()).candidates
+    store.cache_candidates([candidate("big:new")])
+    assert watcher.diff(watcher.snapshot()).candidates
+
+
 def test_rows_hands_over_parsed_batches_while_parsing(data_dir: Path) -> None:
     service = SessionService(data_dir)
     sid = service.create(title="progressive")
