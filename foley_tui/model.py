@@ -212,6 +212,14 @@ def _num(value: object) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def whole(number: float | None) -> int | None:
+    """A count (sample rate, channels) as an int; None for none, zero, or beyond a
+    64-bit integer (a sample rate of 1e300 is no rate, and no index column can hold it)."""
+    if not number or not -(2.0**63) < number < 2.0**63:
+        return None
+    return int(number)
+
+
 def _dict(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
@@ -257,13 +265,11 @@ class Candidate:
 
     @property
     def sample_rate(self) -> int | None:
-        rate = _num(self.sound.get("sample_rate"))
-        return int(rate) if rate else None
+        return whole(_num(self.sound.get("sample_rate")))
 
     @property
     def channels(self) -> int | None:
-        channels = _num(self.sound.get("channels"))
-        return int(channels) if channels else None
+        return whole(_num(self.sound.get("channels")))
 
     @property
     def format(self) -> str:

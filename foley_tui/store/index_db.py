@@ -13,7 +13,8 @@ schema/trust checks live in :mod:`foley_tui.store.index_schema`; this module is 
 read/write API (load, save, the search index, paging).
 
 Tables: ``info`` (layout version, scan time, scan digest, row count), ``columns`` (the
-whole list as one JSON or packed array per column: what opening a session loads),
+whole list, one blob per column (:mod:`foley_tui.store.index_columns`): what opening a
+session loads),
 ``rows`` (one per candidate file in rank order: file stats, the list columns and a
 lowercased search text: what a page is queried from),
 ``problems`` (foreign names and folders of the scan) and ``rows_fts``, an FTS5 trigram
@@ -26,21 +27,18 @@ Headless: never imports textual.
 
 from __future__ import annotations
 
-import array
 import contextlib
-import json
-import math
 import os
 import secrets
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
 from typing import Any
 
 from foley_tui.model import LAYERS, Row
+from foley_tui.store import index_columns
 from foley_tui.store.codec import decode_name
-from foley_tui.store.index import VALUE_COLUMNS, CandidateIndex, _types
+from foley_tui.store.index import CandidateIndex, gc_paused
 from foley_tui.store.index_schema import (
     DDL,
     LAYOUT,
@@ -60,12 +58,17 @@ TAG_SEP = "\x1f"
 def load(path: str, *, expected_rows: int | None = None) -> CandidateIndex | None:
     """The stored index, or None for anything but an intact index of ours (rebuild).
 
-    The whole list is loaded from the ``columns`` table (one JSON array or packed
-    64-bit array per column: a few C-speed decodes instead of 100k row tuples), each
-    column then checked for its length and its value types.
+    The whole list is loaded from the ``columns`` table (one blob per column, see
+    :mod:`foley_tui.store.index_columns`: a few C-speed decodes instead of 100k row
+    tuples), each column checked for its length and its value types.
     """
     if not is_regular(path) or not size_ok(path, expected_rows):
         return None
+    with gc_paused():
+        return _load(path, expected_rows)
+
+
+def _load(path: str, expected_rows: int | None) -> CandidateIndex | None:
     try:
         db = connect(path, readonly=True)
     except sqlite3.Error:
@@ -83,93 +86,9 @@ def load(path: str, *, expected_rows: int | None = None) -> CandidateIndex | Non
     finally:
         db.close()
     try:
-        return _from_columns(blobs, count, scanned, digest)
+        return index_columns.decode(blobs, count, scanned, digest)
     except (ValueError, TypeError, KeyError, RecursionError, MemoryError):
         return None
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} in a stored column")
-
-
-_PACKED = ("orders", "mtimes", "sizes")
-_JSON = ("names", "keys", "unreadable", "problems", *(name for name, _ in VALUE_COLUMNS))
-
-
-def _from_columns(
-    blobs: dict[Any, Any], count: int, scanned: int, digest: bytes
-) -> CandidateIndex | None:
-    if set(blobs) != {*_PACKED, *_JSON} or not all(type(v) is bytes for v in blobs.values()):
-        return None
-    packed = []
-    for name in _PACKED:
-        column = array.array("q")
-        if len(blobs[name]) != 8 * count:
-            return None
-        column.frombytes(blobs[name])
-        packed.append(column)
-    cols = {name: json.loads(blobs[name], parse_constant=_no_constant) for name in _JSON}
-    if not all(type(cols[name]) is list for name in _JSON):
-        return None
-    if any(len(cols[name]) != count for name in _JSON if name != "problems"):
-        return None
-    if not (_types(cols["names"]) <= {str} and _types(cols["keys"]) <= {str}):
-        return None
-    if not _types(cols["unreadable"]) <= {str, type(None)}:
-        return None
-    problems = cols["problems"]
-    if not all(type(p) is list and len(p) == 3 and _types(p) <= {str} for p in problems):
-        return None
-    values: list[tuple[Any, ...]] = []
-    for name, allowed in VALUE_COLUMNS:
-        col = cols[name]
-        if name == "tags":
-            if not _types(col) <= {list} or not _types(chain.from_iterable(col)) <= {str}:
-                return None
-            memo: dict[tuple[str, ...], tuple[str, ...]] = {}
-            values.append(tuple(memo.setdefault(t, t) for t in map(tuple, col)))
-            continue
-        found = _types(col)
-        if not found <= set(allowed) | ({int} if float in allowed else set()):
-            return None
-        if float in allowed:
-            # NaN cannot be in (parse_constant refuses it) but 1e999 reads as infinity.
-            if math.inf in col or -math.inf in col:
-                return None
-            if int in found:  # a JSON int in a float column
-                col = [float(v) if type(v) is int else v for v in col]
-        values.append(tuple(col))
-    return CandidateIndex(
-        scanned_ns=scanned,
-        digest=digest,
-        names=cols["names"],
-        names_blob=None,
-        mtimes=packed[1],
-        sizes=packed[2],
-        orders=packed[0],
-        unreadable=tuple(cols["unreadable"]),
-        keys=tuple(cols["keys"]),
-        values=tuple(values),
-        problems=tuple(tuple(p) for p in problems),
-    )
-
-
-def _column_blobs(index: CandidateIndex) -> list[tuple[str, bytes]]:
-    def dump(value: Any) -> bytes:
-        return json.dumps(value, separators=(",", ":"), allow_nan=False).encode()
-
-    out = [
-        ("orders", index.orders.tobytes()),
-        ("mtimes", index.mtimes.tobytes()),
-        ("sizes", index.sizes.tobytes()),
-        ("names", dump(index.names)),
-        ("keys", dump(list(index.keys))),
-        ("unreadable", dump(list(index.unreadable))),
-        ("problems", dump([list(p) for p in index.problems])),
-    ]
-    for (name, _), col in zip(VALUE_COLUMNS, index.values, strict=True):
-        out.append((name, dump([list(v) for v in col] if name == "tags" else list(col))))
-    return out
 
 
 def search_text(caption: str, tags: Sequence[str], key: str, source: str) -> str:
@@ -207,7 +126,9 @@ def save(path: str, index: CandidateIndex) -> None:
                 db.executemany(
                     "INSERT INTO problems(key, name, reason) VALUES (?, ?, ?)", index.problems
                 )
-                db.executemany("INSERT INTO columns(k, v) VALUES (?, ?)", _column_blobs(index))
+                db.executemany(
+                    "INSERT INTO columns(k, v) VALUES (?, ?)", index_columns.encode(index)
+                )
         finally:
             db.close()
         os.replace(tmp, path)

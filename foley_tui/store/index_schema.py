@@ -20,7 +20,7 @@ from typing import Any
 from foley_tui.store.index import VALUE_COLUMNS
 
 #: Layout of the tables; a stored index of another layout is rebuilt.
-LAYOUT = 2
+LAYOUT = 3
 #: SQLite's own memory (page cache, sorter, FTS merges) stays under these (bytes).
 SOFT_HEAP_LIMIT = 64 << 20
 HARD_HEAP_LIMIT = 512 << 20

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from foley_tui.model import Row
+from foley_tui.model import Row, whole
 from foley_tui.safe_io import UnsafeFileError
 from foley_tui.store import index_db, index_schema
 from foley_tui.store.codec import DecodeError, decode_name, names_match_keys
@@ -72,8 +72,8 @@ def _row_values(data: Mapping[str, Any]) -> list[Any]:
         score,
         cost,
         _text(data.get("origin")),
-        int(rate) if rate else None,
-        int(channels) if channels else None,
+        whole(rate),
+        whole(channels),
         _text(sound.get("format")),
     ]
 

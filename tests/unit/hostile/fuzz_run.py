@@ -124,10 +124,22 @@ def mutate_json(rng: random.Random, data: bytes) -> bytes:
 
 
 def mutate_index(rng: random.Random, path: Path) -> None:
-    if rng.random() < 0.5:
+    if rng.random() < 0.4:
         path.write_bytes(mutate_bytes(rng, path.read_bytes()))
         return
     db = sqlite3.connect(path)
+    if rng.random() < 0.25:  # one stored column's blob (see index_columns)
+        try:
+            keys = [k for (k,) in db.execute("SELECT k FROM columns")]
+            key = rng.choice(keys)
+            (blob,) = db.execute("SELECT v FROM columns WHERE k = ?", (key,)).fetchone()
+            db.execute("UPDATE columns SET v = ? WHERE k = ?", (mutate_bytes(rng, blob), key))
+            db.commit()
+        except (sqlite3.Error, IndexError):
+            pass
+        finally:
+            db.close()
+        return
     statements = [
         "UPDATE rows SET key = 'c1' WHERE pos = 0",
         "UPDATE rows SET name = 'evil.json' WHERE pos = 1",

@@ -4,10 +4,14 @@ damaged or tampered index is rebuilt, never trusted and never a crash."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
+import struct
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -86,6 +90,52 @@ def _sql(index_file: Path, *statements: str) -> None:
         db.close()
 
 
+def _patch_column(index_file: Path, key: str, patch: Callable[[bytes], bytes]) -> None:
+    db = sqlite3.connect(index_file)
+    try:
+        (blob,) = db.execute("SELECT v FROM columns WHERE k = ?", (key,)).fetchone()
+        db.execute("UPDATE columns SET v = ? WHERE k = ?", (patch(blob), key))
+        db.commit()
+    finally:
+        db.close()
+
+
+def _tags_header(
+    blob: bytes, distinct: int | None = None, first_length: int | None = None
+) -> bytes:
+    assert blob[:1] == b"t"
+    head = int.from_bytes(blob[1:9], "little", signed=True)
+    out = bytearray(blob)
+    if distinct is not None:
+        out[1:9] = distinct.to_bytes(8, "little", signed=True)
+    if first_length is not None and head:
+        out[9:17] = first_length.to_bytes(8, "little", signed=True)
+    return bytes(out)
+
+
+def _tags_row(blob: bytes, row: int, number: int) -> bytes:
+    distinct = int.from_bytes(blob[1:9], "little", signed=True)
+    at = 9 + 8 * distinct + 8 * row
+    return blob[:at] + number.to_bytes(8, "little", signed=True) + blob[at + 8 :]
+
+
+# Ways to tamper with one stored column (see index_columns for the kinds).
+COLUMN_TAMPERS: dict[str, tuple[str, Callable[[bytes], bytes]]] = {
+    "infinity": ("duration_s", lambda b: b[:1] + struct.pack("<d", math.inf) + b[9:]),
+    "nan": ("sample_rate", lambda b: b.replace(b"48000", b"NaN", 1)),
+    "json-infinity": ("duration_s", lambda b: b"j[1e999" + b",null" * (len(b) // 8 - 1) + b"]"),
+    "kind": ("caption", lambda b: b"x" + b[1:]),
+    "text-count": ("caption", lambda b: b + b"\x00extra"),
+    "text-utf8": ("caption", lambda b: b + b"\xff"),
+    "float-length": ("score", lambda b: b[:-1]),
+    "tags-distinct": ("tags", lambda b: _tags_header(b, distinct=1 << 40)),
+    "tags-negative": ("tags", lambda b: _tags_header(b, distinct=-1)),
+    "tags-length": ("tags", lambda b: _tags_header(b, first_length=-2)),
+    "tags-row": ("tags", lambda b: _tags_row(b, 0, 99)),
+    "tags-row-negative": ("tags", lambda b: _tags_row(b, 0, -1)),
+    "json-type": ("channels", lambda b: b'j["2"' + b',"2"' * 3 + b"]"),
+}
+
 TAMPERS = [
     "flip",
     "truncate",
@@ -97,8 +147,7 @@ TAMPERS = [
     "info",
     "digest",
     "keys",
-    "infinity",
-    "nan",
+    *COLUMN_TAMPERS,
     "oversized",
     "fifo",
     "symlink",
@@ -137,18 +186,9 @@ def test_a_tampered_index_is_rebuilt(data_dir: Path, how: str) -> None:
             "UPDATE columns SET v = CAST(replace(CAST(v AS TEXT), 'freesound:1', "
             "'freesound:2') AS BLOB) WHERE k = 'keys'",
         )
-    elif how == "infinity":
-        _sql(
-            index_file,
-            "UPDATE columns SET v = CAST(replace(CAST(v AS TEXT), '1.25', '1e999') AS BLOB) "
-            "WHERE k = 'duration_s'",
-        )
-    elif how == "nan":
-        _sql(
-            index_file,
-            "UPDATE columns SET v = CAST(replace(CAST(v AS TEXT), '1.25', 'NaN') AS BLOB) "
-            "WHERE k = 'duration_s'",
-        )
+    elif how in COLUMN_TAMPERS:
+        key, patch = COLUMN_TAMPERS[how]
+        _patch_column(index_file, key, patch)
     elif how == "oversized":  # far above what the session's file count allows
         with index_file.open("ab") as fh:
             fh.truncate(len(data) + 64 << 20)
@@ -383,3 +423,65 @@ def test_rows_hands_over_parsed_batches_while_parsing(data_dir: Path) -> None:
     again: list[list[Row]] = []
     assert SessionService(data_dir).get(sid).rows(partial=again.append) == final
     assert again == []
+
+
+_texts = st.text(st.characters(exclude_categories=["Cs"]), max_size=6) | st.sampled_from(
+    ["", "a\x00b", "\x00", "freesound", "é 音"]
+)
+_floats = st.none() | st.floats(allow_nan=False, allow_infinity=False) | st.just(-0.0)
+_stored_rows: st.SearchStrategy[list[tuple[Any, ...]]] = st.lists(
+    st.tuples(
+        st.integers(0, 5),  # order
+        _texts,  # caption
+        _floats,  # duration
+        _texts,  # source
+        st.lists(_texts, max_size=3).map(tuple) | st.sampled_from([(), ("a", "b")]),
+        _floats,  # score
+        st.none() | st.integers(1, 2**63 - 1),  # sample rate (any 64-bit count)
+        st.none() | st.sampled_from(["unreadable", "a\x00b"]),
+    ),
+    max_size=12,
+)
+
+
+@given(_stored_rows)
+def test_stored_columns_read_back_exactly(stored: list[tuple[Any, ...]]) -> None:
+    """Every column kind (joined text, packed numbers, tag dictionary) and its JSON
+    fallback (a NUL inside a value) reads back as written: the same values and types."""
+    rows = [
+        (
+            order,
+            f"n{i}.json",
+            i,
+            i,
+            unreadable,
+            f"n{i}",
+            caption,
+            duration,
+            source,
+            "CC0",
+            list(tags),
+            score,
+            None,
+            "retrieved",
+            rate,
+            2,
+            "flac",
+        )
+        for i, (order, caption, duration, source, tags, score, rate, unreadable) in enumerate(
+            stored
+        )
+    ]
+    index = CandidateIndex.from_rows(rows, scanned_ns=7, digest=b"d" * 32, problems=())
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, INDEX_FILE)
+        save(path, index)
+        back = load(path, expected_rows=len(rows))
+    assert back is not None
+    assert _columns(back) == _columns(index)
+    for col_back, col in zip(back.values, index.values, strict=True):
+        assert [type(v) for v in col_back] == [type(v) for v in col]
+        # -0.0 == 0.0: compare the signs too.
+        assert [math.copysign(1, v) for v in col_back if type(v) is float] == [
+            math.copysign(1, v) for v in col if type(v) is float
+        ]

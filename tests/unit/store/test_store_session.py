@@ -254,6 +254,8 @@ def test_rows_generic_backend(service: SessionService) -> None:
         {"sound": {"id": "x", "tags": "notalist", "duration_s": "1"}, "rerank_score": True},
         {"sound": None, "cost_estimate_usd": 1.5, "clap_score": 0.2},
         {"sound": {"license": {"license_name": "CC-BY"}, "sample_rate": 0}, "bm25_score": 3},
+        {"sound": {"id": "x", "sample_rate": 1e300, "channels": 2**70}},
+        {"sound": {"id": "x", "sample_rate": -44100.5, "channels": 9.2e18}},
         {},
     ],
 )
@@ -272,6 +274,21 @@ def test_index_columns_equal_the_model_row(data: dict) -> None:
         row.channels,
         row.format,
     ]
+
+
+def test_a_count_beyond_64_bits_is_no_value_and_the_session_opens(data_dir: Path) -> None:
+    """A sample rate of 1e300 once stopped the index write (SQLite INTEGER overflow), so
+    the session failed to load: it is no value, like a zero or a string."""
+    service = SessionService(data_dir)
+    sid = service.create()
+    odd = candidate("odd")
+    odd["sound"].update(sample_rate=1e300, channels=2**70)
+    service.get(sid).cache_candidates([odd, candidate("fine")])
+    rows = {r.sound_id: r for r in SessionService(data_dir).get(sid).rows()}
+    assert (rows["odd"].sample_rate, rows["odd"].channels) == (None, None)
+    assert (rows["fine"].sample_rate, rows["fine"].channels) == (48000, 2)
+    again = {r.sound_id: r for r in SessionService(data_dir).get(sid).rows()}
+    assert again == rows
 
 
 def test_write_failure_raises_store_write_error_and_changes_nothing(data_dir: Path) -> None:
