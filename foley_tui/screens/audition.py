@@ -455,6 +455,14 @@ class AuditionScreen(Screen[None]):
         filter_input = self.query_one(FilterInput)
         filter_input.display = True
         filter_input.focus()
+        # The rows' search texts, built while the user starts typing (not on the first key).
+        self.run_worker(
+            self.model.listing.prepare_search,
+            thread=True,
+            group="search",
+            exit_on_error=False,
+            name="prepare filter",
+        )
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:

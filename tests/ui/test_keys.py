@@ -3,9 +3,13 @@ player. Each asserts what reached the foley files and/or the player."""
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import pytest
 
 from foley_tui.audio.base import PlayerState
+from foley_tui.audition import filtering
 from foley_tui.config import Settings
 from foley_tui.screens.audition import AuditionScreen
 from foley_tui.screens.help import HelpScreen
@@ -263,6 +267,30 @@ async def test_slash_filters_and_the_filter_is_saved(session: Session) -> None:
         await pilot.press("p")  # keys act on the list again after Enter
         assert session.pick_file("bbc:1001") is not None
     assert session.service.get(session.session_id).meta().view["filter"] == "door"
+
+
+async def test_slash_builds_the_search_texts_in_a_worker(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening the filter box builds every row's search text off the UI thread, so the
+    first keystroke only scans (at 100k rows the build is most of a keystroke)."""
+    built_on_main: list[bool] = []
+    real = filtering.search_texts
+
+    def recording(ids: Any, rows: Any) -> list[str]:
+        built_on_main.append(threading.current_thread() is threading.main_thread())
+        return real(ids, rows)
+
+    monkeypatch.setattr(filtering, "search_texts", recording)
+    app = session.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("slash")
+        await wait_workers(app)
+        assert built_on_main == [False]
+        await pilot.press(*"door")
+        assert screen.listing.view == ["bbc:1001", "freesound:1006"]
+        assert built_on_main == [False]  # the keystrokes reused the texts
 
 
 async def test_escape_in_the_filter_clears_it(session: Session) -> None:

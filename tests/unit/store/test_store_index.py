@@ -485,3 +485,32 @@ def test_stored_columns_read_back_exactly(stored: list[tuple[Any, ...]]) -> None
         assert [math.copysign(1, v) for v in col_back if type(v) is float] == [
             math.copysign(1, v) for v in col if type(v) is float
         ]
+
+
+def test_the_rows_of_a_big_index_are_built_once_and_frozen_out_of_the_gc(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reopen lists the stored rows for the first paint, then the verified rows: the
+    same Row objects, built once. A big list is moved out of the cyclic collector's
+    generations (each full collection walked 100k rows again, mid-keystroke)."""
+    import gc
+
+    from foley_tui.store import index
+
+    _service, sid, _root = make_session(data_dir)
+    SessionService(data_dir).get(sid).rows()  # writes the index
+    store = SessionService(data_dir).get(sid)
+    monkeypatch.setattr(index, "FREEZE_ROWS", 3)
+    gc.unfreeze()
+    try:
+        quick = store.quick_rows()
+        assert quick is not None and gc.get_freeze_count() > 0
+        assert gc.isenabled()
+        rows = store.rows()
+        assert rows == quick and all(a is b for a, b in zip(rows, quick, strict=True))
+        assert rows is not quick  # each call its own list
+    finally:
+        gc.unfreeze()
+    monkeypatch.setattr(index, "FREEZE_ROWS", 10**9)
+    small = SessionService(data_dir).get(sid)
+    assert small.rows() == rows and gc.get_freeze_count() == 0
