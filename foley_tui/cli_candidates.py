@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from foley_tui.cli_common import guard, open_session, print_json
+from foley_tui.cli_common import guard, open_session, print_json, report_recovered
 from foley_tui.model import Candidate, Status
 
 
@@ -23,7 +23,9 @@ def cmd_candidates(args: argparse.Namespace) -> int:
     store = open_session(args, touch=False)
     picked, rejected = set(store.picked_ids()), set(store.rejected_ids())
     listed: list[dict[str, Any]] = []
-    for row in store.rows():
+    rows = store.rows()
+    report_recovered(store.take_recovered())  # the scan sweeps an interrupted add's temps
+    for row in rows:
         full = store.candidate(row.sound_id) if not row.unreadable else None
         query = Candidate(full or {}).event.get("query")
         listed.append(

@@ -45,9 +45,14 @@ def service_of(args: argparse.Namespace) -> SessionService:
     exact ids only, whichever verb calls it."""
     service = open_service(getattr(args, "store", None), data_dir_of(args))
     service.exact_refs = bool(getattr(args, "exact", False))
-    for line in service.recovered:  # leftovers of an earlier crash, cleaned up now
-        print(f"foley-tui: {line}", file=sys.stderr)
+    report_recovered(service.recovered)  # leftovers of an earlier crash, cleaned up now
     return service
+
+
+def report_recovered(lines: list[str]) -> None:
+    """One stderr line per leftover of an earlier crash that was cleaned up."""
+    for line in lines:
+        print(f"foley-tui: {line}", file=sys.stderr)
 
 
 def resolve_session(service: SessionService, ref: str) -> str:

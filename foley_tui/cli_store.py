@@ -20,6 +20,7 @@ from foley_tui.cli_common import (
     guard,
     open_session,
     print_json,
+    report_recovered,
     resolve_session,
     service_of,
 )
@@ -106,6 +107,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     store = service.get(session_id, touch=False)  # looking is not opening
     meta = store.meta()
     problems = store.inspect()  # reads every file, as the app does
+    report_recovered(store.take_recovered())
     extras = [extra(service, session_id) for extra in SHOW_EXTRAS]
     if args.json:
         print_json(

@@ -181,7 +181,9 @@ class AuditionModel:
             self.listing.decisions.rejects = dict(rejects)
         self.loaded = True
         self.loading = ""
-        return self._reapply(keep=keep) | Change(data=True, problems=tuple(problems))
+        # What the load cleaned up (stale temp files of an interrupted add), said once.
+        swept = tuple(self.store.take_recovered())
+        return self._reapply(keep=keep) | Change(data=True, problems=tuple(problems), notices=swept)
 
     # ------------------------------------------------------------------ cursor
     def sync_cursor(self, sound_id: str | None, index: int) -> None:

@@ -77,11 +77,15 @@ def gc_paused(*, freeze: bool = False) -> Iterator[None]:
             gc.enable()
 
 
-def scan_stats(path: str) -> tuple[list[str], list[int], list[int]]:
+def scan_stats(
+    path: str, *, temps: list[str] | None = None
+) -> tuple[list[str], list[int], list[int]]:
     """Every non-hidden name of a folder with its (mtime_ns, size), in directory order.
 
     One ``fstatat`` per entry relative to the open folder (no path walk per file). A
-    file that vanishes meanwhile is left out. A missing folder is empty.
+    file that vanishes meanwhile is left out. A missing folder is empty. ``temps``, when
+    given, receives the hidden names ending in ``.tmp`` (what an interrupted write of
+    ours may leave: found by the same pass, at no extra cost).
     """
     names: list[str] = []
     mtimes: list[int] = []
@@ -98,6 +102,8 @@ def scan_stats(path: str) -> tuple[list[str], list[int], list[int]]:
             for entry in iterator:
                 name = entry.name
                 if name[0] == ".":
+                    if temps is not None and name[-4:] == ".tmp":
+                        temps.append(name)
                     continue
                 try:
                     st = entry.stat(follow_symlinks=False)

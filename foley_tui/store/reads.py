@@ -70,6 +70,20 @@ class StoreReads:
     _index_info: tuple[int, bytes, int, bool] | None
     _index_verified: bool
     _candidate_count_hint: int
+    _recovered: list[str]
+    _recovered_lock: threading.Lock
+
+    def _note_recovered(self, lines: list[str]) -> None:
+        with self._recovered_lock:
+            self._recovered += lines
+
+    def take_recovered(self) -> list[str]:
+        """What this store cleaned up since the last call (stale temp files of an
+        interrupted write of ours: one line each, as ``SessionService.recovered``);
+        whoever shows them (the CLI, the app) takes them."""
+        with self._recovered_lock:
+            lines, self._recovered = self._recovered, []
+        return lines
 
     # Provided by DecisionsMixin; declared so the rows mixin's paging is type-checked.
     def picks(self) -> dict[str, Pick]:

@@ -7,7 +7,8 @@
   to the trash, when the new session is in place) or *rolled back* (renamed back, when
   the crash came before the new session got there): never unlinked.
 * hidden ``.<name>.<hex>.tmp`` files of our atomic writes, in a session's namespace
-  folders and our state folder, older than :data:`STALE_TEMP_S`.
+  folders and our state folder, older than :data:`STALE_TEMP_S` (``candidates/`` is
+  swept by the scan that checks the list, off the first paint: see ``store/rows.py``).
 
 SQLite's own ``-wal``/``-journal`` files are never touched (not hidden, not ``.tmp``).
 Every action is reported as one line (the CLI prints them).
@@ -22,8 +23,10 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import time
 import urllib.parse
+from collections.abc import Iterable
 from pathlib import Path
 
 from foley_tui.store.files import fsync_dir
@@ -131,20 +134,32 @@ def _legacy(path: Path) -> list[str]:
 def sweep_temps(folders: list[Path], *, older_than: float = STALE_TEMP_S) -> list[str]:
     """Remove our stale atomic-write temp files from ``folders``; one line each."""
     report: list[str] = []
-    now = time.time()
     for folder in folders:
-        if os.path.islink(folder):  # a link out of the session: never unlink through it
-            continue
         try:
-            entries = list(os.scandir(folder))
+            names = os.listdir(folder)
         except OSError:
             continue
-        for entry in entries:
-            if not _TEMP.match(entry.name):
-                continue
-            with contextlib.suppress(OSError):
-                st = entry.stat(follow_symlinks=False)
-                if entry.is_file(follow_symlinks=False) and now - st.st_mtime > older_than:
-                    os.unlink(entry.path)
-                    report.append(f"removed a stale temp file {entry.path}")
+        report += sweep_temp_names(str(folder), names, older_than=older_than)
+    return report
+
+
+def sweep_temp_names(
+    folder: str, names: Iterable[str], *, older_than: float = STALE_TEMP_S
+) -> list[str]:
+    """Remove those of ``names`` (entries of ``folder``) that are our stale atomic-write
+    temp files: hidden, named as our writes name them, regular files, older than
+    ``older_than`` seconds. Anything else, foley's files included, is left alone."""
+    report: list[str] = []
+    if os.path.islink(folder):  # a link out of the session: never unlink through it
+        return report
+    now = time.time()
+    for name in names:
+        if not _TEMP.match(name):
+            continue
+        path = os.path.join(folder, name)
+        with contextlib.suppress(OSError):
+            st = os.lstat(path)
+            if stat.S_ISREG(st.st_mode) and now - st.st_mtime > older_than:
+                os.unlink(path)
+                report.append(f"removed a stale temp file {path}")
     return report

@@ -25,6 +25,7 @@ from foley_tui.store.index import CandidateIndex, scan_digest, scan_stats
 from foley_tui.store.index_db import Page
 from foley_tui.store.reads import RACY_NS, StoreReads
 from foley_tui.store.records import _reason
+from foley_tui.store.recovery import sweep_temp_names
 
 
 def _num(value: object) -> float | None:
@@ -349,7 +350,10 @@ class RowsMixin(StoreReads):
             ]
             self._candidate_count_hint = 0
             return []
-        names, mtimes, sizes = scan_stats(ns.path)
+        temps: list[str] = []
+        names, mtimes, sizes = scan_stats(ns.path, temps=temps)
+        if temps:  # an interrupted add of ours: swept here, off the first paint
+            self._note_recovered(sweep_temp_names(ns.path, temps))
         old = self._load_index(len(names))
         if old is not None and not _keys_match(old):
             old = None  # a crafted index naming files with other ids: rebuilt

@@ -113,6 +113,8 @@ class SessionStore(UndoMixin, RowsMixin, MetaMixin):
         self._index_info: tuple[int, bytes, int, bool] | None = None
         self._index_verified = False
         self._candidate_count_hint = 0
+        self._recovered: list[str] = []
+        self._recovered_lock = threading.Lock()
         _live_stores.add(self)
 
     @classmethod
