@@ -154,6 +154,26 @@ class SourceResolved(Message):
         self.source = source
 
 
+class DetailsRead(Message):
+    """A candidate's dict (None: unreadable) and where its audio is, read by a worker for
+    the details pane, a play or the prefetch (the UI thread reads no session file)."""
+
+    def __init__(
+        self,
+        sound_id: str,
+        candidate: dict[str, Any] | None,
+        source: Source | Unplayable,
+        *,
+        asked: bool = False,
+    ) -> None:
+        super().__init__()
+        self.sound_id = sound_id
+        self.candidate = candidate
+        self.source = source
+        self.asked = asked
+        """``source`` already includes the session's shared store's answer."""
+
+
 class PlayerStateChanged(Message):
     """The player started, stopped, ended or failed (posted from the audio thread)."""
 

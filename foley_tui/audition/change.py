@@ -81,3 +81,5 @@ class Outside:
     rows: list[Row] | None = None
     """Every row, when candidates were added, removed or rewritten."""
     problems: tuple[str, ...] = ()
+    undo: tuple[bool, bool] | None = None
+    """(can undo, can redo), read by the poll when the journal changed."""

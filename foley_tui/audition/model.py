@@ -319,11 +319,11 @@ class AuditionModel:
             entry = self.store.skip_undo() if undo else self.store.skip_redo()
         except OSError as exc:
             return Change(error=f"Not saved: {exc}")
-        if entry is None:
-            return self._refresh_undo()
+        if entry is None:  # the store read the journal under its lock just now
+            return self._refresh_undo(fresh=False)
         verb = "undo" if undo else "redo"
         notice = f"Skipped the {verb} of {self.caption(entry.sound_id)}: its files are as they are"
-        return self._refresh_undo() | Change(notices=(notice,))
+        return self._refresh_undo(own_write=True) | Change(notices=(notice,))
 
     def _journal(self, *, undo: bool) -> Change:
         try:
@@ -332,8 +332,8 @@ class AuditionModel:
             return Change(error=f"Not saved: {exc}", blocked="undo" if undo else "redo")
         except OSError as exc:
             return Change(error=f"Not saved: {exc}")
-        if entry is None:
-            return self._refresh_undo() | Change(
+        if entry is None:  # the store read the journal under its lock just now
+            return self._refresh_undo(fresh=False) | Change(
                 notices=(f"Nothing to {'undo' if undo else 'redo'}.",)
             )
         self.generation += 1
@@ -427,17 +427,23 @@ class AuditionModel:
             details=True,
         )
 
-    def _refresh_undo(self, *, own_write: bool = False) -> Change:
-        """Read undo/redo availability; after ``own_write`` (ours just appended to the
-        journal) the journal as read is recorded, so the next poll has nothing to do."""
-        before = (self.can_undo, self.can_redo)
+    def _refresh_undo(self, *, own_write: bool = False, fresh: bool = True) -> Change:
+        """Undo/redo availability; after ``own_write`` (ours just appended to the
+        journal) the journal as read is recorded, so the next poll has nothing to do.
+        Not ``fresh``: from what the store read (under its lock, right after a write
+        or an undo of ours), without reading the journal again."""
         try:
             if own_write:
                 self._watch.own_journal()
-            self.can_undo, self.can_redo = self.store.undo_redo(fresh=not own_write)
+            now = self.store.undo_redo(fresh=fresh and not own_write)
         except OSError:
-            self.can_undo = self.can_redo = False
-        return Change(undo=(self.can_undo, self.can_redo) != before)
+            now = (False, False)
+        return self._set_undo(now)
+
+    def _set_undo(self, now: tuple[bool, bool]) -> Change:
+        before = (self.can_undo, self.can_redo)
+        self.can_undo, self.can_redo = now
+        return Change(undo=now != before)
 
     # ------------------------------------------------------------------ view
     def _reapply(self, keep: str | None) -> Change:
@@ -508,7 +514,7 @@ class AuditionModel:
             return Change()  # we wrote meanwhile: the next poll looks again
         self._watch.accept(outside.snapshot)
         changed = merge_decisions(self.listing.decisions, outside)
-        change = self._refresh_undo() if outside.diff.journal else Change()
+        change = self._set_undo(outside.undo) if outside.undo is not None else Change()
         change |= Change(problems=outside.problems)
         if outside.rows is not None:
             self.listing.set_rows(outside.rows)

@@ -35,7 +35,8 @@ def read_outside(
         if len(rows) == len(current) and all(current.get(r.sound_id) == r for r in rows):
             rows = None
     problems = tuple(str(p) for p in store.problems()) if diff.decisions or rows else ()
-    return Outside(generation, snapshot, diff, picks, rejects, rows, problems)
+    undo = store.undo_redo() if diff.journal else None  # read here, not on the UI thread
+    return Outside(generation, snapshot, diff, picks, rejects, rows, problems, undo)
 
 
 def merge_decisions(decisions: Decisions, outside: Outside) -> set[str]:

@@ -34,6 +34,7 @@ from foley_tui.audition.model import AuditionModel
 from foley_tui.audition.opening import Opening, OpeningRead
 from foley_tui.config import Settings
 from foley_tui.messages import (
+    DetailsRead,
     EventsRead,
     IdsListed,
     LoadProgress,
@@ -355,6 +356,9 @@ class AuditionScreen(Screen[None]):
 
     def on_source_resolved(self, message: SourceResolved) -> None:
         self.previewer.source_resolved(message.sound_id, message.source)
+
+    def on_details_read(self, message: DetailsRead) -> None:
+        self.previewer.details_read(message)
 
     def on_peaks_ready(self, message: PeaksReady) -> None:
         self.previewer.peaks_ready(message)

@@ -3,9 +3,11 @@
 A plain object the screen composes (not a base class): it owns the player's state on
 screen (playhead, errors, the one "no audio" notice), the candidate dicts and resolved
 sources it caches, the details pane and waveform of the highlighted row, and the
-prefetch that warms the player for the next key. Its IO (remote fetch, waveform peaks,
-prefetch) runs in exclusive thread workers started on the screen, which post messages the
-screen hands back here.
+prefetch that warms the player for the next key. All its IO (reading a candidate file,
+finding and sniffing its audio, the shared store and remote fetch, waveform peaks,
+prefetch) runs in thread workers started on the screen, which post messages the screen
+hands back here: the UI thread reads no session file and no audio (a row not read yet
+says "reading…" if that takes a moment; a play of it starts when its audio is found).
 """
 
 from __future__ import annotations
@@ -19,8 +21,14 @@ from textual.worker import get_current_worker
 
 from foley_tui.audio.base import Player, PlayerState, PlayerStatus, Source, Unplayable
 from foley_tui.audition.model import AuditionModel
-from foley_tui.messages import PeaksReady, PlayerStateChanged, PlayheadMoved, SourceResolved
-from foley_tui.model import Pick, Reject
+from foley_tui.messages import (
+    DetailsRead,
+    PeaksReady,
+    PlayerStateChanged,
+    PlayheadMoved,
+    SourceResolved,
+)
+from foley_tui.model import Pick, Reject, Row
 from foley_tui.widgets.details import Details
 from foley_tui.widgets.waveform import Waveform
 
@@ -29,6 +37,8 @@ if TYPE_CHECKING:
     from foley_tui.screens.audition import AuditionScreen
 
 CANDIDATE_CACHE = 256
+READING_NOTICE_S = 0.08
+"""The details pane says "reading…" once a candidate's read takes longer than this."""
 SOURCE_CACHE = 1024
 
 
@@ -41,7 +51,7 @@ class Previewer:
         self.player = player
         self.playing_id: str | None = None
         self.audio_checked = False
-        self.details_pending = False
+        self._flush_pending = False
         self._prefetch_pending = False
         self._prefetched: tuple[str | None, str | None] = (None, None)
         """(highlighted, next undecided) last handed to the prefetch worker."""
@@ -50,9 +60,12 @@ class Previewer:
         self._asking: set[str] = set()
         """Sounds with no local audio whose shared (Redis) audio a worker is looking up."""
         self._play_after: tuple[str, float] | None = None
-        """A play asked for while its sound was being looked up: started on the answer."""
+        """A play asked for while its sound was being read or looked up: started on the
+        answer."""
         self._peaks_for: str | None = None
         self._timer: Timer | None = None
+        self._reading: str | None = None
+        """The highlighted row whose candidate a worker is reading for the details."""
 
     # -- lifecycle --------------------------------------------------------------------
     def mount(self) -> None:
@@ -125,9 +138,13 @@ class Previewer:
 
     # -- playing ----------------------------------------------------------------------
     def play(self, sound_id: str, start_s: float = 0.0) -> None:
-        source = self.source(sound_id)
-        if isinstance(source, Unplayable) and sound_id in self._asking:
-            self._play_after = (sound_id, start_s)  # starts when the shared store answers
+        source = self._sources.get(sound_id)
+        if source is None or (isinstance(source, Unplayable) and sound_id in self._asking):
+            # Not found yet (the prefetch usually has: then nothing is read here) or the
+            # shared store is being asked: it starts on the answer, if still wanted.
+            self._play_after = (sound_id, start_s)
+            if source is None:
+                self._read(sound_id, group="resolve")
             return
         self._play_after = None
         if isinstance(source, Unplayable):
@@ -150,39 +167,48 @@ class Previewer:
         (The sources resolved meanwhile are forgotten when it is back.)"""
         return None if self.screen.store_down else self.model.store.remote_audio()
 
-    def candidate(self, sound_id: str) -> dict[str, Any] | None:
-        if sound_id in self._candidates:
-            self._candidates.move_to_end(sound_id)
-            return self._candidates[sound_id]
-        candidate = self.model.store.candidate(sound_id)
-        self._candidates[sound_id] = candidate
-        if len(self._candidates) > CANDIDATE_CACHE:
-            self._candidates.popitem(last=False)
-        return candidate
+    def _read(self, sound_id: str, *, group: str) -> None:
+        """Read ``sound_id``'s candidate and find its audio on this machine (stats and a
+        sniff) in a worker; the answer comes back as :class:`DetailsRead`."""
+        store = self.model.store
+        row = self.model.listing.rows.get(sound_id)
+        why = row.unreadable if row and row.unreadable else "candidate file missing"
 
-    def source(self, sound_id: str) -> Source | Unplayable:
-        """Resolve locally (stats only). The session's shared store (Redis) and the
-        network are asked in a worker, never on this thread; meanwhile the answer says so."""
-        source = self._sources.get(sound_id)
-        if source is None:
-            candidate = self.candidate(sound_id)
+        def work() -> None:
+            candidate = store.candidate(sound_id)
+            source: Source | Unplayable
             if candidate is None:
-                row = self.model.listing.rows.get(sound_id)
-                why = row.unreadable if row and row.unreadable else "candidate file missing"
                 source = Unplayable(f"candidate unreadable: {why}")
             else:
                 # Imported on first use: keeps it (and urllib) out of the first paint.
                 from foley_tui.audio.resolve import resolve
 
-                source = resolve(candidate, self.model.store.data_dir, allow_network=False)
-                remote = self.remote_audio() if isinstance(source, Unplayable) else None
-                if remote is not None and isinstance(source, Unplayable):
-                    source = Unplayable(f"{source.reason}; asking {remote.where}…", source.kind)
-                    self._sources[sound_id] = source
-                    self._ask(sound_id, candidate)
-                    return source
+                source = resolve(candidate, store.data_dir, allow_network=False)
+            self.screen.post_message(DetailsRead(sound_id, candidate, source))
+
+        self.screen.run_worker(
+            work, thread=True, group=group, exclusive=True, exit_on_error=False, name="read"
+        )
+
+    def details_read(self, message: DetailsRead) -> None:
+        """A worker read a candidate: cache it (its shared audio is asked for next when
+        it has none here); show it, or play it, if that was waiting."""
+        sound_id, candidate, source = message.sound_id, message.candidate, message.source
+        previous = self._sources.get(sound_id)
+        self._candidates[sound_id] = candidate
+        self._candidates.move_to_end(sound_id)
+        if len(self._candidates) > CANDIDATE_CACHE:
+            self._candidates.popitem(last=False)
+        remote = None
+        if isinstance(source, Unplayable) and candidate is not None and not message.asked:
+            remote = self.remote_audio()
+        if remote is not None and isinstance(source, Unplayable) and candidate is not None:
+            source = Unplayable(f"{source.reason}; asking {remote.where}…", source.kind)
+            self._sources[sound_id] = source
+            self._ask(sound_id, candidate)
+        else:
             self._remember(sound_id, source)
-        return source
+        self._answered(sound_id, source, previous)
 
     def _ask(self, sound_id: str, candidate: Mapping[str, Any]) -> None:
         """Look the sound's audio up in the shared store (and the network, when allowed)
@@ -214,13 +240,23 @@ class Previewer:
         previous = self._sources.get(sound_id)
         self._asking.discard(sound_id)
         self._remember(sound_id, source)
+        self._answered(sound_id, source, previous)
+
+    def _answered(
+        self, sound_id: str, source: Source | Unplayable, previous: Source | Unplayable | None
+    ) -> None:
+        """Start a play that waited for this answer; show the details that waited (or
+        the row the cursor moved to meanwhile), or news of the highlighted row."""
         pending, self._play_after = self._play_after, None
         if pending is not None and pending[0] == sound_id:
             self.play(sound_id, pending[1])
         elif pending is not None:
             self._play_after = pending
-        # The prefetch worker resolves rows ahead of the cursor: re-show only on news.
-        if sound_id == self.model.cursor and source != previous:
+        reading, cursor = self._reading, self.model.cursor
+        if reading is not None and (reading == sound_id or reading != cursor):
+            self.show_details()
+        elif sound_id == cursor and source != previous:
+            # The prefetch worker resolves rows ahead of the cursor: re-show only on news.
             self._peaks_for = None
             self.show_details()
 
@@ -228,13 +264,22 @@ class Previewer:
     def schedule_details(self) -> None:
         """Show the details after the next frame: the list repaints first (and a held
         key's many moves collapse into one details load)."""
-        if not self.details_pending:
-            self.details_pending = True
+        if not self._flush_pending:
+            self._flush_pending = True
             self.screen.call_after_refresh(self._flush_details)
 
     def _flush_details(self) -> None:
-        self.details_pending = False
+        self._flush_pending = False
         self.show_details()
+
+    @property
+    def details_pending(self) -> bool:
+        """Details to show: scheduled, or the highlighted row's file still being read."""
+        return self._flush_pending or self._reading is not None
+
+    def _known(self, sound_id: str) -> bool:
+        """The candidate (and where its audio is, or why not) were read already."""
+        return sound_id in self._candidates and sound_id in self._sources
 
     def show_details(self) -> None:
         screen = self.screen
@@ -242,12 +287,24 @@ class Previewer:
         waveform = screen.query_one(Waveform)
         sound_id = self.model.cursor
         if sound_id is None:
+            self._reading = None
             details.show(None, None, None, None, None)
             waveform.clear("")
             return
         row = self.model.listing.rows.get(sound_id)
-        candidate = self.candidate(sound_id)
-        source = self.source(sound_id) if candidate is not None else None
+        if not self._known(sound_id):
+            # Read by a worker (the file may be slow, huge or not a file at all); the
+            # pane is shown when it comes (details_read).
+            if self._reading != sound_id:
+                self._reading = sound_id
+                self._read(sound_id, group="details")
+                # A read takes a millisecond or two: say "reading…" only if it lasts
+                # (no flicker while stepping through the list).
+                screen.set_timer(READING_NOTICE_S, lambda: self._still_reading(sound_id, row))
+            return
+        self._reading = None
+        candidate = self._candidates[sound_id]
+        source = self._sources[sound_id] if candidate is not None else None
         decisions = self.model.listing.decisions
         decision: Pick | Reject | None = decisions.picks.get(sound_id) or decisions.rejects.get(
             sound_id
@@ -282,6 +339,11 @@ class Previewer:
                     exit_on_error=False,
                     name="fetch preview",
                 )
+
+    def _still_reading(self, sound_id: str, row: Row | None) -> None:
+        if self._reading == sound_id:
+            self.screen.query_one(Details).show_reading(sound_id, row)
+            self.screen.query_one(Waveform).clear("")
 
     def _fetch_source(self, sound_id: str, candidate: Mapping[str, Any], *, network: bool) -> None:
         """(Worker.) Every rule, the shared store's and (``network``) the web's included."""
@@ -375,7 +437,8 @@ class Previewer:
                     allow_network=False,
                     remote=self.remote_audio(),
                 )
-                self.screen.post_message(SourceResolved(sound_id, resolved))
+                # The dict too: showing this row's details then reads nothing.
+                self.screen.post_message(DetailsRead(sound_id, candidate, resolved, asked=True))
                 if not isinstance(resolved, Source):
                     continue
                 source = resolved

@@ -65,6 +65,14 @@ class Details(Static):
         self.content = render_details(sound_id, candidate, row, decision, source, reject, messages)
         self.update(self.content)
 
+    def show_reading(self, sound_id: str, row: Row | None) -> None:
+        """The moment a worker reads the candidate file: what the list knows."""
+        caption = row.caption if row is not None else ""
+        self.content = Text.assemble(
+            (f"{sound_id}\n", "bold"), (f"{caption}\n" if caption else "", ""), ("reading…", "dim")
+        )
+        self.update(self.content)
+
 
 def _event_text(event: Mapping[str, Any]) -> str:
     """The scene event's suggestion: layer, onset, diegetic, salience, loop."""

@@ -25,5 +25,6 @@ async def test_the_app_sweeps_and_reports_a_stale_candidate_temp(
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         assert not stale.exists()
+        await pilot.pause()  # the notice reaches the app as a message
         said = [n for n in notifications(app) if "removed a stale temp file" in n]
         assert len(said) == 1 and said[0].endswith(f"removed a stale temp file {stale}")
