@@ -234,7 +234,10 @@ class AuditionScreen(Screen[None]):
         self.apply(intent())
 
     def update_status(self) -> None:
-        if not self.is_mounted:
+        # Not ``is_mounted``: that is still False inside on_mount, where the opening is
+        # applied, and the first frame must carry the counts (the line is composed).
+        lines = self.query(StatusLine)
+        if not lines:
             return
         model = self.model
         picked, rejected, undecided, total = model.listing.counts()
@@ -246,7 +249,7 @@ class AuditionScreen(Screen[None]):
             device = player.device_name
         else:
             device = player.unavailable_reason or "no output device"
-        self.query_one(StatusLine).show(
+        lines.first().show(
             StatusInfo(
                 title=model.title,
                 picked=picked,
