@@ -49,30 +49,32 @@ _TAGS = 4
 _WIDTH = len(VALUE_COLUMNS)
 
 
-#: A list of at least this many rows is frozen out of the cyclic collector once built.
-FREEZE_ROWS = 10_000
+#: A list of at least this many rows ends its build with one full collection.
+COLLECT_ROWS = 10_000
 
 
 @contextlib.contextmanager
-def gc_paused(*, freeze: bool = False) -> Iterator[None]:
+def gc_paused(*, collect: bool = False) -> Iterator[None]:
     """No cyclic garbage collection meanwhile: loading 100k rows makes a million objects
     at once (none in a cycle), and the collector would walk the growing heap again and
     again while they are made (a third of loading an index). Refcounting still frees
     everything; the collector runs again afterwards as it was.
 
-    ``freeze``: then move every object made so far out of the collector's reach
-    (``gc.freeze()``). The rows of a big session live as long as it is open; left in the
-    collector's generations, each full collection walks all of them again (100-200 ms
-    at 100k rows, at any moment: in the middle of a keystroke). Frozen objects are still
-    freed by refcounting when dropped; only cyclic garbage alive at that moment stays.
+    ``collect``: then run one full collection (~80 ms with the app's heap at 100k rows),
+    here, at the end of the load. Left young, the new objects would be walked by the next
+    young collections and their promotion would soon trigger a full one: several walks
+    of the whole heap at moments nobody chose, in the middle of a keystroke as likely as
+    not. Once in the oldest generation, a full collection waits for the heap to grow by
+    a quarter. (``gc.freeze()`` would save even that one, but whatever is alive then,
+    the screens of the session being left included, would never be collected after.)
     """
     was_on = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        if freeze:
-            gc.freeze()
+        if collect:
+            gc.collect()
         if was_on:
             gc.enable()
 
@@ -212,7 +214,7 @@ class CandidateIndex:
         a new list of the same Row objects, which nobody mutates.
         """
         if self._rows is None:
-            with gc_paused(freeze=len(self.keys) >= FREEZE_ROWS):
+            with gc_paused(collect=len(self.keys) >= COLLECT_ROWS):
                 self._rows = list(
                     map(
                         Row,

@@ -85,7 +85,9 @@ def connect(path: str, *, readonly: bool) -> sqlite3.Connection:
     """A hardened connection; read-only ones never create or change the file."""
     if readonly:
         uri = "file:" + _quote_path(path) + "?mode=ro"
-        db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        # Autocommit: a page's temp-table statements must not open an implicit
+        # transaction, whose read lock would then block every writer of the file.
+        db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
     else:
         db = sqlite3.connect(path, check_same_thread=False)
     try:

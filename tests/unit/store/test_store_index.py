@@ -487,12 +487,12 @@ def test_stored_columns_read_back_exactly(stored: list[tuple[Any, ...]]) -> None
         ]
 
 
-def test_the_rows_of_a_big_index_are_built_once_and_frozen_out_of_the_gc(
+def test_the_rows_of_a_big_index_are_built_once_and_collected_once(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A reopen lists the stored rows for the first paint, then the verified rows: the
-    same Row objects, built once. A big list is moved out of the cyclic collector's
-    generations (each full collection walked 100k rows again, mid-keystroke)."""
+    same Row objects, built once. A big list ends its build with one full collection
+    (not several later, at moments nobody chose), and the collector is on again."""
     import gc
 
     from foley_tui.store import index
@@ -500,17 +500,21 @@ def test_the_rows_of_a_big_index_are_built_once_and_frozen_out_of_the_gc(
     _service, sid, _root = make_session(data_dir)
     SessionService(data_dir).get(sid).rows()  # writes the index
     store = SessionService(data_dir).get(sid)
-    monkeypatch.setattr(index, "FREEZE_ROWS", 3)
-    gc.unfreeze()
+    full: list[int] = []
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] == 2:
+            full.append(1)
+
+    monkeypatch.setattr(index, "COLLECT_ROWS", 3)
+    gc.callbacks.append(note)
     try:
         quick = store.quick_rows()
-        assert quick is not None and gc.get_freeze_count() > 0
-        assert gc.isenabled()
+        assert quick is not None and full and gc.isenabled()
+        full.clear()
         rows = store.rows()
-        assert rows == quick and all(a is b for a, b in zip(rows, quick, strict=True))
-        assert rows is not quick  # each call its own list
+        assert not full  # the same rows: not built, not collected again
     finally:
-        gc.unfreeze()
-    monkeypatch.setattr(index, "FREEZE_ROWS", 10**9)
-    small = SessionService(data_dir).get(sid)
-    assert small.rows() == rows and gc.get_freeze_count() == 0
+        gc.callbacks.remove(note)
+    assert rows == quick and all(a is b for a, b in zip(rows, quick, strict=True))
+    assert rows is not quick  # each call its own list

@@ -171,3 +171,19 @@ def test_a_page_around_a_sound_holds_it_at_its_place(
             assert page.offset == max(0, at - 1)
         else:
             assert page.offset == 0
+
+
+def test_a_page_leaves_no_transaction_open_to_block_a_writer(data_dir: Path) -> None:
+    """page() fills a temp table of the decisions: on a connection that opened an
+    implicit transaction for it, the read lock stayed until the store was collected, and
+    another store's (another process's) search-index build waited, then failed."""
+    from foley_tui.store import index_db
+
+    store = _store(data_dir)
+    reader = SessionService(data_dir).get(store.session_id)
+    assert reader.page(status="picked", sort="layer") is not None
+    assert reader._index_conn is not None and not reader._index_conn.in_transaction
+    path = store.state.index_path()
+    assert path is not None
+    assert index_db.build_search(path)  # another writer gets the file at once
+    assert reader.page(query="slam") is not None  # and the reader goes on
