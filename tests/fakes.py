@@ -52,8 +52,14 @@ class FakePlayer:
         if self.callback is not None:
             self.callback(self.status())
 
+    warm: bool = True
+    """What :meth:`is_warm` answers (the screens play a cold source from a worker)."""
+
     def start(self) -> None:
         self._record("start")
+
+    def is_warm(self, source: Source, start_s: float = 0.0) -> bool:
+        return self.warm
 
     def play(self, source: Source, start_s: float = 0.0) -> None:
         self._record("play", source, start_s)

@@ -172,6 +172,11 @@ class Player(Protocol):
     def set_state_callback(self, callback: StateCallback | None) -> None:
         """Called (from any thread) when the state changes: play, stop, end, error."""
 
+    def is_warm(self, source: Source, start_s: float = 0.0) -> bool:
+        """True when ``play(source, start_s)`` would read no file (its head is cached, or
+        this player reads nothing): the UI thread may then call it; otherwise call
+        ``play()`` from a worker (opening and decoding a file is a read)."""
+
     def prefetch(self, source: Source) -> None:
         """A hint that ``source`` may be played soon: warm whatever makes its ``play()``
         start faster (e.g. decode its first block into a bounded cache, so that play()

@@ -209,6 +209,11 @@ class DeferredPlayer:
             if self._player is not None:
                 self._player.set_state_callback(callback)
 
+    def is_warm(self, source: Source, start_s: float = 0.0) -> bool:
+        # While the device opens, play() only keeps the request: nothing is read.
+        player = self._current()
+        return True if player is None else player.is_warm(source, start_s)
+
     def prefetch(self, source: Source) -> None:
         # A hint: dropped while the device is still opening (never wait for it).
         player = self._current()

@@ -152,8 +152,23 @@ class NullPlayer:
     def set_state_callback(self, callback: StateCallback | None) -> None:
         self._notifier.callback = callback
 
+    def is_warm(self, source: Source, start_s: float = 0.0) -> bool:
+        """play() reads a file's header once (its duration, for the playhead)."""
+        with self._lock:
+            return source.identity in self._durations
+
     def prefetch(self, source: Source) -> None:
-        """Nothing to decode without a device; the duration is read at play time."""
+        """Nothing to decode without a device: read the sound's duration now (a worker's
+        call), so its play() reads no file. Never raises."""
+        with self._lock:
+            if source.identity in self._durations:
+                return
+        try:
+            duration = probe(source.path).duration_s
+        except (DecodeError, OSError):
+            return  # play() reports it
+        with self._lock:
+            self._remember(source, duration)
 
     def close(self) -> None:
         with self._lock:
@@ -166,10 +181,13 @@ class NullPlayer:
         cached = self._durations.get(source.identity)
         if cached is None:
             cached = probe(source.path).duration_s
-            self._durations[source.identity] = cached
-            while len(self._durations) > 1024:
-                self._durations.popitem(last=False)
+            self._remember(source, cached)
         return cached
+
+    def _remember(self, source: Source, duration: float) -> None:
+        self._durations[source.identity] = duration
+        while len(self._durations) > 1024:
+            self._durations.popitem(last=False)
 
     def _clamp(self, seconds: float) -> float:
         if not math.isfinite(seconds):

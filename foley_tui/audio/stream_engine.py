@@ -130,6 +130,13 @@ class StreamEngine:
             db += match_gain_db(lufs, self._settings.target_lufs)
         return db_to_gain(db)
 
+    def is_warm(self, source: Source, start_s: float = 0.0) -> bool:
+        """``play(source, start_s)`` would start from the head cache (no file read)."""
+        if start_s > 0:
+            return False
+        with self._lock:
+            return (source.identity, self.samplerate) in self._heads
+
     def _new_voice(self, source: Source, start_s: float, *, use_head: bool = True) -> Voice:
         """Queue the first block of ``source`` on a new voice: from the head cache (no
         disk access), else by opening the file and decoding one block."""

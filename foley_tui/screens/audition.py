@@ -414,7 +414,7 @@ class AuditionScreen(Screen[None]):
             self.previewer.play(sound_id, 0.0)
 
     def action_stop(self) -> None:
-        self.player.stop()
+        self.previewer.stop()
 
     def action_seek(self, seconds: float) -> None:
         self.player.seek(float(seconds), relative=True)

@@ -12,6 +12,7 @@ says "reading…" if that takes a moment; a play of it starts when its audio is 
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -66,6 +67,10 @@ class Previewer:
         self._timer: Timer | None = None
         self._reading: str | None = None
         """The highlighted row whose candidate a worker is reading for the details."""
+        self._play_seq = 0
+        """Bumped by every play: a cold play's worker starts only if still the latest."""
+        self._play_lock = threading.Lock()
+        """Held around each play() call: a superseded cold play never lands last."""
 
     # -- lifecycle --------------------------------------------------------------------
     def mount(self) -> None:
@@ -151,14 +156,41 @@ class Previewer:
             self.screen.notify(f"Can't play: {source.reason}", severity="warning", timeout=4)
             return
         self.playing_id = sound_id
-        self.player.play(source, start_s)
+        self._start(source, start_s)
+
+    def _start(self, source: Source, start_s: float) -> None:
+        """play() on the UI thread when it reads no file (the prefetch warmed the head:
+        the fast path), else from a worker: opening and decoding a file is a read, and
+        nothing on the UI thread reads audio. A later play supersedes a cold one still
+        opening (it never starts after it)."""
+        self._play_seq += 1
+        seq = self._play_seq
+        player = self.player
+        if player.is_warm(source, start_s):
+            with self._play_lock:  # at most a cold open in flight (a regular file)
+                player.play(source, start_s)
+            return
+
+        def cold() -> None:
+            with self._play_lock:
+                if seq == self._play_seq:
+                    player.play(source, start_s)
+
+        self.screen.run_worker(
+            cold, thread=True, group="play", exit_on_error=False, name="play (cold)"
+        )
 
     def play_stop(self, sound_id: str) -> None:
         status = self.player.status()
         if status.state is PlayerState.PLAYING and self.playing_id == sound_id:
-            self.player.stop()
+            self.stop()
         else:
             self.play(sound_id)
+
+    def stop(self) -> None:
+        """Stop, and drop a cold play still opening its file (it would start after)."""
+        self._play_seq += 1
+        self.player.stop()
 
     # -- candidates and sources -------------------------------------------------------
     def remote_audio(self) -> RemoteAudio | None:

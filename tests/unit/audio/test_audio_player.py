@@ -527,6 +527,9 @@ def test_a_prefetched_play_reads_no_file(
     assert isinstance(warm.path, Path) and isinstance(cold.path, Path)
     warm.path.unlink()
     cold.path.unlink()
+    # is_warm says which play() reads no file (the screens play the others from a worker).
+    assert player.is_warm(warm) and not player.is_warm(cold)
+    assert not player.is_warm(warm, 0.5)  # a start past the head opens the file
     player.play(cold)  # the control: a cold play opens the file, so it fails here
     assert player.status().state is PlayerState.STOPPED and player.status().error
     player.play(warm)
@@ -587,3 +590,20 @@ def test_a_blob_read_by_range_plays_bit_exact_and_a_lost_store_says_why(
     drain(stream, player, RATE * 3, block=4096)
     ended = recorder.wait_for(PlayerState.STOPPED)
     assert ended.error is not None and "cannot read Redis blob ab12…" in ended.error
+
+
+def test_null_player_is_warm_once_its_duration_was_read(tmp_path: Path) -> None:
+    """Without a device play() still reads a header (the duration): prefetch reads it in
+    the caller's worker, so the play on the UI thread reads no file."""
+    data = np.zeros((RATE // 2, 2), np.float32)
+    sound = write(tmp_path / "half", data)
+    null = NullPlayer("no output device")
+    assert not null.is_warm(sound)
+    null.prefetch(sound)
+    assert null.is_warm(sound)
+    assert isinstance(sound.path, Path)
+    sound.path.unlink()  # gone: only a play that reads nothing still starts
+    null.play(sound)
+    status = null.status()
+    assert status.state is PlayerState.PLAYING and status.duration_s == pytest.approx(0.5)
+    null.close()
