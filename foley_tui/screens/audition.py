@@ -15,12 +15,11 @@ One class that composes its parts instead of inheriting them:
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input
@@ -52,14 +51,15 @@ from foley_tui.messages import (
 from foley_tui.screens.audition_dialogs import DecisionDialogs
 from foley_tui.screens.audition_loader import SessionLoader
 from foley_tui.screens.audition_preview import Previewer
-from foley_tui.screens.help import HelpEntry, HelpScreen
+from foley_tui.screens.help import HelpScreen, help_entries
 from foley_tui.screens.messages import MessagesScreen
 from foley_tui.screens.scene_actions import open_timeline, play_in_context
 from foley_tui.store import SessionStore
 from foley_tui.store.history import LedgerWatch
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
-from foley_tui.widgets.status_line import StatusInfo, StatusLine
+from foley_tui.widgets.filter_input import FilterInput
+from foley_tui.widgets.status_line import StatusLine, status_info
 from foley_tui.widgets.waveform import Waveform
 
 __all__ = ["AuditionScreen", "FilterInput"]
@@ -79,16 +79,6 @@ NEEDS_ROW = frozenset(
     }
 )
 """Actions that need a highlighted candidate."""
-
-
-class FilterInput(Input):
-    """The ``/`` filter box: Enter keeps the filter, Escape clears it."""
-
-    BINDINGS = keymap.bindings("filter")
-
-    def action_clear_filter(self) -> None:
-        self.value = ""
-        self.screen.query_one(CandidateList).focus()
 
 
 #: How often the screen looks for messages and spend written by other processes.
@@ -175,15 +165,15 @@ class AuditionScreen(Screen[None]):
         else:
             self.update_status()
         self.loader.start()
-        self.talk.poll()
+        self.poll_talk()
         self.set_interval(TALK_POLL_S, self.poll_talk, name="talk-poll")
 
     def poll_talk(self) -> None:
-        """Messages and spend written by another process (the agent) appear live."""
-        try:
-            messages, usage = self.talk.poll()
-        except OSError:
-            return  # a transient read error: the next tick tries again
+        """Messages and spend another process (the agent) wrote appear live (read by the
+        loader's worker)."""
+        self.loader.poll_talk(self.talk)
+
+    def talk_changed(self, messages: bool, usage: bool) -> None:
         if messages:
             self.previewer.schedule_details()
         if usage:
@@ -239,33 +229,8 @@ class AuditionScreen(Screen[None]):
         lines = self.query(StatusLine)
         if not lines:
             return
-        model = self.model
-        picked, rejected, undecided, total = model.listing.counts()
-        player = self.player
-        available = player.available
-        if player.starting:
-            device, available = "audio starting…", True
-        elif available:
-            device = player.device_name
-        else:
-            device = player.unavailable_reason or "no output device"
         lines.first().show(
-            StatusInfo(
-                title=model.title,
-                picked=picked,
-                rejected=rejected,
-                undecided=undecided,
-                total=total,
-                conflicts=model.listing.conflicts(),
-                ghosts=len(model.listing.ghosts()),
-                cost_usd=model.listing.picks_cost(),
-                device=device,
-                audio_ok=available,
-                loading=model.loading,
-                view=" · ".join(model.toggles()),
-                spent_usd=self.talk.usage.cost_usd,
-                store_down=self.store_down,
-            )
+            status_info(self.model, self.player, self.talk.usage.cost_usd, self.store_down)
         )
 
     def _bindings_changed(self) -> None:
@@ -495,19 +460,6 @@ class AuditionScreen(Screen[None]):
         if open_sessions is not None:
             open_sessions()
 
-    def help_entries(self) -> list[HelpEntry]:
-        """Every binding of the app (this screen's, its widgets', the others'), with the
-        user's remapping."""
-        remapped: Mapping[str, str] = getattr(self.app, "keymap", {})
-        entries = []
-        for spec in keymap.KEYS:
-            keys = remapped.get(spec.id, spec.keys)
-            shown = ", ".join(
-                self.app.get_key_display(Binding(k.strip(), "")) for k in keys.split(",")
-            )
-            entries.append(HelpEntry(spec.section, shown, spec.description, spec.tooltip, spec.id))
-        return entries
-
     def action_messages(self) -> None:
         """Open the conversation panel; a message attached to the highlighted candidate
         shows in its details when the panel closes."""
@@ -520,7 +472,7 @@ class AuditionScreen(Screen[None]):
         self.app.push_screen(MessagesScreen(self.store, sound_id=sound_id, caption=caption), closed)
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(self.help_entries()))
+        self.app.push_screen(HelpScreen(help_entries(self.app)))
 
     def action_quit(self) -> None:
         self.save_position()

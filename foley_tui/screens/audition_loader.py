@@ -9,6 +9,7 @@ changed. Workers never touch widgets: they post messages the screen hands to the
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Mapping
@@ -34,6 +35,7 @@ from foley_tui.model import Row
 
 if TYPE_CHECKING:
     from foley_tui.screens.audition import AuditionScreen
+    from foley_tui.store.history import LedgerWatch
 
 
 class SessionLoader:
@@ -164,3 +166,21 @@ class SessionLoader:
         outside = self.model.check_outside()
         if outside is not None:
             self.screen.post_message(OutsideChanged(outside))
+
+    def poll_talk(self, talk: LedgerWatch) -> None:
+        """Messages and spend written by another process: a stat of each file, the new
+        lines when it moved, in a worker (one at a time); the screen hears of a change."""
+        screen = self.screen
+        if any(w.group == "talk" and w.is_running for w in screen.workers):
+            return
+
+        def work() -> None:
+            try:
+                messages, usage = talk.poll()
+            except OSError:
+                return  # a transient read error: the next tick tries again
+            if messages or usage:
+                with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+                    screen.app.call_from_thread(screen.talk_changed, messages, usage)
+
+        screen.run_worker(work, thread=True, group="talk", exit_on_error=False, name="talk")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -24,6 +26,18 @@ class HelpEntry:
     description: str
     tooltip: str
     binding_id: str
+
+
+def help_entries(app: App[Any]) -> list[HelpEntry]:
+    """Every binding of the app (every screen's, widget's and the app's), with the user's
+    remapping (``app.keymap``) and the key names as the app displays them."""
+    remapped: Mapping[str, str] = getattr(app, "keymap", {})
+    entries = []
+    for spec in keymap.KEYS:
+        keys = remapped.get(spec.id, spec.keys)
+        shown = ", ".join(app.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
+        entries.append(HelpEntry(spec.section, shown, spec.description, spec.tooltip, spec.id))
+    return entries
 
 
 def help_table(entries: Sequence[HelpEntry]) -> Table:

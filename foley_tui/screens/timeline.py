@@ -13,6 +13,7 @@ headless :class:`~foley_tui.scene.timeline.TimelineModel` decides.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -110,18 +111,35 @@ class TimelineScreen(Screen[None]):
             return None
 
     def _poll(self) -> None:
-        """Another process (foley's agent, a second foley-tui) changed the picks: redraw."""
-        token = self._change_token()
-        if token is None:
+        """Another process (foley's agent, a second foley-tui) changed the picks: redraw.
+        The folders are compared and the picks re-read in a worker, never on the UI
+        thread; one poll at a time."""
+        if any(w.group == "timeline-poll" and w.is_running for w in self.workers):
             return
-        if self._token is None:
-            self._token = token
-        elif token != self._token:
-            self._token = token
-            self.model.rebuild(self._build())
-            self._show()
-            if not self.scene_playing:
-                self._prefetch()
+        seen = self._token
+
+        def work() -> None:
+            token = self._change_token()
+            if token is None or token == seen:
+                return
+            scene = self._build() if seen is not None else None
+            with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+                self.app.call_from_thread(self._outside, seen, token, scene)
+
+        self.run_worker(work, thread=True, group="timeline-poll", exit_on_error=False)
+
+    def _outside(self, seen: object, token: object, scene: SceneModel | None) -> None:
+        """(UI thread.) The poll's answer; dropped when our own write moved the token on
+        meanwhile (that write rebuilt the model already)."""
+        if self._token != seen:
+            return
+        self._token = token
+        if scene is None:
+            return
+        self.model.rebuild(scene)
+        self._show()
+        if not self.scene_playing:
+            self._prefetch()
 
     def _fit(self) -> None:
         self.model.ensure_visible(self.view.lane_cells)

@@ -4,11 +4,16 @@ the picks, audio device, view."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import Static
 
 from foley_tui.audition.text import cut
+
+if TYPE_CHECKING:
+    from foley_tui.audio.base import Player
+    from foley_tui.audition.model import AuditionModel
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +101,38 @@ def _line(info: StatusInfo, title_cells: int, *, compact: bool) -> Text:
     else:
         text.append("⊘ no audio", style="bold yellow")
     return text
+
+
+def status_info(
+    model: AuditionModel, player: Player, spent_usd: float, store_down: str
+) -> StatusInfo:
+    """What the audition screen's status line shows: the session's counts and cost, the
+    loading state, the view toggles, the output device, the agent's spend and an
+    unreachable store."""
+    picked, rejected, undecided, total = model.listing.counts()
+    available = player.available
+    if player.starting:
+        device, available = "audio starting…", True
+    elif available:
+        device = player.device_name
+    else:
+        device = player.unavailable_reason or "no output device"
+    return StatusInfo(
+        title=model.title,
+        picked=picked,
+        rejected=rejected,
+        undecided=undecided,
+        total=total,
+        conflicts=model.listing.conflicts(),
+        ghosts=len(model.listing.ghosts()),
+        cost_usd=model.listing.picks_cost(),
+        device=device,
+        audio_ok=available,
+        loading=model.loading,
+        view=" · ".join(model.toggles()),
+        spent_usd=spent_usd,
+        store_down=store_down,
+    )
 
 
 class StatusLine(Static):

@@ -15,9 +15,9 @@ from foley_tui.audition.events import PENDING
 from foley_tui.audition.opening import FIRST_PAGE_ROWS, Opening
 from foley_tui.messages import IdsListed, RowsLoaded, SessionOpened
 from foley_tui.model import Row
-from foley_tui.screens.audition import FilterInput
 from foley_tui.store import SessionStore
 from foley_tui.store.index_db import Page
+from foley_tui.widgets.filter_input import FilterInput
 from tests.ui.conftest import IDS, SIZE, Session, ready
 from tests.ui.seed import seed_session
 

@@ -8,7 +8,7 @@ from textual.keys import _character_to_key
 
 from foley_tui import keymap
 from foley_tui.audio.base import PlayerState
-from foley_tui.screens.audition import FilterInput
+from foley_tui.widgets.filter_input import FilterInput
 from tests.fakes import FakePlayer
 from tests.ui.conftest import SIZE, Session, ready
 
