@@ -8,10 +8,10 @@ from foley.agent.session import SessionStore as FoleySessionStore
 
 from foley_tui.model import Status
 from foley_tui.store import StoreWriteError
+from foley_tui.store.errors import UndoConflictError
 from foley_tui.store.records import Verdicts
 from foley_tui.store.redis import namespaces
 from foley_tui.store.redis.service import RedisSessionService
-from foley_tui.store.redis.session import UndoConflictError
 
 from .server import RedisServer
 from .test_redis_store import _store

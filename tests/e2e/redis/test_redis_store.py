@@ -13,10 +13,11 @@ from foley.base import Candidate
 
 from foley_tui.model import Pick, Reject, Status
 from foley_tui.store import SessionNotFoundError, dumps
+from foley_tui.store.errors import UndoConflictError
 from foley_tui.store.redis import namespaces
 from foley_tui.store.redis.namespace import RedisBackend
 from foley_tui.store.redis.service import RedisSessionService
-from foley_tui.store.redis.session import RedisSessionStore, UndoConflictError
+from foley_tui.store.redis.session import RedisSessionStore
 from tests.unit.store.helpers import ODD_IDS, candidate
 
 from .server import RedisServer
