@@ -15,7 +15,7 @@ from typing import Any
 
 from textual.worker import get_current_worker
 
-from foley_tui.scene.build import build_scene, in_context, same_event_picks
+from foley_tui.scene.build import SceneModel, build_scene, in_context, same_event_picks
 from foley_tui.scene.reading import clock
 
 #: The worker group of ``C`` (exclusive: a new press cancels the build in flight).
@@ -27,23 +27,55 @@ _PLAY_LOCK = threading.Lock()
 
 
 def open_timeline(screen: Any) -> None:
-    """Push the timeline over the audition screen (it shares the store and the player)."""
+    """Push the timeline over the audition screen (it shares the store and the player).
+    The session's picks and change token are read in a worker first, never on the UI
+    thread; the timeline appears when they are in (a second ``t`` meanwhile is one)."""
     from foley_tui.screens.timeline import TimelineScreen
 
+    store = screen.store
+    narration = getattr(screen.app, "narration", None)
     view = screen.view_settings
 
     def volume(db: float) -> None:
         screen.set_volume_db(db)
 
-    screen.app.push_screen(
-        TimelineScreen(
-            screen.store,
-            screen.player,
-            narration=getattr(screen.app, "narration", None),
-            loudness_match=view.loudness_match,
-            volume_db=view.volume_db,
-            on_volume=volume,
+    def push(scene: SceneModel, token: object) -> None:
+        if screen.app.screen is not screen:
+            return  # the user went elsewhere meanwhile
+        screen.app.push_screen(
+            TimelineScreen(
+                store,
+                screen.player,
+                narration=narration,
+                loudness_match=view.loudness_match,
+                volume_db=view.volume_db,
+                on_volume=volume,
+                scene=scene,
+                token=token,
+            )
         )
+
+    def work() -> None:
+        try:
+            token = store.change_token()
+        except OSError:
+            token = None
+        try:
+            scene = build_scene(store, narration=narration, resolve_audio=False)
+        except Exception as exc:  # a failure is a notice, never a crash of the UI
+            screen.app.call_from_thread(
+                screen.notify, f"Cannot open the timeline: {exc}", severity="error", timeout=8
+            )
+            return
+        screen.app.call_from_thread(push, scene, token)
+
+    screen.run_worker(
+        work,
+        name="open timeline",
+        group="timeline-open",
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
     )
 
 

@@ -69,7 +69,12 @@ class TimelineScreen(Screen[None]):
         loudness_match: bool = False,
         volume_db: float = 0.0,
         on_volume: Callable[[float], None] | None = None,
+        scene: SceneModel | None = None,
+        token: object = None,
     ) -> None:
+        """``scene`` and ``token``: the picks and the session's change token, read by the
+        caller's worker (:func:`~foley_tui.screens.scene_actions.open_timeline`); read
+        here when not given (a headless caller)."""
         super().__init__()
         self.store = store
         self.player = player
@@ -77,11 +82,11 @@ class TimelineScreen(Screen[None]):
         self.loudness_match = loudness_match
         self.volume_db = volume_db
         self._on_volume = on_volume
-        self.model = TimelineModel(self._build())
+        self.model = TimelineModel(scene if scene is not None else self._build())
         self.playback = ScenePlayback(self)
         self._was_playing = False
         self._looping = False
-        self._token: object = self._change_token()
+        self._token: object = token if scene is not None else self._change_token()
 
     def _build(self) -> SceneModel:
         # The store's picks only: each pick's audio is looked up (file headers read) and

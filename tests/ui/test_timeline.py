@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from foley_tui.app import FoleyApp
@@ -45,9 +46,13 @@ def _pick(data_dir: Path, tones: ToneSession, name: str) -> dict[str, Any]:
 
 
 async def _timeline(pilot: Pilot[Any]) -> TimelineScreen:
+    """Press ``t`` and wait for the timeline (its picks are read in a worker first)."""
     await settle(pilot)
     await pilot.press("t")
-    await pilot.pause()
+    for _ in range(200):
+        await pilot.pause(0.01)
+        if isinstance(pilot.app.screen, TimelineScreen):
+            break
     screen = pilot.app.screen
     assert isinstance(screen, TimelineScreen)
     return screen
@@ -250,3 +255,28 @@ async def test_the_onset_dialog_says_how_foley_reads_it(data_dir: Path, tmp_path
         await pilot.press("enter")
         await pilot.pause()
         assert _pick(data_dir, tones, "slam")["onset"] == 62.5
+
+
+async def test_the_timeline_reads_its_picks_off_the_ui_thread(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``t`` returns at once: the picks and the change token are read in a worker, and
+    the timeline appears when they are in."""
+    import threading
+
+    from foley_tui.screens import scene_actions
+
+    tones = _tones(data_dir, tmp_path)
+    app = _app(data_dir, tones, FakePlayer())
+    threads: list[bool] = []
+    real_build = scene_actions.build_scene
+
+    def noting_build(*args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return real_build(*args, **kwargs)
+
+    monkeypatch.setattr(scene_actions, "build_scene", noting_build)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _timeline(pilot)
+        assert threads == [False]
+        assert screen.model.cursor == tones.ids["numeric"]

@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 from foley_tui import demo
 from foley_tui.app import FoleyApp
 from foley_tui.config import Config
+from foley_tui.screens.timeline import TimelineScreen
 from foley_tui.store import SessionService
 from tests.fakes import FakePlayer
 from tests.ui.conftest import settle
@@ -29,7 +30,10 @@ def _keys(*keys: str) -> Callable[[Pilot[Any]], Any]:
     async def run(pilot: Pilot[Any]) -> None:
         await settle(pilot)
         await pilot.press("t")
-        await pilot.pause()
+        for _ in range(200):  # the picks are read in a worker, then the timeline opens
+            await pilot.pause(0.01)
+            if isinstance(pilot.app.screen, TimelineScreen):
+                break
         if keys:
             await pilot.press(*keys)
         await pilot.app.workers.wait_for_complete()
