@@ -53,7 +53,7 @@ from foley_tui.screens.audition_loader import SessionLoader
 from foley_tui.screens.audition_preview import Previewer
 from foley_tui.screens.help import HelpScreen, help_entries
 from foley_tui.screens.messages import MessagesScreen
-from foley_tui.screens.scene_actions import open_timeline, play_in_context
+from foley_tui.screens.scene_actions import InContext, open_timeline
 from foley_tui.store import SessionStore
 from foley_tui.store.history import LedgerWatch
 from foley_tui.widgets.candidate_list import CandidateList
@@ -107,6 +107,7 @@ class AuditionScreen(Screen[None]):
         self.loader = SessionLoader(self, self.model, opening or OpeningRead(store))
         self.previewer = Previewer(self, self.model, player)
         self.dialogs = DecisionDialogs(self, self.model)
+        self.in_context = InContext(self)
         self.talk = LedgerWatch(store)
         """The conversation and spend this screen shows (details, status line)."""
         # Textual sets ``-narrow`` / ``-wide`` on the screen from the terminal width; the
@@ -314,6 +315,7 @@ class AuditionScreen(Screen[None]):
     def _highlighted(self, event: CandidateList.Highlighted) -> None:
         self.apply(self.model.highlight(event.sound_id, event.index, by_user=event.by_user))
         self.previewer.schedule_details()
+        self.in_context.rested(event.sound_id)
 
     def on_player_state_changed(self, message: PlayerStateChanged) -> None:
         self.previewer.player_state_changed(message.status)
@@ -358,7 +360,7 @@ class AuditionScreen(Screen[None]):
         open_timeline(self)
 
     def action_in_context(self) -> None:
-        play_in_context(self)
+        self.in_context.play()
 
     def set_volume_db(self, volume_db: float) -> None:
         """The preview volume, set from another screen (the timeline)."""

@@ -211,3 +211,43 @@ async def test_the_timeline_reads_no_audio_on_the_ui_thread(
         assert [w for w, _ in recorder.threads if w.startswith("measure")]
         assert [w for w, _ in recorder.threads if w.startswith("sniff")]
         assert recorder.on_main() == []
+
+
+def _prefetched(player: FakePlayer) -> list[Scene]:
+    return [args[0] for name, args in player.calls if name == "prefetch_scene"]
+
+
+async def test_after_a_first_c_the_resting_rows_scene_is_built_ahead(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """Comparing takes in context: once C was pressed, the row the cursor rests on gets
+    its scene built and premixed ahead, and its C plays exactly that scene; a decision
+    (the picks changed) makes it stale, and C builds afresh."""
+    player = FakePlayer()
+    app, tones = _app(data_dir, tmp_path, player)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.audition
+        assert screen is not None
+        await _on_row(pilot, app, tones.ids["alt"])
+        await pilot.pause(0.5)
+        assert not _prefetched(player)  # no C yet: nothing is built ahead
+        await pilot.press("C")
+        await _until(pilot, lambda: bool(_scenes(player)), "the first scene")
+        first = _scenes(player)[-1]
+        assert first not in _prefetched(player)  # built on the key: the cold path
+
+        await _on_row(pilot, app, tones.ids["slam"])
+        await _until(pilot, lambda: bool(_prefetched(player)), "the scene built ahead")
+        ahead = _prefetched(player)[-1]
+        assert tones.ids["slam"] in {v.key for v in ahead.voices}
+        await _until(pilot, lambda: screen.in_context.ready is not None, "ready")
+        await pilot.press("C")
+        await _until(pilot, lambda: len(_scenes(player)) == 2, "the second scene")
+        assert _scenes(player)[-1] is ahead  # the prefetched scene, swapped in
+
+        await pilot.press("x")  # a decision: the picks changed, the scene is stale
+        await wait_workers(app)
+        await _on_row(pilot, app, tones.ids["slam"])
+        stale = screen.in_context.ready
+        assert stale is not None and stale[0] != screen.in_context.key(tones.ids["slam"])
