@@ -11,13 +11,15 @@ notice. After a first ``C``, the resting row's scene is built ahead (:class:`InC
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.worker import get_current_worker
 
-from foley_tui.audio.mixer import Scene
 from foley_tui.scene.build import SceneModel, build_scene, in_context, same_event_picks
 from foley_tui.scene.reading import clock
+
+if TYPE_CHECKING:
+    from foley_tui.audio.mixer import Scene  # numpy & co: not at start-up
 
 #: The worker group of ``C`` (exclusive: a new press cancels the build in flight).
 IN_CONTEXT_GROUP = "in-context"
