@@ -16,6 +16,7 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from foley_tui.audition.listing import ViewSettings
@@ -41,6 +42,9 @@ class Opening:
     the index cannot order (then the whole list is the first paint)."""
     picks: dict[str, Pick] = field(default_factory=dict)
     rejects: dict[str, Reject] = field(default_factory=dict)
+    decided: bool = False
+    """``picks`` and ``rejects`` were read (for the page; the load reuses them when the
+    index gave no page, so a first paint reads the decisions once)."""
 
     @classmethod
     def read(cls, store: SessionStore) -> Opening:
@@ -56,17 +60,31 @@ class Opening:
             opening.notices.append(f"Could not record the session as opened: {exc}")
         meta = opening.meta
         view = ViewSettings.from_dict(meta.view, ViewSettings()) if meta else ViewSettings()
-        opening.page = first_page(store, view, meta.cursor if meta else None)
-        if opening.page is not None:
-            opening.picks = store.picks()
-            opening.rejects = store.rejects()
+        if pageable(view):
+            # Read once: the page's status filter and sorts need them, and so does the
+            # first paint.
+            opening.picks, opening.rejects = store.picks(), store.rejects()
+            opening.decided = True
+            opening.page = first_page(
+                store, view, meta.cursor if meta else None, opening.picks, opening.rejects
+            )
         return opening
 
 
-def first_page(store: SessionStore, view: ViewSettings, cursor: str | None) -> Page | None:
+def pageable(view: ViewSettings) -> bool:
+    """Whether the stored index can order and filter ``view`` (onset order puts anchors
+    apart from numbers; the event filter needs the candidates' events)."""
+    return view.status_filter in PAGED_STATUS and view.sort != "onset"
+
+
+def first_page(
+    store: SessionStore,
+    view: ViewSettings,
+    cursor: str | None,
+    picks: Mapping[str, Pick],
+    rejects: Mapping[str, Reject],
+) -> Page | None:
     """The screen of ``view`` around ``cursor`` from the stored index, or None."""
-    if view.status_filter not in PAGED_STATUS or view.sort == "onset":
-        return None  # onset order puts anchors apart; event filters need events
     try:
         return store.page(
             sort=view.sort,
@@ -74,6 +92,8 @@ def first_page(store: SessionStore, view: ViewSettings, cursor: str | None) -> P
             query=view.query,
             limit=FIRST_PAGE_ROWS,
             around=cursor,
+            picks=picks,
+            rejects=rejects,
         )
     except (OSError, ValueError):
         return None

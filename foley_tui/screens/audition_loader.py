@@ -72,12 +72,17 @@ class SessionLoader:
         if not self.opened:  # the screen mounted before it was read
             post(SessionOpened(opening))
         if opening.page is None:
+            # The opening read the decisions when the saved view was one to page.
+            if opening.decided:
+                picks, rejects = opening.picks, opening.rejects
+            else:
+                picks, rejects = store.picks(), store.rejects()
             quick = store.quick_rows()
             if quick is not None:
                 ids = [row.sound_id for row in quick]
-                post(IdsListed(ids, store.picks(), store.rejects(), rows=quick))
+                post(IdsListed(ids, picks, rejects, rows=quick))
             else:
-                post(IdsListed(store.candidate_ids(), store.picks(), store.rejects()))
+                post(IdsListed(store.candidate_ids(), picks, rejects))
         # Let the main thread paint the rows before this thread competes for the GIL
         # with seconds of index work.
         self.painted.wait(timeout=1.0)

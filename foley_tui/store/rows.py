@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from foley_tui.model import Row, whole
+from foley_tui.model import Pick, Reject, Row, whole
 from foley_tui.safe_io import UnsafeFileError
 from foley_tui.store import index_db, index_schema
 from foley_tui.store.codec import DecodeError, decode_name, names_match_keys
@@ -211,6 +211,8 @@ class RowsMixin(StoreReads):
         offset: int = 0,
         limit: int = 100,
         around: str | None = None,
+        picks: Mapping[str, Pick] | None = None,
+        rejects: Mapping[str, Reject] | None = None,
     ) -> Page | None:
         """One screen of the list straight from the stored index: O(screen), not O(session).
 
@@ -218,7 +220,10 @@ class RowsMixin(StoreReads):
         and onset sorts); the rows come from the SQLite index, ``verified`` only once
         :meth:`rows` has checked every file's (mtime, size) in this process. None when
         there is no usable index (call :meth:`rows`). ``query`` filters like the list's
-        ``/``: every term a substring of caption, tags, id or source.
+        ``/``: every term a substring of caption, tags, id or source. ``around``: a sound
+        id the page should hold near its middle (a saved cursor), when the view shows it
+        (``offset`` is then ignored). ``picks``/``rejects``: the decisions when the caller
+        has just read them (else they are read here).
         """
         db = self._index_db()
         if db is None:
@@ -235,11 +240,13 @@ class RowsMixin(StoreReads):
                 return None
             checked = self._index_info
             searchable = checked[3]
-        picks = {
+        if picks is None:
+            picks = self.picks()
+        placed = {
             p.sound_id: (p.layer, p.onset if isinstance(p.onset, int | float) else None)
-            for p in self.picks().values()
+            for p in picks.values()
         }
-        rejects = list(self.rejects())
+        rejected = list(self.rejects() if rejects is None else rejects)
         try:
             if around is not None:
                 at = index_db.position(
@@ -248,8 +255,8 @@ class RowsMixin(StoreReads):
                     sort=sort,
                     status=status,
                     query=query,
-                    picks=picks,
-                    rejects=rejects,
+                    picks=placed,
+                    rejects=rejected,
                     searchable=searchable,
                 )
                 if at is not None:
@@ -261,8 +268,8 @@ class RowsMixin(StoreReads):
                 query=query,
                 offset=offset,
                 limit=limit,
-                picks=picks,
-                rejects=rejects,
+                picks=placed,
+                rejects=rejected,
                 verified=self._index_verified,
                 searchable=searchable,
                 row_count=checked[2],

@@ -9,10 +9,10 @@ from __future__ import annotations
 import bisect
 import gc
 import json
-from collections.abc import Callable, Iterable, MutableMapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 
-from foley_tui.model import Row
+from foley_tui.model import Pick, Reject, Row
 from foley_tui.store.codec import DecodeError, loads_object
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.index_db import STATUS_FILTERS, Page
@@ -61,6 +61,8 @@ class RedisRowsMixin(SessionStore):
         offset: int = 0,
         limit: int = 100,
         around: str | None = None,
+        picks: Mapping[str, Pick] | None = None,
+        rejects: Mapping[str, Reject] | None = None,
     ) -> Page | None:
         """One screen of the list in first-seen order straight from the rows index, a few
         round trips whatever the session's size: all rows, or those picked, rejected or
@@ -68,7 +70,9 @@ class RedisRowsMixin(SessionStore):
         With ``around`` (the saved cursor), the screen is centred on that row when the
         view holds it. A sorted or searched view needs every row: None, call
         :meth:`rows`; None too when the index lags the candidates hash (written around
-        our namespace: :meth:`rows` re-indexes)."""
+        our namespace: :meth:`rows` re-indexes). ``picks``/``rejects`` are not needed:
+        the decisions' ids come in the page's own round trip.
+        """
         if sort != "rank" or status not in STATUS_FILTERS or query.strip():
             return None
         keys = self.backend.keys

@@ -4,6 +4,7 @@ from the load worker (a decision made meanwhile knows better)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from foley_tui.audition.model import AuditionModel
 from foley_tui.audition.opening import Opening
@@ -44,3 +45,27 @@ def test_headless_open_reads_undo_itself(data_dir: Path) -> None:
     model = _model(data_dir)
     model.open()
     assert model.can_undo and not model.can_redo
+
+
+def test_the_opening_reads_the_decisions_once(data_dir: Path) -> None:
+    """The page needs the picks and rejects, and so does the first paint: one read."""
+    model = _model(data_dir)
+    store = model.store
+    store.rows()  # the stored index: the opening pages it
+    reads: list[str] = []
+    real_picks, real_rejects = store.picks, store.rejects
+
+    def picks() -> Any:
+        reads.append("picks")
+        return real_picks()
+
+    def rejects() -> Any:
+        reads.append("rejects")
+        return real_rejects()
+
+    store.picks = picks  # type: ignore[method-assign]
+    store.rejects = rejects  # type: ignore[method-assign]
+    opening = Opening.read(store)
+    assert opening.page is not None and opening.decided
+    assert sorted(reads) == ["picks", "rejects"]
+    assert set(opening.picks) == {"a"}
