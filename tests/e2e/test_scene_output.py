@@ -24,6 +24,7 @@ from tests.alsa_capture import AlsaCapture, strip_silence
 from tests.e2e.test_audio_output import require_portaudio
 from tests.scene_fixtures import (
     TONES,
+    ToneSession,
     attach_narration,
     expected_mix,
     find_tones,
@@ -42,7 +43,12 @@ def _run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_play_scene_and_in_context_reach_the_output_on_time(tmp_path: Path) -> None:
+def _tones_on_the_capture(
+    tmp_path: Path,
+) -> tuple[AlsaCapture, dict[str, str], int, ToneSession]:
+    """The ALSA file capture, its environment, the device rate (what ``foley-tui
+    devices`` reports for the default output) and a tone session at that rate with its
+    narration attached."""
     require_portaudio()
     capture = AlsaCapture.create(tmp_path / "alsa")
     env = capture.env()
@@ -54,6 +60,11 @@ def test_play_scene_and_in_context_reach_the_output_on_time(tmp_path: Path) -> N
     data_dir = Path(os.environ["FOLEY_DATA_DIR"])
     tones = make_tone_session(data_dir, tmp_path / "audio", rate)
     assert attach_narration(tones) == 0
+    return capture, env, rate, tones
+
+
+def test_play_scene_and_in_context_reach_the_output_on_time(tmp_path: Path) -> None:
+    capture, env, rate, tones = _tones_on_the_capture(tmp_path)
 
     played = _run(env, "play-scene", tones.session_id)
     assert played.returncode == 0, played.stderr
@@ -146,17 +157,7 @@ def test_the_apps_c_key_reaches_the_output_on_time(tmp_path: Path) -> None:
     """``C`` pressed in the app (not the CLI's --candidate): the highlighted candidate at
     its effective onset after the pre-roll, over the narration and the other picks (its
     picked alternative left out), each tone on its frame (within 1 ms) at its gain."""
-    require_portaudio()
-    capture = AlsaCapture.create(tmp_path / "alsa")
-    env = capture.env()
-    devices = _run(env, "devices")
-    assert devices.returncode == 0, devices.stderr
-    match = re.search(r"^\*.*, (\d+) Hz\)$", devices.stdout, re.MULTILINE)
-    assert match, devices.stdout
-    rate = int(match.group(1))
-    data_dir = Path(os.environ["FOLEY_DATA_DIR"])
-    tones = make_tone_session(data_dir, tmp_path / "audio", rate)
-    assert attach_narration(tones) == 0
+    capture, env, rate, tones = _tones_on_the_capture(tmp_path)
 
     pre_roll = 0.3
     result = subprocess.run(
@@ -164,7 +165,7 @@ def test_the_apps_c_key_reaches_the_output_on_time(tmp_path: Path) -> None:
             sys.executable,
             "-c",
             APP_C_SCRIPT,
-            str(data_dir),
+            os.environ["FOLEY_DATA_DIR"],  # the session the capture helper made
             tones.session_id,
             tones.ids["alt"],
             str(pre_roll),
