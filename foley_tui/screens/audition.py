@@ -22,7 +22,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from foley_tui import keymap
@@ -59,6 +59,7 @@ from foley_tui.store.history import LedgerWatch
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
 from foley_tui.widgets.filter_input import FilterInput
+from foley_tui.widgets.key_hints import KeyHints
 from foley_tui.widgets.status_line import StatusLine, status_info
 from foley_tui.widgets.waveform import Waveform
 
@@ -153,7 +154,7 @@ class AuditionScreen(Screen[None]):
             yield Waveform(id="waveform")
             yield FilterInput(placeholder="filter: caption, tags, id, source", id="filter")
             yield StatusLine(id="status")
-        yield Footer(compact=True)
+        yield KeyHints(compact=True)
 
     def on_mount(self) -> None:
         self.previewer.mount()

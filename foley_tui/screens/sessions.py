@@ -27,12 +27,13 @@ from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from foley_tui import keymap
 from foley_tui.audition.text import cut
 from foley_tui.screens.sessions_modals import ConfirmModal, TextPromptModal
 from foley_tui.store import SessionInfo
+from foley_tui.widgets.key_hints import KeyHints
 
 T = TypeVar("T")
 
@@ -177,7 +178,7 @@ class SessionsScreen(Screen[str | None]):
             yield table
             yield Static("", id="sessions-error", classes="-empty")
             yield Static("", id="sessions-status", classes="-empty")
-        yield Footer()
+        yield KeyHints()
 
     def on_mount(self) -> None:
         if self.current is None:

@@ -20,7 +20,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from foley_tui import keymap
 from foley_tui.audio.base import SCENE_HOW, Player, PlayerState
@@ -33,6 +33,7 @@ from foley_tui.screens.onset import OnsetChoice, OnsetScreen
 from foley_tui.screens.sessions_modals import ConfirmModal
 from foley_tui.screens.timeline_play import Controls, ScenePlayback
 from foley_tui.store import SessionStore, StoreWriteError
+from foley_tui.widgets.key_hints import KeyHints
 
 #: Preview volume step and range (as the audition screen's).
 VOLUME_STEP_DB = 2.0
@@ -101,7 +102,7 @@ class TimelineScreen(Screen[None]):
             yield Static(self._title(), id="timeline-title")
             yield TimelineView(self.model, id="timeline")
             yield Static("", id="timeline-status")
-        yield Footer()
+        yield KeyHints()
 
     def on_mount(self) -> None:
         self._show()
