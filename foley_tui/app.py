@@ -48,6 +48,7 @@ class FoleyApp(App[None]):
     TITLE = "foley-tui"
     COMMANDS = App.COMMANDS | {AuditionCommands}
     BINDINGS = keymap.bindings("app")  # stop-all: works inside modals too
+    DEFAULT_MODE = "session-0"
 
     def __init__(
         self,
@@ -80,9 +81,13 @@ class FoleyApp(App[None]):
         self.set_keymap(self.keymap)
         #: The session's first frame, read while Textual starts (see AuditionScreen).
         self._opening: OpeningRead | None = OpeningRead(store)
+        # Each session's audition is the base screen of its own mode: the app starts on it
+        # (no empty default screen composed and laid out before it, a cost of the first
+        # paint), and switching sessions switches mode and removes the old one.
+        self._modes_made = 0
+        self.add_mode(self.DEFAULT_MODE, lambda: self.make_audition(self.store))
 
     def on_mount(self) -> None:
-        self.push_screen(self.make_audition(self.store))
         # The player opens its device after the first frame (``DeferredPlayer`` does it in
         # a background thread), so the device never delays the first paint.
         self.call_after_refresh(self._start_audio)
@@ -188,7 +193,11 @@ class FoleyApp(App[None]):
         self.store = self.service.get(session_id)
         screen = self.make_audition(self.store)
         if current is not None and current is self.screen:
-            self.switch_screen(screen)
+            self._modes_made += 1
+            mode, previous = f"session-{self._modes_made}", self.current_mode
+            self.add_mode(mode, lambda: screen)
+            self.switch_mode(mode)
+            self.remove_mode(previous)  # its audition (and anything above it) goes
         else:
             self.push_screen(screen)
 

@@ -33,7 +33,8 @@ async def test_s_opens_the_sessions_screen_and_enter_switches(data_dir: Path) ->
     service.get(kitchen).cache_candidates([{"sound": {"id": "lib:k", "caption": "kettle"}}])
     app = FoleyApp(service.get(demo_id), FakePlayer(), service=service)
     async with app.run_test(size=(120, 30)) as pilot:
-        await _wait_for(pilot, AuditionScreen)
+        first = await _wait_for(pilot, AuditionScreen)
+        assert app.screen_stack == [first]  # the audition is the base screen itself
         await pilot.press("S")
         sessions = await _wait_for(pilot, SessionsScreen)
         assert sessions.current == demo_id
@@ -43,8 +44,23 @@ async def test_s_opens_the_sessions_screen_and_enter_switches(data_dir: Path) ->
         assert table.row_count == 2
         table.move_cursor(row=table.get_row_index(kitchen))
         await pilot.press("enter")
-        await _wait_for(pilot, AuditionScreen)
+        second = await _wait_for(pilot, AuditionScreen)
         assert app.store.session_id == kitchen
+        assert second is not first and second.store.session_id == kitchen
+        await pilot.pause()
+        # The first session's screen is gone, not parked below (its polls stopped).
+        assert app.screen_stack == [second]
+        assert not first.is_attached
+        # And switching back works the same way (a mode made for each switch).
+        await pilot.press("S")
+        sessions = await _wait_for(pilot, SessionsScreen)
+        table = sessions.query_one(DataTable)
+        table.move_cursor(row=table.get_row_index(demo_id))
+        await pilot.press("enter")
+        third = await _wait_for(pilot, AuditionScreen)
+        await pilot.pause()
+        assert third.store.session_id == demo_id and app.screen_stack == [third]
+        assert not second.is_attached
 
 
 async def test_palette_over_the_sessions_screen_offers_no_audition_actions(
