@@ -31,6 +31,7 @@ from foley_tui.commands import AuditionCommands
 from foley_tui.config import Config
 from foley_tui.scene.narration import Narration
 from foley_tui.screens.audition import AuditionScreen
+from foley_tui.startup import resume_gc
 from foley_tui.store import SessionService, SessionStore
 from foley_tui.terminal_watch import TerminalWatch
 
@@ -39,6 +40,8 @@ HANGUP_STATUS = 129
 #: After a hang-up, how long a clean shutdown may take before the process just ends
 #: (the cursor and view are already on disk by then).
 LEAVE_GRACE_S = 1.5
+#: The latest the collector paused for start-up is resumed (see foley_tui.startup).
+GC_RESUME_AT_LATEST_S = 2.0
 
 
 class FoleyApp(App[None]):
@@ -91,6 +94,9 @@ class FoleyApp(App[None]):
         # The player opens its device after the first frame (``DeferredPlayer`` does it in
         # a background thread), so the device never delays the first paint.
         self.call_after_refresh(self._start_audio)
+        # The audition resumes the collector paused for start-up once its rows are on
+        # screen; should they never come (a failed load), it resumes anyway.
+        self.set_timer(GC_RESUME_AT_LATEST_S, lambda: resume_gc(freeze=True))
         if not self.is_headless:
             self._watch_terminal()
 

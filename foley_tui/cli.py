@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from foley_tui import __version__
+from foley_tui.startup import pause_gc, resume_gc
 from foley_tui.terminal import escaping_streams
 
 # Modules that add verbs; each has ``register(subparsers, common)``.
@@ -108,15 +109,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    func = getattr(args, "func", None)
-    if func is None:
-        if DEFAULT_VERB is None:
-            parser.print_help()
-            return 0
-        args = parser.parse_args([*(argv if argv is not None else sys.argv[1:]), DEFAULT_VERB])
-        func = args.func
+    # Building the parser imports every verb's module: without the collector (see
+    # foley_tui.startup); the verb itself runs with it (the app pauses it again to start).
+    pause_gc()
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        func = getattr(args, "func", None)
+        if func is None:
+            if DEFAULT_VERB is None:
+                parser.print_help()
+                return 0
+            args = parser.parse_args([*(argv if argv is not None else sys.argv[1:]), DEFAULT_VERB])
+            func = args.func
+    finally:
+        resume_gc()
     # Everything a verb prints passes through escape_controls: an imported title or id
     # must not retitle or clear the user's terminal. (The TUI draws on sys.__stderr__.)
     with escaping_streams():

@@ -19,6 +19,7 @@ from foley_tui.audio.deferred import DeferredPlayer
 from foley_tui.cli import CliError, add_app_options
 from foley_tui.cli_common import resolve_session, service_of
 from foley_tui.config import Config, ConfigError, load_config
+from foley_tui.startup import pause_gc, resume_gc
 
 if TYPE_CHECKING:
     from foley_tui.scene.narration import Narration
@@ -78,6 +79,22 @@ def launch(
 ) -> int:
     """Run the app on ``session_id`` until the user quits (also used by other verbs).
     ``service``: the session service to use (a Redis one), else the file store on ``data``."""
+    # Until the first frame is on screen (the app resumes it then), or until the run ends.
+    pause_gc()
+    try:
+        return _launch(session_id, data, device, no_audio, narration, service)
+    finally:
+        resume_gc()
+
+
+def _launch(
+    session_id: str,
+    data: Any,
+    device: str | None,
+    no_audio: bool,
+    narration: Narration | None,
+    service: Any,
+) -> int:
     from foley_tui.app import FoleyApp
     from foley_tui.store import SessionService, SessionServiceError
     from foley_tui.terminal import library_stderr_to_log

@@ -54,6 +54,7 @@ from foley_tui.screens.audition_preview import Previewer
 from foley_tui.screens.help import HelpScreen, help_entries
 from foley_tui.screens.messages import MessagesScreen
 from foley_tui.screens.scene_actions import InContext, open_timeline
+from foley_tui.startup import resume_gc
 from foley_tui.store import SessionStore
 from foley_tui.store.history import LedgerWatch
 from foley_tui.widgets.candidate_list import CandidateList
@@ -259,7 +260,7 @@ class AuditionScreen(Screen[None]):
     # -- messages from workers, the list and the player --------------------------------
     def on_ids_listed(self, message: IdsListed) -> None:
         self.apply(self.model.listed(message.ids, message.picks, message.rejects, message.rows))
-        self.call_after_refresh(self.loader.painted.set)
+        self.call_after_refresh(self._painted)
 
     def _opened(self, opening: Opening) -> None:
         self.loader.opened = True
@@ -269,7 +270,13 @@ class AuditionScreen(Screen[None]):
         filter_input.display = bool(self.model.view.query)
         self.apply(change)
         if opening.page is not None:
-            self.call_after_refresh(self.loader.painted.set)
+            self.call_after_refresh(self._painted)
+
+    def _painted(self) -> None:
+        """The rows are on screen: the loader may go on, and the collector paused for
+        start-up resumes (see :mod:`foley_tui.startup`)."""
+        self.loader.painted.set()
+        resume_gc(freeze=True)
 
     def on_undo_read(self, message: UndoRead) -> None:
         m = message
