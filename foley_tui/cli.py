@@ -16,6 +16,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from foley_tui import __version__
 from foley_tui.startup import pause_gc, resume_gc
@@ -35,6 +36,18 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 # The verb run when none is given (``foley-tui`` alone), or None to print help.
 DEFAULT_VERB: str | None = "resume"
+
+# The verbs that start the app, by the module that registers them. Their command line is
+# parsed by a parser of that module's verbs alone: the app's start is timed, and building
+# every verb imports every verb's dependencies. Anything that parser cannot take (another
+# verb, an abbreviated option, an error, ``--help``) goes to the whole parser.
+APP_VERBS: dict[str, str] = {
+    "open": "foley_tui.cli_app",
+    "resume": "foley_tui.cli_demo",
+    "demo": "foley_tui.cli_demo",
+}
+# Top-level options that take a value (skipped when looking for the verb).
+_VALUED_OPTIONS = frozenset({"--data-dir", "--store", "--device"})
 
 
 class CliError(Exception):
@@ -92,9 +105,13 @@ def add_app_options(parser: argparse.ArgumentParser, *, for_verbs: bool = True) 
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(
+    modules: Sequence[str] = COMMAND_MODULES,
+    parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser,
+) -> argparse.ArgumentParser:
+    """The command line of the verbs of ``modules`` (all of them unless given)."""
     common = common_parser(for_verbs=True)
-    parser = argparse.ArgumentParser(
+    parser = parser_class(
         prog="foley-tui",
         description="Audition, pick and place sound-effect candidates in foley sessions. "
         "Without a COMMAND: resume the most recent session (see `foley-tui resume -h`).",
@@ -103,9 +120,52 @@ def build_parser() -> argparse.ArgumentParser:
     add_app_options(parser, for_verbs=False)
     parser.add_argument("--version", action="version", version=f"foley-tui {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in modules:
         importlib.import_module(name).register(subparsers, common)
     return parser
+
+
+class _NotForTheAppParser(Exception):
+    """The app verbs' parser could not take this command line."""
+
+
+class _AppVerbsParser(argparse.ArgumentParser):
+    """Raises instead of printing an error and exiting (see :func:`parse_command_line`)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _NotForTheAppParser(message)
+
+
+def verb_of(argv: Sequence[str]) -> str | None:
+    """The verb of a command line (the default verb when none is given), or None for a
+    command line only the whole parser should read (help, version, ``--``)."""
+    if any(token in ("-h", "--help", "--version", "--") for token in argv):
+        return None
+    tokens = iter(argv)
+    for token in tokens:
+        if token in _VALUED_OPTIONS:
+            next(tokens, None)
+        elif not token.startswith("-"):
+            return token
+    return DEFAULT_VERB
+
+
+def parse_command_line(argv: Sequence[str]) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
+    """(parser, args) for ``argv``: an app verb's from the parser of its module alone
+    when that parser takes it whole, else from the whole parser."""
+    verb = verb_of(argv)
+    module = APP_VERBS.get(verb) if verb is not None else None
+    if module is not None:
+        parser = build_parser((module,), _AppVerbsParser)
+        try:
+            args = parser.parse_args(argv)
+        except _NotForTheAppParser:
+            pass
+        else:
+            if args.command in (verb, None):
+                return parser, args
+    parser = build_parser()
+    return parser, parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -113,14 +173,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     # foley_tui.startup); the verb itself runs with it (the app pauses it again to start).
     pause_gc()
     try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
+        argv = list(argv if argv is not None else sys.argv[1:])
+        parser, args = parse_command_line(argv)
         func = getattr(args, "func", None)
         if func is None:
             if DEFAULT_VERB is None:
                 parser.print_help()
                 return 0
-            args = parser.parse_args([*(argv if argv is not None else sys.argv[1:]), DEFAULT_VERB])
+            parser, args = parse_command_line([*argv, DEFAULT_VERB])
             func = args.func
     finally:
         resume_gc()

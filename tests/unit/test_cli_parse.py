@@ -1,0 +1,81 @@
+"""The command line's two parsers: the app verbs' own (fast start) and the whole one.
+Whatever the first cannot take goes to the second, so both read every command line the
+same way."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from foley_tui.cli import build_parser, main, parse_command_line, verb_of
+
+
+def _whole(argv: list[str]) -> argparse.Namespace:
+    return build_parser().parse_args(argv)
+
+
+def _verbs(parser: argparse.ArgumentParser) -> set[str]:
+    action = parser._subparsers._group_actions[0]  # type: ignore[union-attr]
+    return set(action.choices or ())
+
+
+def _plain(args: argparse.Namespace) -> dict[str, object]:
+    return {k: v for k, v in vars(args).items() if k != "func"}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["open", "S"],
+        ["open", "S", "--no-audio", "--device", "2"],
+        ["--data-dir", "/tmp/d", "open", "S"],
+        ["--store", "file", "--exact", "open", "S", "--narration", "n.wav"],
+        ["--device", "open", "resume"],  # "open" is --device's value: the verb is resume
+        ["resume"],
+        ["demo", "--no-audio"],
+        ["--no-audio"],
+        [],
+    ],
+)
+def test_the_app_verbs_parser_reads_its_command_lines_as_the_whole_parser(
+    argv: list[str],
+) -> None:
+    parser, args = parse_command_line(argv)
+    assert _plain(args) == _plain(_whole(argv))
+    # Only the app verbs were built: the other verbs are not in this parser.
+    assert "sessions" not in _verbs(parser)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sessions"],
+        ["--data", "/tmp/d", "sessions"],  # an abbreviated option: the whole parser
+        ["--data", "open", "sessions"],  # "open" is the value of an abbreviated --data-dir
+        ["session", "show", "S"],
+    ],
+)
+def test_any_other_command_line_goes_to_the_whole_parser(argv: list[str]) -> None:
+    parser, args = parse_command_line(argv)
+    assert _plain(args) == _plain(_whole(argv))
+    assert "sessions" in _verbs(parser)
+
+
+def test_verb_of_skips_options_and_their_values() -> None:
+    assert verb_of(["--data-dir", "open", "sessions"]) == "sessions"
+    assert verb_of(["--no-audio", "open", "S"]) == "open"
+    assert verb_of(["--no-audio"]) == "resume"  # none given: the default verb
+    assert verb_of(["open", "--help"]) is None  # help and version: the whole parser
+    assert verb_of(["--version"]) is None
+
+
+def test_errors_and_help_are_the_whole_parsers(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["open", "S", "--bogus"])
+    assert exit_.value.code == 2
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    shown = capsys.readouterr().out
+    assert "sessions" in shown and "open" in shown  # help lists every verb
