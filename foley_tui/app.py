@@ -18,7 +18,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.binding import Binding
@@ -29,11 +29,13 @@ from foley_tui.audio.base import Player
 from foley_tui.audition.opening import OpeningRead
 from foley_tui.commands import AuditionCommands
 from foley_tui.config import Config
-from foley_tui.scene.narration import Narration
 from foley_tui.screens.audition import AuditionScreen
 from foley_tui.startup import resume_gc
 from foley_tui.store import SessionService, SessionStore
 from foley_tui.terminal_watch import TerminalWatch
+
+if TYPE_CHECKING:
+    from foley_tui.scene.narration import Narration  # the scene model: not at start-up
 
 #: Exit status after a hang-up (128 + SIGHUP, as a shell reports a process it killed).
 HANGUP_STATUS = 129
@@ -61,9 +63,11 @@ class FoleyApp(App[None]):
         service: SessionService | None = None,
         *,
         audio_notice: bool = True,
+        opening: OpeningRead | None = None,
     ) -> None:
         """``audio_notice``: say (once) when there is no sound; False with ``--no-audio``,
-        where silence is what the user asked for."""
+        where silence is what the user asked for. ``opening``: the first screen of
+        ``store`` already being read (else the read starts now)."""
         super().__init__()
         self.store = store
         self.player = player
@@ -83,7 +87,9 @@ class FoleyApp(App[None]):
         self.keymap: dict[str, str] = dict(self.config.keymap)
         self.set_keymap(self.keymap)
         #: The session's first frame, read while Textual starts (see AuditionScreen).
-        self._opening: OpeningRead | None = OpeningRead(store)
+        self._opening: OpeningRead | None = (
+            opening if opening is not None and opening.store is store else OpeningRead(store)
+        )
         # Each session's audition is the base screen of its own mode: the app starts on it
         # (no empty default screen composed and laid out before it, a cost of the first
         # paint), and switching sessions switches mode and removes the old one.

@@ -95,9 +95,8 @@ def _launch(
     narration: Narration | None,
     service: Any,
 ) -> int:
-    from foley_tui.app import FoleyApp
+    from foley_tui.audition.opening import OpeningRead
     from foley_tui.store import SessionService, SessionServiceError
-    from foley_tui.terminal import library_stderr_to_log
 
     config = load_app_config()
     if service is None:
@@ -106,11 +105,17 @@ def _launch(
         store = service.get(session_id)
     except (SessionServiceError, OSError) as exc:  # OSError: a store server unreachable
         raise CliError(str(exc)) from None
+    # The session's first screen is read in a thread from here, while Textual and the app
+    # are imported (a tenth of a second of Python): it is in when the screen mounts.
+    opening = OpeningRead(store)
+    from foley_tui.app import FoleyApp
+    from foley_tui.terminal import library_stderr_to_log
+
     player = make_app_player(device, no_audio)
     # libmpg123/ALSA/PortAudio write to fd 2, the terminal the TUI paints: send fd 2 to
     # a log for the run (app.stderr_log), Textual keeps a private copy of the terminal.
     with library_stderr_to_log() as log:
-        app = FoleyApp(store, player, config, service, audio_notice=not no_audio)
+        app = FoleyApp(store, player, config, service, audio_notice=not no_audio, opening=opening)
         app.narration = narration
         app.stderr_log = log
         try:

@@ -26,7 +26,6 @@ offending entry, so a typo never turns into a traceback or a silently ignored ke
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -140,6 +139,8 @@ def load_config(path: Path | None = None) -> Config:
         return Config(path=path)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    import tomllib  # only when there is a file to read
+
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

@@ -20,7 +20,7 @@ from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
@@ -51,8 +51,6 @@ from foley_tui.messages import (
 from foley_tui.screens.audition_dialogs import DecisionDialogs
 from foley_tui.screens.audition_loader import SessionLoader
 from foley_tui.screens.audition_preview import Previewer
-from foley_tui.screens.help import HelpScreen, help_entries
-from foley_tui.screens.messages import MessagesScreen
 from foley_tui.screens.scene_actions import InContext, open_timeline
 from foley_tui.startup import resume_gc
 from foley_tui.store import SessionStore
@@ -147,14 +145,13 @@ class AuditionScreen(Screen[None]):
 
     # -- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        with Vertical(id="main"):
-            with Horizontal(id="body"):
-                yield CandidateList(self.model.listing, id="list")
-                with VerticalScroll(id="details-pane"):
-                    yield Details(id="details")
-            yield Waveform(id="waveform")
-            yield FilterInput(placeholder="filter: caption, tags, id, source", id="filter")
-            yield StatusLine(id="status")
+        with Horizontal(id="body"):
+            yield CandidateList(self.model.listing, id="list")
+            with VerticalScroll(id="details-pane"):
+                yield Details(id="details")
+        yield Waveform(id="waveform")
+        yield FilterInput(placeholder="filter: caption, tags, id, source", id="filter")
+        yield StatusLine(id="status")
         yield KeyHints(compact=True)
 
     def on_mount(self) -> None:
@@ -479,9 +476,13 @@ class AuditionScreen(Screen[None]):
         def closed(_: None) -> None:
             self.poll_talk()
 
+        from foley_tui.screens.messages import MessagesScreen  # not needed to start
+
         self.app.push_screen(MessagesScreen(self.store, sound_id=sound_id, caption=caption), closed)
 
     def action_help(self) -> None:
+        from foley_tui.screens.help import HelpScreen, help_entries  # not needed to start
+
         self.app.push_screen(HelpScreen(help_entries(self.app)))
 
     def action_quit(self) -> None:

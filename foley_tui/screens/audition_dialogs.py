@@ -4,7 +4,8 @@ screen composes, like its loader and previewer).
 Picking that drops a scene event's other picks (``one_pick_per_event``), a reject with a
 reason, the onset dialog, a nudge that would replace an anchor onset, and skipping an
 undo/redo entry the store refused: each opens a modal and, when the user confirms, runs
-the model intent through the screen (so the change is applied in one place).
+the model intent through the screen (so the change is applied in one place). The modals
+are imported when first opened: starting the app does not need them.
 """
 
 from __future__ import annotations
@@ -12,12 +13,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from foley_tui.audition.model import AuditionModel
-from foley_tui.screens.onset import OnsetChoice, OnsetScreen
-from foley_tui.screens.reason import RejectReasonScreen
-from foley_tui.screens.sessions_modals import ConfirmModal
 
 if TYPE_CHECKING:
     from foley_tui.screens.audition import AuditionScreen
+    from foley_tui.screens.onset import OnsetChoice
 
 
 class DecisionDialogs:
@@ -30,6 +29,8 @@ class DecisionDialogs:
     def offer_skip(self, undo: bool, why: str) -> None:
         """An undo/redo refused (the sound changed outside foley-tui): nothing was written;
         the user may step past that entry instead of being stuck on it."""
+        from foley_tui.screens.sessions_modals import ConfirmModal
+
         verb = "undo" if undo else "redo"
 
         def done(skip: bool | None) -> None:
@@ -47,6 +48,8 @@ class DecisionDialogs:
         )
 
     def pick(self) -> None:
+        from foley_tui.screens.sessions_modals import ConfirmModal
+
         sound_id = self.screen.current_id
         rivals = self.model.event_rivals(sound_id) if sound_id is not None else []
         if sound_id is None or not rivals:
@@ -74,6 +77,8 @@ class DecisionDialogs:
         )
 
     def reject_reason(self) -> None:
+        from foley_tui.screens.reason import RejectReasonScreen
+
         sound_id = self.screen.current_id
         if sound_id is None:
             return
@@ -85,6 +90,8 @@ class DecisionDialogs:
         self.screen.app.push_screen(RejectReasonScreen(self.model.caption(sound_id)), done)
 
     def edit_onset(self) -> None:
+        from foley_tui.screens.onset import OnsetScreen
+
         sound_id = self.screen.current_id
         if sound_id is None:
             return
@@ -116,6 +123,8 @@ class DecisionDialogs:
         return list(narration.words) if narration is not None else []
 
     def nudge_onset(self, delta: float) -> None:
+        from foley_tui.screens.sessions_modals import ConfirmModal
+
         sound_id = self.screen.current_id
         pick = self.model.listing.decisions.picks.get(sound_id) if sound_id else None
         if sound_id is None or pick is None or not isinstance(pick.onset, str):

@@ -15,11 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from textual.worker import get_current_worker
 
-from foley_tui.scene.build import SceneModel, build_scene, in_context, same_event_picks
-from foley_tui.scene.reading import clock
-
 if TYPE_CHECKING:
     from foley_tui.audio.mixer import Scene  # numpy & co: not at start-up
+    from foley_tui.scene.build import SceneModel
 
 #: The worker group of ``C`` (exclusive: a new press cancels the build in flight).
 IN_CONTEXT_GROUP = "in-context"
@@ -65,6 +63,9 @@ def open_timeline(screen: Any) -> None:
             token = store.change_token()
         except OSError:
             token = None
+        # The scene model is imported when first used, not when the app starts.
+        from foley_tui.scene.build import build_scene
+
         try:
             scene = build_scene(store, narration=narration, resolve_audio=False)
         except Exception as exc:  # a failure is a notice, never a crash of the UI
@@ -175,6 +176,9 @@ class InContext:
                 app.call_from_thread(screen.notify, message, **kwargs)
 
         def work() -> None:
+            from foley_tui.scene.build import build_scene, in_context, same_event_picks
+            from foley_tui.scene.reading import clock
+
             worker = get_current_worker()
             try:
                 model = build_scene(store, narration=narration)

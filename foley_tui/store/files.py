@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat as stat_mod
 import time
 from collections.abc import Iterator, Mapping, MutableMapping
@@ -49,7 +48,7 @@ def fsync_dir(path: str) -> None:
 def _tmp_name(folder: str, name: str) -> str:
     # Hidden (foley and we skip dotfiles) and unique per writer; the name is cut so the
     # temp name stays within 255 bytes even for the longest canonical names.
-    return os.path.join(folder, f".{name[:200]}.{secrets.token_hex(4)}.tmp")
+    return os.path.join(folder, f".{name[:200]}.{os.urandom(4).hex()}.tmp")
 
 
 def atomic_write(path: str, data: bytes, *, durable: bool) -> None:

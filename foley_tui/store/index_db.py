@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -99,7 +98,7 @@ def search_text(caption: str, tags: Sequence[str], key: str, source: str) -> str
 def save(path: str, index: CandidateIndex) -> None:
     """Write ``index`` to ``path`` atomically (a new file, then ``os.replace``)."""
     folder, name = os.path.split(path)
-    tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+    tmp = os.path.join(folder, f".{name}.{os.urandom(4).hex()}.tmp")
     try:
         db = connect(tmp, readonly=False)
         try:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import secrets
 import shutil
 import stat
 import time
@@ -46,14 +45,14 @@ LEGACY_AGE_S = 3600.0
 
 
 def staging_name() -> str:
-    return f".import-{os.getpid()}-{secrets.token_hex(6)}"
+    return f".import-{os.getpid()}-{os.urandom(6).hex()}"
 
 
 def replaced_name(session_id: str) -> str:
     """Where an overwrite parks the session it replaces; the name says which session
     (so a crash can be rolled back) and which process (so a live import is left alone)."""
     return (
-        f".replaced-{os.getpid()}-{secrets.token_hex(4)}-{urllib.parse.quote(session_id, safe='')}"
+        f".replaced-{os.getpid()}-{os.urandom(4).hex()}-{urllib.parse.quote(session_id, safe='')}"
     )
 
 

@@ -22,27 +22,11 @@ from foley_tui.safe_io import read_capped
 from foley_tui.store.backend import JOURNAL_FILE, META_FILE, STATE_DIR
 from foley_tui.store.codec import dumps, validate_session_id
 from foley_tui.store.errors import SessionExportError, SessionImportError, SessionNotFoundError
-from foley_tui.store.export_doc import (
-    EXPORT_FORMAT,
-    EXPORT_SCHEMA_VERSION,
-    carry_raw,
-    checksum_of,
-    fixed_record,
-    ledger_files,
-    listed_keys,
-    narration_files,
-    narration_record,
-    parse_export,
-    validate_export,
-    validate_narration,
-)
 from foley_tui.store.files import FileNamespace, atomic_write, fsync_dir
-from foley_tui.store.messages import conversation_of
 from foley_tui.store.records import iso, now_utc
 from foley_tui.store.recovery import replaced_name, staging_name
 from foley_tui.store.session import SessionStore
 from foley_tui.store.trash import move_to_trash
-from foley_tui.store.usage import ledger_of
 
 if TYPE_CHECKING:
     import threading
@@ -93,6 +77,16 @@ class TransferServiceMixin:
     # ------------------------------------------------------------------ export
     def export_session(self, session_id: str) -> dict[str, Any]:
         """One JSON document with everything of the session and a SHA-256 checksum."""
+        # Imported when used: export and import are not part of opening the app.
+        from foley_tui.store.export_doc import (
+            EXPORT_FORMAT,
+            EXPORT_SCHEMA_VERSION,
+            carry_raw,
+            checksum_of,
+            listed_keys,
+            narration_record,
+        )
+
         validate_session_id(session_id)
         if not self._exists(session_id):
             raise SessionNotFoundError(f"no session {session_id!r}")
@@ -163,6 +157,9 @@ class TransferServiceMixin:
 
     # ------------------------------------------------------------------ import
     def import_from_file(self, path: Path | str, *, overwrite: bool = False) -> str:
+        # Imported when used: export and import are not part of opening the app.
+        from foley_tui.store.export_doc import parse_export
+
         source = Path(path).expanduser()
         try:
             raw = read_capped(source, MAX_IMPORT_BYTES, follow=True)
@@ -172,6 +169,17 @@ class TransferServiceMixin:
 
     def import_session(self, doc: dict[str, Any], *, overwrite: bool = False) -> str:
         """Import an export document; refuses a bad schema version, checksum or shape."""
+        # Imported when used: export and import are not part of opening the app.
+        from foley_tui.store.export_doc import (
+            fixed_record,
+            ledger_files,
+            narration_files,
+            validate_export,
+            validate_narration,
+        )
+        from foley_tui.store.messages import conversation_of
+        from foley_tui.store.usage import ledger_of
+
         session_id, parts = validate_export(doc)
         narration = validate_narration(doc)
         if self._exists(session_id) and not overwrite:

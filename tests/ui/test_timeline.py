@@ -264,18 +264,18 @@ async def test_the_timeline_reads_its_picks_off_the_ui_thread(
     the timeline appears when they are in."""
     import threading
 
-    from foley_tui.screens import scene_actions
+    from foley_tui.scene import build as scene_build
 
     tones = _tones(data_dir, tmp_path)
     app = _app(data_dir, tones, FakePlayer())
     threads: list[bool] = []
-    real_build = scene_actions.build_scene
+    real_build = scene_build.build_scene
 
     def noting_build(*args: Any, **kwargs: Any) -> Any:
         threads.append(threading.current_thread() is threading.main_thread())
         return real_build(*args, **kwargs)
 
-    monkeypatch.setattr(scene_actions, "build_scene", noting_build)
+    monkeypatch.setattr(scene_build, "build_scene", noting_build)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _timeline(pilot)
         assert threads == [False]

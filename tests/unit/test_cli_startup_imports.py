@@ -34,3 +34,27 @@ def test_the_app_starts_without_the_audio_stack_or_dol() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_open_parses_with_its_own_verbs_and_defers_what_the_first_frame_does_not_need() -> None:
+    """`foley-tui open S` builds the parser of the app verbs alone (not every verb's
+    module and dependencies), and starting the app imports neither the scene model nor
+    the dialogs, export, the TOML reader or `secrets` (each imported where it is used)."""
+    code = (
+        "import sys\n"
+        "from foley_tui.cli import parse_command_line\n"
+        "parser, args = parse_command_line(['open', 'S', '--no-audio'])\n"
+        "assert args.command == 'open'\n"
+        "import foley_tui.app, foley_tui.screens.audition\n"
+        "deferred = (\n"
+        "    'foley_tui.cli_store', 'foley_tui.cli_scene', 'foley_tui.cli_messages',\n"
+        "    'foley_tui.cli_redis', 'foley_tui.cli_audio', 'foley_tui.cli_candidates',\n"
+        "    'foley_tui.scene.build', 'foley_tui.scene.narration', 'foley_tui.scene.words',\n"
+        "    'foley_tui.screens.help', 'foley_tui.screens.messages', 'foley_tui.screens.onset',\n"
+        "    'foley_tui.screens.reason', 'foley_tui.screens.sessions_modals',\n"
+        "    'foley_tui.screens.timeline', 'foley_tui.store.export_doc', 'tomllib', 'secrets',\n"
+        ")\n"
+        "print(sorted(m for m in deferred if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
