@@ -21,7 +21,6 @@ import array
 import bisect
 import contextlib
 import gc
-import hashlib
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import repeat
@@ -121,6 +120,8 @@ def scan_stats(
 
 def scan_digest(names: Sequence[str], mtimes: Sequence[int], sizes: Sequence[int]) -> bytes:
     """A stable digest of a scan (names, mtimes and sizes, in order): a few ms at 100k."""
+    import hashlib  # here, by the load worker: OpenSSL's module is not needed to start
+
     digest = hashlib.blake2b(digest_size=_DIGEST_SIZE)
     digest.update(len(names).to_bytes(8, "little"))
     digest.update("\0".join(names).encode("utf-8", "surrogateescape"))

@@ -14,16 +14,17 @@ import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from foley_tui.store import history
 from foley_tui.store.errors import StoreWriteError
-from foley_tui.store.messages import Message, conversation_of
 from foley_tui.store.records import _write_error
-from foley_tui.store.usage import GenerationCost, Usage, generation_cost, ledger_of
 
+# The conversation, history and ledger modules are imported by the methods that use them:
+# a service is made by every start of the app, which reads none of them before its first
+# frame.
 if TYPE_CHECKING:
-    from foley_tui.store.messages import Conversation
+    from foley_tui.store.history import HistoryItem
+    from foley_tui.store.messages import Conversation, Message
     from foley_tui.store.session import SessionStore
-    from foley_tui.store.usage import Ledger
+    from foley_tui.store.usage import GenerationCost, Ledger, Usage
 
 
 @contextlib.contextmanager
@@ -48,9 +49,13 @@ class LedgerServiceMixin:
 
     def conversation(self, session_id: str) -> Conversation:
         """The session's conversation (shared with anyone holding the same store)."""
+        from foley_tui.store.messages import conversation_of
+
         return conversation_of(self.get(session_id, touch=False), window=self._window)
 
     def ledger(self, session_id: str) -> Ledger:
+        from foley_tui.store.usage import ledger_of
+
         return ledger_of(self.get(session_id, touch=False))
 
     def append_message(
@@ -74,10 +79,14 @@ class LedgerServiceMixin:
         """Every message of the session held (in memory: the last ``window``)."""
         return self.conversation(session_id).messages()
 
-    def history_window(
-        self, session_id: str, n: int = history.DEFAULT_WINDOW
-    ) -> list[history.HistoryItem]:
-        """The last ``n`` messages and decisions interleaved by time, newest last."""
+    def history_window(self, session_id: str, n: int | None = None) -> list[HistoryItem]:
+        """The last ``n`` messages and decisions interleaved by time, newest last (``n``:
+        :data:`foley_tui.store.history.DEFAULT_WINDOW` unless given)."""
+        from foley_tui.store import history
+        from foley_tui.store.messages import conversation_of
+
+        if n is None:
+            n = history.DEFAULT_WINDOW
         store = self.get(session_id, touch=False)
         messages = conversation_of(store, window=self._window).last(n)
         return history.window(messages, store.journal()[-n:] if n > 0 else [], n)
@@ -105,6 +114,8 @@ class LedgerServiceMixin:
     ) -> tuple[GenerationCost, dict[str | None, GenerationCost]]:
         """(total, per event) generation cost of the session's cached candidates: actual
         and estimated kept apart (see :func:`foley_tui.store.usage.generation_cost`)."""
+        from foley_tui.store.usage import generation_cost
+
         store = self.get(session_id, touch=False)
         return generation_cost(
             value

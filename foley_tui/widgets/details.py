@@ -7,7 +7,7 @@ then shown with its decision and where its audio is (or why it cannot be played)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -18,8 +18,9 @@ from foley_tui.audio.base import Source, Unplayable
 from foley_tui.audition.text import format_duration
 from foley_tui.model import Candidate, Pick, Reject, Row, format_onset
 from foley_tui.scene.placement import DEFAULT_LAYER, effective_placement
-from foley_tui.store.history import escape_controls
-from foley_tui.store.messages import Message
+
+if TYPE_CHECKING:
+    from foley_tui.store.messages import Message
 
 #: Messages attached to a candidate shown in its details (the latest ones).
 MAX_MESSAGES = 5
@@ -212,6 +213,8 @@ def render_details(
     elif isinstance(source, Unplayable):
         field("audio", f"⊘ unplayable: {source.reason}", "bold yellow")
     if messages:
+        from foley_tui.store.history import escape_controls  # with the first message
+
         table.add_row("", "")
     for message in messages[-MAX_MESSAGES:]:
         lines = [escape_controls(line) for line in message.content.split("\n")]
