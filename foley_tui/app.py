@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App
+from textual.app import App, InvalidModeError
 from textual.binding import Binding
 from textual.timer import Timer
 
@@ -91,10 +91,13 @@ class FoleyApp(App[None]):
             opening if opening is not None and opening.store is store else OpeningRead(store)
         )
         # Each session's audition is the base screen of its own mode: the app starts on it
-        # (no empty default screen composed and laid out before it, a cost of the first
-        # paint), and switching sessions switches mode and removes the old one.
+        # (get_default_screen: no empty default screen composed and laid out before it,
+        # and no restyle of a mode's screen, costs of the first paint), and switching
+        # sessions switches mode and removes the old one.
         self._modes_made = 0
-        self.add_mode(self.DEFAULT_MODE, lambda: self.make_audition(self.store))
+
+    def get_default_screen(self) -> AuditionScreen:
+        return self.make_audition(self.store)
 
     def on_mount(self) -> None:
         # The player opens its device after the first frame (``DeferredPlayer`` does it in
@@ -209,6 +212,10 @@ class FoleyApp(App[None]):
             mode, previous = f"session-{self._modes_made}", self.current_mode
             self.add_mode(mode, lambda: screen)
             self.switch_mode(mode)
+            # The first session's mode was made from get_default_screen, not add_mode:
+            # named now, so it can be removed like the others.
+            with contextlib.suppress(InvalidModeError):
+                self.add_mode(previous, lambda: current)
             self.remove_mode(previous)  # its audition (and anything above it) goes
         else:
             self.push_screen(screen)

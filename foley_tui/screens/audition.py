@@ -14,9 +14,10 @@ One class that composes its parts instead of inheriting them:
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -54,13 +55,15 @@ from foley_tui.screens.audition_preview import Previewer
 from foley_tui.screens.scene_actions import InContext, open_timeline
 from foley_tui.startup import resume_gc
 from foley_tui.store import SessionStore
-from foley_tui.store.history import LedgerWatch
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
 from foley_tui.widgets.filter_input import FilterInput
 from foley_tui.widgets.key_hints import KeyHints
 from foley_tui.widgets.status_line import StatusLine, status_info
 from foley_tui.widgets.waveform import Waveform
+
+if TYPE_CHECKING:
+    from foley_tui.store.history import LedgerWatch
 
 __all__ = ["AuditionScreen", "FilterInput"]
 
@@ -108,17 +111,38 @@ class AuditionScreen(Screen[None]):
         self.previewer = Previewer(self, self.model, player)
         self.dialogs = DecisionDialogs(self, self.model)
         self.in_context = InContext(self)
-        self.talk = LedgerWatch(store)
-        """The conversation and spend this screen shows (details, status line)."""
+        self._talk: LedgerWatch | None = None
         # Textual sets ``-narrow`` / ``-wide`` on the screen from the terminal width; the
         # details pane hides when narrow (app.tcss).
         self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (settings.details_min_width, "-wide")]
+        # The class for the terminal's width now: the first Resize then changes no class
+        # (a class change restyles every widget and lays the screen out again, about 6 ms
+        # of the first frame).
+        try:
+            width = self.app.size.width
+        except RuntimeError:  # no running app (NoActiveAppError): Textual sets it later
+            pass
+        else:
+            wide = width >= settings.details_min_width
+            # Styles are applied when the screen mounts: no restyle now.
+            self.set_class(True, "-wide" if wide else "-narrow", update=False)
         self._binding_state: tuple[bool, ...] = ()
+        self._list: CandidateList | None = None
         self._problems_seen: set[str] = set()
         self.store_down = ""
         """Non-empty while the shared store is unreachable (the status line says so)."""
 
     # -- state the tests and the app read ---------------------------------------------
+    @property
+    def talk(self) -> LedgerWatch:
+        """The conversation and spend this screen shows (details, status line); made by
+        the first poll, after the first frame (its modules are not needed before)."""
+        if self._talk is None:
+            from foley_tui.store.history import LedgerWatch
+
+            self._talk = LedgerWatch(self.store)
+        return self._talk
+
     @property
     def listing(self) -> Listing:
         return self.model.listing
@@ -129,7 +153,11 @@ class AuditionScreen(Screen[None]):
 
     @property
     def candidate_list(self) -> CandidateList:
-        return self.query_one(CandidateList)
+        # Asked for every binding each time the key hints are drawn (check_action): the
+        # list composed once is kept rather than queried again.
+        if self._list is None:
+            self._list = self.query_one(CandidateList)
+        return self._list
 
     @property
     def current_id(self) -> str | None:
@@ -165,7 +193,7 @@ class AuditionScreen(Screen[None]):
         else:
             self.update_status()
         self.loader.start()
-        self.poll_talk()
+        self.call_after_refresh(self.poll_talk)
         self.set_interval(TALK_POLL_S, self.poll_talk, name="talk-poll")
 
     def poll_talk(self) -> None:
@@ -229,9 +257,7 @@ class AuditionScreen(Screen[None]):
         lines = self.query(StatusLine)
         if not lines:
             return
-        lines.first().show(
-            status_info(self.model, self.player, self.talk.usage.cost_usd, self.store_down)
-        )
+        lines.first().show(status_info(self.model, self.player, self._spent_usd(), self.store_down))
 
     def _bindings_changed(self) -> None:
         """Refresh the footer only when what ``check_action`` depends on changed: a footer
@@ -268,6 +294,10 @@ class AuditionScreen(Screen[None]):
         self.apply(change)
         if opening.page is not None:
             self.call_after_refresh(self._painted)
+
+    def _spent_usd(self) -> float:
+        """The agent's spend as last polled (none before the first poll)."""
+        return self._talk.usage.cost_usd if self._talk is not None else 0.0
 
     def _painted(self) -> None:
         """The rows are on screen: the loader may go on, and the collector paused for
@@ -496,6 +526,7 @@ class AuditionScreen(Screen[None]):
             self.notify(error, severity="error")
 
 
+@functools.cache
 def _sessions_available() -> bool:
     return importlib.util.find_spec("foley_tui.screens.sessions") is not None
 
