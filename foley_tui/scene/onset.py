@@ -25,6 +25,7 @@ Headless: never imports textual.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -112,8 +113,6 @@ def nearest_word(ref: str | None, words: Sequence[Word]) -> Word | None:
     for nw, w in normed:
         if nw and (nw.startswith(head) or head.startswith(nw)):
             return w
-    import difflib  # only for a fuzzy match: not part of opening the app
-
     best: Word | None = None
     best_ratio = 0.0
     for token in tokens:
