@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App, InvalidModeError
+from textual.app import App
 from textual.binding import Binding
 from textual.timer import Timer
 
@@ -100,6 +100,9 @@ class FoleyApp(App[None]):
         return self.make_audition(self.store)
 
     def on_mount(self) -> None:
+        # The first session's mode was built from get_default_screen; naming it makes it
+        # removable like the modes of later sessions (its screen is already there).
+        self.add_mode(self.DEFAULT_MODE, self.get_default_screen)
         # The player opens its device after the first frame (``DeferredPlayer`` does it in
         # a background thread), so the device never delays the first paint.
         self.call_after_refresh(self._start_audio)
@@ -212,10 +215,6 @@ class FoleyApp(App[None]):
             mode, previous = f"session-{self._modes_made}", self.current_mode
             self.add_mode(mode, lambda: screen)
             self.switch_mode(mode)
-            # The first session's mode was made from get_default_screen, not add_mode:
-            # named now, so it can be removed like the others.
-            with contextlib.suppress(InvalidModeError):
-                self.add_mode(previous, lambda: current)
             self.remove_mode(previous)  # its audition (and anything above it) goes
         else:
             self.push_screen(screen)

@@ -169,8 +169,9 @@ def parse_command_line(argv: Sequence[str]) -> tuple[argparse.ArgumentParser, ar
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # Building the parser imports every verb's module: without the collector (see
-    # foley_tui.startup); the verb itself runs with it (the app pauses it again to start).
+    # Building the parser imports verb modules and their dependencies: without the
+    # collector (see foley_tui.startup); the verb itself runs with it (the app pauses it
+    # again to start).
     pause_gc()
     try:
         argv = list(argv if argv is not None else sys.argv[1:])
