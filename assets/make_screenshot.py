@@ -24,10 +24,10 @@ SIZE = (130, 34)
 
 
 async def render(out: Path) -> None:
-    from foley_tui.app import FoleyApp
+    from foley_tui.app.foley_app import FoleyApp
     from foley_tui.audio.player import NullPlayer
-    from foley_tui.demo import build_demo
-    from foley_tui.screens.audition import AuditionScreen
+    from foley_tui.demo.build import build_demo
+    from foley_tui.screens.audition.screen import AuditionScreen
     from foley_tui.store import SessionService
 
     class SilentPlayer(NullPlayer):

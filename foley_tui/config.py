@@ -18,7 +18,7 @@
     one_pick_per_event = false  # a pick drops its scene event's other picks (asks first)
 
 Headless (no textual import). The keymap is checked against the one registry
-(:mod:`foley_tui.keymap`): an unknown binding id, a key name Textual never reports
+(:mod:`foley_tui.keys.keymap`): an unknown binding id, a key name Textual never reports
 (``Ctrl+X`` for ``ctrl+x``) and a key bound to two actions live at the same time are each
 refused with one line. Every problem raises :class:`ConfigError` naming the file and the
 offending entry, so a typo never turns into a traceback or a silently ignored key.
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from foley_tui.keymap import check_keymap
+from foley_tui.keys.keymap import check_keymap
 from foley_tui.paths import config_file
 
 

@@ -14,7 +14,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from foley_tui import keymap
+from foley_tui.keys import keymap
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 
-from foley_tui import keymap
+from foley_tui.keys import keymap
 
 PRESET_REASONS: tuple[str, ...] = (
     "wrong sound",

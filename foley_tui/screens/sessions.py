@@ -29,8 +29,8 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from foley_tui import keymap
 from foley_tui.audition.text import cut
+from foley_tui.keys import keymap
 from foley_tui.screens.sessions_modals import ConfirmModal, TextPromptModal
 from foley_tui.store import SessionInfo
 from foley_tui.widgets.key_hints import KeyHints

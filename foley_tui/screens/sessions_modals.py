@@ -10,7 +10,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from foley_tui import keymap
+from foley_tui.keys import keymap
 
 MODAL_CSS = """
 TextPromptModal, ConfirmModal {

@@ -7,7 +7,7 @@ only the visible rows, whatever the session size. Line 0 is a fixed column heade
 It holds no state of its own beyond the cursor: the screen hands it the listing (the view
 in display order, the rows and the decisions), and it posts ``Highlighted`` when the
 cursor moves. It owns the keys of what it owns, cursor movement (ids in
-:mod:`foley_tui.keymap`, remappable). Columns are measured in terminal cells, so wide
+:mod:`foley_tui.keys.keymap`, remappable). Columns are measured in terminal cells, so wide
 characters (CJK, emoji) and combining marks keep them aligned.
 """
 
@@ -26,10 +26,10 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from foley_tui import keymap
 from foley_tui.audition.events import is_candidate, is_header, key_of
 from foley_tui.audition.listing import Listing
 from foley_tui.audition.text import column, fit, format_duration, format_score
+from foley_tui.keys import keymap
 from foley_tui.model import Pick, Status, format_onset
 
 GHOST = "no cached candidate: foley plan drops it"
@@ -207,7 +207,7 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         with contextlib.suppress(ValueError):
             self.move_to(self.listing.view.index(sound_id))
 
-    # -- keys (ids in foley_tui.keymap) --------------------------------------------------
+    # -- keys (ids in foley_tui.keys.keymap) --------------------------------------------------
     def action_move(self, delta: int) -> None:
         self.move_by(delta, by_user=True)
 

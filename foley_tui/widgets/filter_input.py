@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-from foley_tui import keymap
+from foley_tui.keys import keymap
 from foley_tui.widgets.candidate_list import CandidateList
 
 
 class FilterInput(Input):
     """The ``/`` filter box: Enter keeps the filter, Escape clears it (its own keys, in
-    :mod:`foley_tui.keymap`) and gives the list the focus back."""
+    :mod:`foley_tui.keys.keymap`) and gives the list the focus back."""
 
     BINDINGS = keymap.bindings("filter")
 

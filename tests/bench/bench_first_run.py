@@ -63,7 +63,7 @@ def _time_to_screen(command: str, home: Path, wanted: list[str]) -> float:
 
 
 def main() -> dict[str, Any]:
-    from foley_tui import demo
+    from foley_tui.demo import build as demo
     from foley_tui.store import SessionService
 
     if shutil.which("tmux") is None:

@@ -53,7 +53,7 @@ def _app_pid(tmux: list[str]) -> int:
 
 
 def _one(how: str, tmp: Path, i: int) -> float:
-    from foley_tui import demo
+    from foley_tui.demo import build as demo
 
     home = tmp / f"{how}-{i}"
     home.mkdir()

@@ -190,7 +190,7 @@ _KEY_CHILD = """
 import asyncio, sys, time
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from foley_tui.app import FoleyApp
+from foley_tui.app.foley_app import FoleyApp
 from foley_tui.audio.player import make_player
 from foley_tui.store import SessionService
 

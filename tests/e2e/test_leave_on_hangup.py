@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from foley_tui import demo
+from foley_tui.demo import build as demo
 from foley_tui.store import SessionService
 from tests.procs import alive, find_below
 

@@ -110,7 +110,7 @@ APP_C_SCRIPT = textwrap.dedent(
     """
     import asyncio, sys
     from pathlib import Path
-    from foley_tui.app import FoleyApp
+    from foley_tui.app.foley_app import FoleyApp
     from foley_tui.audio.base import SCENE_HOW, PlayerState
     from foley_tui.audio.player import SoundDevicePlayer
     from foley_tui.config import Config, Settings

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from foley_tui import demo
+from foley_tui.demo import build as demo
 
 FOLEY_TUI = Path(sys.executable).parent / "foley-tui"
 #: A bound for a stuck app, not a target (no wall-clock figure is asserted here).

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from foley_tui import demo
+from foley_tui.demo import build as demo
 
 FOLEY_TUI = Path(sys.executable).parent / "foley-tui"
 #: How long to wait for the list before failing: a bound for a stuck app, not a target.

@@ -26,7 +26,7 @@ CHECK = """
 import json, sys
 from pathlib import Path
 import foley_tui
-from foley_tui import demo
+from foley_tui.demo import build as demo
 from foley_tui.audio.base import Source
 from foley_tui.audio.resolve import resolve
 from foley_tui.paths import data_dir

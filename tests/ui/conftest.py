@@ -12,10 +12,10 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
-from foley_tui.app import FoleyApp
+from foley_tui.app.foley_app import FoleyApp
 from foley_tui.audio.base import Player
 from foley_tui.config import Config, Settings
-from foley_tui.screens.audition import AuditionScreen
+from foley_tui.screens.audition.screen import AuditionScreen
 from foley_tui.store import SessionService, encode_key
 from tests.fakes import FakePlayer
 from tests.ui.seed import seed_session

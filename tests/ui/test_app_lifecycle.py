@@ -6,11 +6,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from foley_tui.app import HANGUP_STATUS, FoleyApp
+from foley_tui.app.foley_app import HANGUP_STATUS, FoleyApp
 from foley_tui.audio.base import Player
 from foley_tui.audio.deferred import DeferredPlayer
 from foley_tui.audio.null_player import NullPlayer
-from foley_tui.cli_app import make_app_player
+from foley_tui.cli.app import make_app_player
 from foley_tui.config import Config
 from foley_tui.store import SessionService
 from tests.fakes import FakePlayer

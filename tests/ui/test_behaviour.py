@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console, RenderableType
 
-from foley_tui.app import FoleyApp
+from foley_tui.app.foley_app import FoleyApp
 from foley_tui.config import Settings
 from foley_tui.model import Status
 from foley_tui.store import SessionService, StoreWriteError, encode_key
@@ -170,7 +170,7 @@ async def test_list_renders_only_visible_rows(monkeypatch: pytest.MonkeyPatch) -
         return original(self, sound_id, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(CandidateList, "_render_row", counting)
-    from foley_tui.app import FoleyApp
+    from foley_tui.app.foley_app import FoleyApp
 
     app = FoleyApp(store, FakePlayer(), service=service)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import Callable
 
-from foley_tui.app import FoleyApp
+from foley_tui.app.foley_app import FoleyApp
 from foley_tui.store import encode_key
 from tests.ui.conftest import SIZE, Session, ready
 

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 import soundfile as sf
 
-import foley_tui.cli_app as cli_app
-from foley_tui import demo
-from foley_tui.app import FoleyApp
+import foley_tui.cli.app as cli_app
+from foley_tui.app.foley_app import FoleyApp
 from foley_tui.audio.base import Source
 from foley_tui.audio.resolve import resolve
 from foley_tui.cli import main
-from foley_tui.screens.audition import AuditionScreen
+from foley_tui.demo import build as demo
+from foley_tui.screens.audition.screen import AuditionScreen
 from foley_tui.store import SessionService
 from tests.fakes import FakePlayer
 from tests.ui.conftest import wait_workers

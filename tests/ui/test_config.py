@@ -8,7 +8,7 @@ import pytest
 
 from foley_tui.cli import main
 from foley_tui.config import ConfigError, Settings, load_config
-from foley_tui.keymap import KEYS
+from foley_tui.keys.keymap import KEYS
 from foley_tui.paths import config_file
 
 

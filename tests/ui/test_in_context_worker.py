@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 
 import foley_tui.audio.loudness as loudness
 import foley_tui.audio.resolve as resolve
-from foley_tui.app import FoleyApp
+from foley_tui.app.foley_app import FoleyApp
 from foley_tui.audio.mixer import Scene
 from foley_tui.config import Config, Settings
 from foley_tui.scene.narration import make_narration, write_narration
@@ -181,7 +181,7 @@ async def test_the_timeline_reads_no_audio_on_the_ui_thread(
     """Open, P before the prefetch is ready, mute while it plays, play a pick alone: every
     audio lookup and loudness measure runs in a worker, and the screen answers while the
     measure is held."""
-    from foley_tui.screens.timeline import TimelineScreen
+    from foley_tui.screens.timeline.screen import TimelineScreen
 
     player = FakePlayer()
     app, _tones = _app(data_dir, tmp_path, player)

@@ -6,8 +6,8 @@ import string
 
 from textual.keys import _character_to_key
 
-from foley_tui import keymap
 from foley_tui.audio.base import PlayerState
+from foley_tui.keys import keymap
 from foley_tui.widgets.filter_input import FilterInput
 from tests.fakes import FakePlayer
 from tests.ui.conftest import SIZE, Session, ready

@@ -11,7 +11,7 @@ import pytest
 from foley_tui.audio.base import PlayerState
 from foley_tui.audition import filtering
 from foley_tui.config import Settings
-from foley_tui.screens.audition import AuditionScreen
+from foley_tui.screens.audition.screen import AuditionScreen
 from foley_tui.screens.help import HelpScreen
 from foley_tui.screens.onset import OnsetScreen
 from foley_tui.screens.reason import RejectReasonScreen

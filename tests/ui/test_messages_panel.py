@@ -12,9 +12,9 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, Static
 
-from foley_tui.app import FoleyApp
+from foley_tui.app.foley_app import FoleyApp
 from foley_tui.config import Config
-from foley_tui.screens.audition import AuditionScreen
+from foley_tui.screens.audition.screen import AuditionScreen
 from foley_tui.screens.messages import MessagesScreen, render_item
 from foley_tui.store import SessionService, SessionStore
 from foley_tui.store.history import from_message

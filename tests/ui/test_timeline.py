@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from foley_tui.app import FoleyApp
+from foley_tui.app.foley_app import FoleyApp
 from foley_tui.audio.base import SCENE_HOW
 from foley_tui.audio.mixer import Scene
 from foley_tui.config import Config, Settings
 from foley_tui.scene.narration import make_narration, write_narration
 from foley_tui.screens.sessions_modals import ConfirmModal
-from foley_tui.screens.timeline import TimelineScreen
+from foley_tui.screens.timeline.screen import TimelineScreen
 from foley_tui.store import SessionService, encode_key
 from tests.fakes import FakePlayer
 from tests.scene_fixtures import ToneSession, make_tone_session
@@ -160,8 +160,8 @@ async def test_c_plays_a_candidate_in_context(data_dir: Path, tmp_path: Path) ->
 
 
 def test_timeline_keys_never_shadow_an_audition_key_it_offers() -> None:
-    from foley_tui import keymap
-    from foley_tui.screens.timeline import TIMELINE_BINDINGS
+    from foley_tui.keys import keymap
+    from foley_tui.screens.timeline.screen import TIMELINE_BINDINGS
 
     ALL_BINDINGS = keymap.binding_objects("audition") + keymap.binding_objects("candidate-list")
     audition = {key: b.id for b in ALL_BINDINGS for key in b.key.split(",")}

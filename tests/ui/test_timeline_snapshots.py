@@ -9,10 +9,10 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from foley_tui import demo
-from foley_tui.app import FoleyApp
+from foley_tui.app.foley_app import FoleyApp
 from foley_tui.config import Config
-from foley_tui.screens.timeline import TimelineScreen
+from foley_tui.demo import build as demo
+from foley_tui.screens.timeline.screen import TimelineScreen
 from foley_tui.store import SessionService
 from tests.fakes import FakePlayer
 from tests.ui.conftest import settle

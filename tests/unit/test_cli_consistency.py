@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-import foley_tui.cli_app as cli_app
+import foley_tui.cli.app as cli_app
 from foley_tui.cli import main
 from foley_tui.store import SessionService, encode_key
 

@@ -40,7 +40,7 @@ def test_the_app_starts_without_the_audio_stack_or_dol() -> None:
     stack is imported by the player's start-up thread after the first frame, dol by the
     load worker once the whole list is in)."""
     setup = (
-        "import foley_tui.cli_app, foley_tui.app, foley_tui.screens.audition\n"
+        "import foley_tui.cli.app, foley_tui.app.foley_app, foley_tui.screens.audition.screen\n"
         "from foley_tui.cli import build_parser\n"
         "build_parser()\n"
     )
@@ -57,15 +57,15 @@ def test_open_parses_with_its_own_verbs_and_defers_what_the_first_frame_does_not
         "from foley_tui.cli import parse_command_line\n"
         "parser, args = parse_command_line(['open', 'S', '--no-audio'])\n"
         "assert args.command == 'open'\n"
-        "import foley_tui.app, foley_tui.screens.audition\n"
+        "import foley_tui.app.foley_app, foley_tui.screens.audition.screen\n"
     )
     deferred = (
-        "foley_tui.cli_store",
-        "foley_tui.cli_scene",
-        "foley_tui.cli_messages",
-        "foley_tui.cli_redis",
-        "foley_tui.cli_audio",
-        "foley_tui.cli_candidates",
+        "foley_tui.cli.store",
+        "foley_tui.cli.scene",
+        "foley_tui.cli.messages",
+        "foley_tui.cli.redis",
+        "foley_tui.cli.audio",
+        "foley_tui.cli.candidates",
         "foley_tui.scene.build",
         "foley_tui.scene.narration",
         "foley_tui.scene.words",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from foley_tui import keymap
-from foley_tui.keymap import KEYS, SCOPES, check_keymap, conflicts, key_problem
+from foley_tui.keys import keymap
+from foley_tui.keys.keymap import KEYS, SCOPES, check_keymap, conflicts, key_problem
 
 
 def test_the_table_is_consistent_and_free_of_conflicts() -> None:

@@ -51,7 +51,7 @@ def test_the_command_line_runs_its_verb_with_the_collector_on(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: object
 ) -> None:
     seen: list[bool] = []
-    import foley_tui.cli_store as verbs
+    import foley_tui.cli.store as verbs
 
     real = verbs.cmd_sessions
 

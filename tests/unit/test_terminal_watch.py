@@ -8,7 +8,7 @@ import pty
 import threading
 from pathlib import Path
 
-from foley_tui.terminal_watch import TerminalWatch, terminal_lost
+from foley_tui.app.terminal_watch import TerminalWatch, terminal_lost
 
 
 def test_a_live_tty_is_not_lost_and_a_hung_up_one_is() -> None:

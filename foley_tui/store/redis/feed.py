@@ -6,7 +6,7 @@ a pick made on one machine wakes the other at once. Each wake-up (and each block
 also compares the session's version counter, a cheap ``GET``, so writes the stream did not
 carry (an event trimmed away, a server restarted from an older AOF) are noticed too.
 
-When the server goes away, :meth:`ChangeFeed.wait` reports it (``Change(kind="down")``)
+When the server goes away, :meth:`ChangeFeed.wait` reports it (``FeedUpdate(kind="down")``)
 and keeps retrying by itself; once it is back it reports ``"up"`` and catches up from the
 stream where it stopped. Headless: never imports textual; the app runs :meth:`wait` in a
 worker thread and applies what it returns.
@@ -24,7 +24,7 @@ from foley_tui.store.redis.namespace import RedisBackend
 
 
 @dataclass(frozen=True, slots=True)
-class Change:
+class FeedUpdate:
     """What :meth:`ChangeFeed.wait` saw.
 
     ``kind``: ``"changed"`` (events or a new version), ``"down"`` (the server is not
@@ -79,7 +79,7 @@ class ChangeFeed:
         if self.version < 0:
             self.version = int(self.backend.client.get(self.version_key) or 0)
 
-    def wait(self) -> Change:
+    def wait(self) -> FeedUpdate:
         """Block until something changes, the server goes down or comes back, or a timeout."""
         client = self.backend.client
         try:
@@ -90,9 +90,9 @@ class ChangeFeed:
             if not self.down:
                 self.down = True
                 where = self.backend.target.url  # redacted: never the password
-                return Change("down", error=f"Redis at {where} is unreachable ({exc})")
+                return FeedUpdate("down", error=f"Redis at {where} is unreachable ({exc})")
             self._closed.wait(min(1.0, self.block_ms / 1000))
-            return Change("idle")
+            return FeedUpdate("idle")
         events: list[dict[str, str]] = []
         for _stream, entries in reply or []:
             for stream_id, fields in entries:
@@ -103,15 +103,15 @@ class ChangeFeed:
         if self.down:
             self.down = False
             self.version = version
-            return Change("up", events, version)
+            return FeedUpdate("up", events, version)
         if events or version != self.version:
             self.version = version
-            return Change("changed", events, version)
-        return Change("idle", version=version)
+            return FeedUpdate("changed", events, version)
+        return FeedUpdate("idle", version=version)
 
-    def follow(self, until: float | None = None) -> list[Change]:
+    def follow(self, until: float | None = None) -> list[FeedUpdate]:
         """Changes until one arrives (or ``until``, a monotonic deadline, passes)."""
-        out: list[Change] = []
+        out: list[FeedUpdate] = []
         while not self.closed:
             change = self.wait()
             if change.kind != "idle":
@@ -122,4 +122,4 @@ class ChangeFeed:
         return out
 
 
-__all__ = ["Change", "ChangeFeed"]
+__all__ = ["ChangeFeed", "FeedUpdate"]

@@ -51,7 +51,7 @@ class TransferError(SessionServiceError):
 
 
 @dataclass
-class Snapshot:
+class SessionBytes:
     """Everything of a session that moves, as exact bytes."""
 
     values: dict[str, dict[str, bytes]]
@@ -86,7 +86,7 @@ class TransferReport:
 
 
 # ---------------------------------------------------------------------- file side
-def _file_snapshot(service: SessionService, session_id: str) -> Snapshot:
+def _file_snapshot(service: SessionService, session_id: str) -> SessionBytes:
     store = service.get(session_id, touch=False)
     folder = service.sessions_dir / session_id
     values: dict[str, dict[str, bytes]] = {}
@@ -116,11 +116,11 @@ def _file_snapshot(service: SessionService, session_id: str) -> Snapshot:
                 continue
             if entry.is_file(follow_symlinks=False):
                 extra[name] = read_bytes(entry.path)
-    return Snapshot(values, meta, journal, extra)
+    return SessionBytes(values, meta, journal, extra)
 
 
 def _write_files(
-    service: SessionService, session_id: str, snap: Snapshot, *, overwrite: bool
+    service: SessionService, session_id: str, snap: SessionBytes, *, overwrite: bool
 ) -> None:
     """Build the session in a hidden staging folder, then rename it into place."""
     sessions = service.sessions_dir
@@ -168,7 +168,7 @@ def _write_files(
 
 
 # ---------------------------------------------------------------------- Redis side
-def _redis_snapshot(service: RedisSessionService, session_id: str) -> Snapshot:
+def _redis_snapshot(service: RedisSessionService, session_id: str) -> SessionBytes:
     if not service._exists(session_id):
         raise SessionNotFoundError(f"no session {session_id!r} on {service.url}")
     backend = service.backend
@@ -195,10 +195,10 @@ def _redis_snapshot(service: RedisSessionService, session_id: str) -> Snapshot:
             log = backend.client.get(keys.log(session_id, name))
         if log:
             extra[name] = bytes(log)
-    return Snapshot(values, meta, journal, extra)
+    return SessionBytes(values, meta, journal, extra)
 
 
-def _write_redis(service: RedisSessionService, session_id: str, snap: Snapshot) -> None:
+def _write_redis(service: RedisSessionService, session_id: str, snap: SessionBytes) -> None:
     # Our other files go in the same transaction: the logs (the conversation) as log
     # strings, the documents (usage, narration...) in the session's extra hash.
     service.write_raw(session_id, snap.values, snap.meta, snap.journal, snap.extra)
@@ -233,7 +233,7 @@ def _audio_of(
 
 
 def _push_audio(
-    service: RedisSessionService, session_id: str, snap: Snapshot, report: TransferReport
+    service: RedisSessionService, session_id: str, snap: SessionBytes, report: TransferReport
 ) -> None:
     backend = service.backend
     index: dict[str, str] = {}
@@ -252,7 +252,9 @@ def _push_audio(
             backend.client.hset(backend.keys.audio_index(session_id), mapping=index)
 
 
-def _audio_index(service: RedisSessionService, session_id: str, snap: Snapshot) -> dict[str, str]:
+def _audio_index(
+    service: RedisSessionService, session_id: str, snap: SessionBytes
+) -> dict[str, str]:
     """sound id -> sha256 of the audio pushed with the session (older pushes kept it as a
     JSON document in the session's ``extra`` hash)."""
     backend = service.backend
@@ -269,7 +271,7 @@ def _audio_index(service: RedisSessionService, session_id: str, snap: Snapshot) 
 
 
 def _pull_audio(
-    source: RedisSessionService, target: SessionService, snap: Snapshot, report: TransferReport
+    source: RedisSessionService, target: SessionService, snap: SessionBytes, report: TransferReport
 ) -> None:
     index = _audio_index(source, report.session_id, snap)
     if target.data_dir is None:
@@ -328,7 +330,7 @@ def pull(
 ) -> TransferReport:
     """Copy a Redis session into the file store (staged, renamed into place), verified."""
     snap = _redis_snapshot(redis_service, session_id)
-    files_snap = Snapshot(
+    files_snap = SessionBytes(
         snap.values,
         snap.meta,
         snap.journal,
@@ -343,10 +345,10 @@ def pull(
     return report
 
 
-def _report(session_id: str, snap: Snapshot) -> TransferReport:
+def _report(session_id: str, snap: SessionBytes) -> TransferReport:
     counts = {name: len(snap.values.get(name, {})) for name in NAMESPACES}
     counts["journal"] = len(snap.journal)
     return TransferReport(session_id, counts, snap.checksum())
 
 
-__all__ = ["Snapshot", "TransferError", "TransferReport", "pull", "push"]
+__all__ = ["SessionBytes", "TransferError", "TransferReport", "pull", "push"]

@@ -151,10 +151,10 @@ async def test_the_app_plays_pushed_audio_from_redis(
 ) -> None:
     """The app's own path (details pane, space): the file is not on this machine, the
     source is the blob on Redis, and the details say where it comes from."""
-    from foley_tui.app import FoleyApp
+    from foley_tui.app.foley_app import FoleyApp
     from foley_tui.audio.base import Source
     from foley_tui.audio.blob import RemoteBlob
-    from foley_tui.screens.audition import AuditionScreen
+    from foley_tui.screens.audition.screen import AuditionScreen
     from foley_tui.store.redis.service import RedisSessionService
     from foley_tui.store.redis.transfer import push
     from foley_tui.widgets.details import Details

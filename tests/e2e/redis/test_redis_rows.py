@@ -139,9 +139,9 @@ async def test_the_app_paints_a_redis_session_from_a_page(
     saved view filtered to undecided rows), no list of ids; then the whole list."""
     from textual.message import Message
 
-    from foley_tui.app import FoleyApp
-    from foley_tui.messages import IdsListed, RowsLoaded
-    from foley_tui.screens.audition import AuditionScreen
+    from foley_tui.app.foley_app import FoleyApp
+    from foley_tui.screens.audition.reports import IdsListed, RowsLoaded
+    from foley_tui.screens.audition.screen import AuditionScreen
     from tests.fakes import FakePlayer
 
     store = _big(service, 400)

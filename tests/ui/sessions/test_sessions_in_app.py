@@ -8,9 +8,9 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
-from foley_tui.app import FoleyApp
-from foley_tui.demo import build_demo
-from foley_tui.screens.audition import AuditionScreen
+from foley_tui.app.foley_app import FoleyApp
+from foley_tui.demo.build import build_demo
+from foley_tui.screens.audition.screen import AuditionScreen
 from foley_tui.screens.sessions import SessionsScreen
 from foley_tui.store import SessionService
 from tests.fakes import FakePlayer
@@ -66,7 +66,7 @@ async def test_s_opens_the_sessions_screen_and_enter_switches(data_dir: Path) ->
 async def test_palette_over_the_sessions_screen_offers_no_audition_actions(
     data_dir: Path,
 ) -> None:
-    from foley_tui.commands import AuditionCommands
+    from foley_tui.app.commands import AuditionCommands
 
     service = SessionService(data_dir)
     demo_id = build_demo(data_dir, service=service)
@@ -82,7 +82,7 @@ async def test_palette_over_the_sessions_screen_offers_no_audition_actions(
 
 
 def test_sessions_keys_can_be_remapped_by_id(data_dir: Path) -> None:
-    from foley_tui.cli_app import load_app_config
+    from foley_tui.cli.app import load_app_config
     from foley_tui.paths import config_file
 
     path = config_file()

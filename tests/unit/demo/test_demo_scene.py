@@ -10,13 +10,13 @@ import numpy as np
 from foley.base import Layer as FoleyLayer
 from foley.weave.anchor import _nearest_word, parse_symbolic_anchor, resolve_anchor
 
-from foley_tui import demo
 from foley_tui.audio.mixer import SceneMix
+from foley_tui.demo import build as demo
 from foley_tui.scene.build import build_scene
 from foley_tui.scene.narration import read_narration
 from foley_tui.store import SessionService
 
-ASSETS = Path(demo.__file__).resolve().parent.parent / "assets" / "demo"
+ASSETS = Path(demo.__file__).resolve().parents[2] / "assets" / "demo"
 
 
 def _words() -> list[dict[str, object]]:

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 import soundfile as sf
 
-from foley_tui import demo
 from foley_tui.audio.base import Source
 from foley_tui.audio.resolve import resolve
+from foley_tui.demo import build as demo
 from foley_tui.store import SessionService
 from foley_tui.store.codec import encode_key
 

@@ -225,7 +225,7 @@ def test_open_with_a_narration_for_one_run(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from foley_tui import cli_app
+    from foley_tui.cli import app as cli_app
 
     tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
     seen: list[object] = []

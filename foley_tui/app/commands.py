@@ -1,0 +1,61 @@
+"""Command palette providers: every audition action, searchable by name (ctrl+p)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
+
+from foley_tui.keys import keymap
+from foley_tui.screens.audition.screen import AuditionScreen
+
+PALETTE_SCOPES = ("audition", "candidate-list")
+"""Whose actions the palette offers over the audition screen."""
+
+
+def _commands(screen: AuditionScreen) -> list[tuple[str, str, Callable[[], object]]]:
+    """(title, help, run) for each action that applies right now, from the registry."""
+    commands: list[tuple[str, str, Callable[[], object]]] = []
+    seen: set[str] = set()
+    for spec in keymap.KEYS:
+        if spec.scope not in PALETTE_SCOPES or spec.action in seen:
+            continue
+        name = spec.action.partition("(")[0]
+        target = screen if spec.scope == "audition" else screen.candidate_list
+        if spec.scope == "audition" and screen.check_action(name, ()) is not True:
+            continue
+        seen.add(spec.action)
+        run = partial(target.run_action, spec.action)
+        commands.append((f"{spec.section}: {spec.description}", spec.tooltip, run))
+    return commands
+
+
+class AuditionCommands(Provider):
+    """The audition screen's actions in the palette."""
+
+    def _screen(self) -> AuditionScreen | None:
+        # The palette is itself a screen; the one below it is where actions apply. Over
+        # any other screen (sessions, help) audition actions would act on a hidden screen.
+        for screen in reversed(self.app.screen_stack):
+            if isinstance(screen, CommandPalette):
+                continue
+            return screen if isinstance(screen, AuditionScreen) else None
+        return None
+
+    async def discover(self) -> Hits:
+        screen = self._screen()
+        if screen is None:
+            return
+        for title, help_text, run in _commands(screen):
+            yield DiscoveryHit(title, run, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        screen = self._screen()
+        if screen is None:
+            return
+        matcher = self.matcher(query)
+        for title, help_text, run in _commands(screen):
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), run, help=help_text)

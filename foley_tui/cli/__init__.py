@@ -1,0 +1,177 @@
+"""The ``foley-tui`` command line.
+
+Each group of verbs lives in its own module exposing ``register(subparsers, common)``;
+every verb gets the common options (``--data-dir``, ``--exact``) and sets
+``func(args) -> int``. What verbs share (the one data-dir resolver, the one session
+resolver, the error guard) is in :mod:`foley_tui.cli.common`. Bad input gets a one-line
+error on stderr and a non-zero exit, never a traceback.
+
+The app's own flags (``--device``, ``--no-audio``) work on ``foley-tui`` alone (which runs
+``resume``) as well as on the verbs that open the app.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from foley_tui import __version__
+from foley_tui.cli.common import CliError, add_app_options
+from foley_tui.startup import pause_gc, resume_gc
+from foley_tui.terminal import escaping_streams
+
+# Modules that add verbs; each has ``register(subparsers, common)``.
+COMMAND_MODULES: tuple[str, ...] = (
+    "foley_tui.cli.audio",
+    "foley_tui.cli.store",
+    "foley_tui.cli.candidates",
+    "foley_tui.cli.scene",
+    "foley_tui.cli.app",
+    "foley_tui.cli.demo",
+    "foley_tui.cli.messages",
+    "foley_tui.cli.redis",
+)
+
+# The verb run when none is given (``foley-tui`` alone), or None to print help.
+DEFAULT_VERB: str | None = "resume"
+
+# The verbs that start the app, by the module that registers them. Their command line is
+# parsed by a parser of that module's verbs alone: the app's start is timed, and building
+# every verb imports every verb's dependencies. Anything that parser cannot take (another
+# verb, an abbreviated option, an error, ``--help``) goes to the whole parser.
+APP_VERBS: dict[str, str] = {
+    "open": "foley_tui.cli.app",
+    "resume": "foley_tui.cli.demo",
+    "demo": "foley_tui.cli.demo",
+}
+# Top-level options that take a value (skipped when looking for the verb).
+_VALUED_OPTIONS = frozenset({"--data-dir", "--store", "--device"})
+
+
+def common_parser(*, for_verbs: bool = False) -> argparse.ArgumentParser:
+    """Options every verb takes.
+
+    ``for_verbs``: the copy given to verbs leaves an option unset when it is not on the
+    verb's own command line, so ``foley-tui --data-dir X VERB`` keeps X (a verb's ``None``
+    default would override the top-level value).
+    """
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="foley data dir (default: $FOLEY_DATA_DIR, else ~/.local/share/foley)",
+        default=argparse.SUPPRESS if for_verbs else None,
+    )
+    common.add_argument(
+        "--exact",
+        action="store_true",
+        help="SESSION must be an exact session id (no title or prefix match; for scripts)",
+        default=argparse.SUPPRESS if for_verbs else False,
+    )
+    common.add_argument(
+        "--store",
+        metavar="URL",
+        help="session store: redis://[user@]host:port/db, rediss://... or file "
+        "(default: $FOLEY_TUI_STORE, else the file store under the data dir)",
+        default=argparse.SUPPRESS if for_verbs else None,
+    )
+    return common
+
+
+def build_parser(
+    modules: Sequence[str] = COMMAND_MODULES,
+    parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser,
+) -> argparse.ArgumentParser:
+    """The command line of the verbs of ``modules`` (all of them unless given)."""
+    common = common_parser(for_verbs=True)
+    parser = parser_class(
+        prog="foley-tui",
+        description="Audition, pick and place sound-effect candidates in foley sessions. "
+        "Without a COMMAND: resume the most recent session (see `foley-tui resume -h`).",
+        parents=[common_parser()],
+    )
+    add_app_options(parser, for_verbs=False)
+    parser.add_argument("--version", action="version", version=f"foley-tui {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in modules:
+        importlib.import_module(name).register(subparsers, common)
+    return parser
+
+
+class _NotForTheAppParser(Exception):
+    """The app verbs' parser could not take this command line."""
+
+
+class _AppVerbsParser(argparse.ArgumentParser):
+    """Raises instead of printing an error and exiting (see :func:`parse_command_line`)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _NotForTheAppParser(message)
+
+
+def verb_of(argv: Sequence[str]) -> str | None:
+    """The verb of a command line (the default verb when none is given), or None for a
+    command line only the whole parser should read (help, version, ``--``)."""
+    if any(token in ("-h", "--help", "--version", "--") for token in argv):
+        return None
+    tokens = iter(argv)
+    for token in tokens:
+        if token in _VALUED_OPTIONS:
+            next(tokens, None)
+        elif not token.startswith("-"):
+            return token
+    return DEFAULT_VERB
+
+
+def parse_command_line(argv: Sequence[str]) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
+    """(parser, args) for ``argv``: an app verb's from the parser of its module alone
+    when that parser takes it whole, else from the whole parser."""
+    verb = verb_of(argv)
+    module = APP_VERBS.get(verb) if verb is not None else None
+    if module is not None:
+        parser = build_parser((module,), _AppVerbsParser)
+        try:
+            args = parser.parse_args(argv)
+        except _NotForTheAppParser:
+            pass
+        else:
+            if args.command in (verb, None):
+                return parser, args
+    parser = build_parser()
+    return parser, parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    # Building the parser imports verb modules and their dependencies: without the
+    # collector (see foley_tui.startup); the verb itself runs with it (the app pauses it
+    # again to start).
+    pause_gc()
+    try:
+        argv = list(argv if argv is not None else sys.argv[1:])
+        parser, args = parse_command_line(argv)
+        func = getattr(args, "func", None)
+        if func is None:
+            if DEFAULT_VERB is None:
+                parser.print_help()
+                return 0
+            parser, args = parse_command_line([*argv, DEFAULT_VERB])
+            func = args.func
+    finally:
+        resume_gc()
+    # Everything a verb prints passes through escape_controls: an imported title or id
+    # must not retitle or clear the user's terminal. (The TUI draws on sys.__stderr__.)
+    with escaping_streams():
+        try:
+            return int(func(args) or 0)
+        except CliError as exc:
+            print(f"foley-tui: error: {exc}", file=sys.stderr)
+            return exc.status
+        except KeyboardInterrupt:
+            return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

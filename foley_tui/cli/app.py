@@ -1,0 +1,168 @@
+"""The ``open`` verb: launch the audition screen on a session.
+
+``foley-tui open SESSION [--device D] [--no-audio]``; SESSION is an id, a title or a
+unique id prefix (the one resolver, :func:`foley_tui.cli.common.resolve_session`);
+without it, the most recently used session. The config file is read (and validated)
+before the terminal is taken over, so a bad key or setting is a one-line error, not a
+broken screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from typing import TYPE_CHECKING, Any
+
+from foley_tui.audio.base import Player
+from foley_tui.audio.deferred import DeferredPlayer
+from foley_tui.cli.common import CliError, add_app_options, resolve_session, service_of
+from foley_tui.config import Config, ConfigError, load_config
+from foley_tui.startup import pause_gc, resume_gc
+
+if TYPE_CHECKING:
+    from foley_tui.scene.narration import Narration
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    parser = subparsers.add_parser(
+        "open",
+        parents=[common],
+        help="audition a session (id, id prefix or title)",
+        description="Open a session in the audition screen.",
+    )
+    parser.add_argument(
+        "session",
+        nargs="?",
+        metavar="SESSION",
+        help="session id, title or unique id prefix (default: the most recent session)",
+    )
+    add_app_options(parser)
+    parser.add_argument(
+        "--narration", metavar="FILE", help="use this narration for this run (not stored)"
+    )
+    parser.add_argument("--words", metavar="WORDS.json", help="its word timeline (foley aligner)")
+    parser.set_defaults(func=run_open)
+
+
+def load_app_config() -> Config:
+    """The user's config, with keymap ids checked against the app's bindings."""
+    try:
+        return load_config()
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+
+
+def make_app_player(device: str | None, no_audio: bool) -> DeferredPlayer:
+    """The real player on ``device``, a silent one with ``--no-audio`` (or no device);
+    built in the background once the app has painted (see :class:`DeferredPlayer`)."""
+
+    def build() -> Player:
+        from foley_tui.audio.player import NullPlayer, make_player
+
+        if no_audio:
+            return NullPlayer("disabled with --no-audio")
+        return make_player(device)
+
+    return DeferredPlayer(build)
+
+
+def launch(
+    session_id: str,
+    *,
+    data: Any = None,
+    device: str | None = None,
+    no_audio: bool = False,
+    narration: Narration | None = None,
+    service: Any = None,
+) -> int:
+    """Run the app on ``session_id`` until the user quits (also used by other verbs).
+    ``service``: the session service to use (a Redis one), else the file store on ``data``."""
+    # Until the first frame is on screen (the app resumes it then), or until the run ends.
+    pause_gc()
+    try:
+        return _launch(session_id, data, device, no_audio, narration, service)
+    finally:
+        resume_gc()
+
+
+def _launch(
+    session_id: str,
+    data: Any,
+    device: str | None,
+    no_audio: bool,
+    narration: Narration | None,
+    service: Any,
+) -> int:
+    from foley_tui.audition.opening import OpeningRead
+    from foley_tui.store import SessionService, SessionServiceError
+
+    config = load_app_config()
+    if service is None:
+        service = SessionService(data)
+    try:
+        store = service.get(session_id)
+    except (SessionServiceError, OSError) as exc:  # OSError: a store server unreachable
+        raise CliError(str(exc)) from None
+    # The session's first screen is read in a thread from here, while Textual and the app
+    # are imported (a tenth of a second of Python): it is in when the screen mounts.
+    opening = OpeningRead(store)
+    from foley_tui.app.foley_app import FoleyApp
+    from foley_tui.terminal import library_stderr_to_log
+
+    player = make_app_player(device, no_audio)
+    # libmpg123/ALSA/PortAudio write to fd 2, the terminal the TUI paints: send fd 2 to
+    # a log for the run (app.stderr_log), Textual keeps a private copy of the terminal.
+    with library_stderr_to_log() as log:
+        app = FoleyApp(store, player, config, service, audio_notice=not no_audio, opening=opening)
+        app.narration = narration
+        app.stderr_log = log
+        try:
+            app.run()
+        finally:
+            app.cancel_forced_exit()  # the shutdown finished: no need to force it
+    if app.left_because is not None:
+        # Usually nobody reads this (the terminal is gone), but stdin at its end (< file)
+        # or a SIGTERM from a script deserves a word; a dead terminal refuses the write.
+        with contextlib.suppress(OSError, ValueError):
+            print(f"foley-tui: left: {app.left_because}", file=sys.stderr)
+    return app.return_code or 0
+
+
+def run_open(args: argparse.Namespace) -> int:
+    from foley_tui.store import SessionServiceError
+
+    service = service_of(args)
+    ref = args.session
+    if ref is None:
+        try:
+            ref = service.most_recent()
+        except (SessionServiceError, OSError) as exc:  # OSError: a store server unreachable
+            raise CliError(str(exc)) from None
+        if ref is None:
+            raise CliError("no session yet: give SESSION, or run `foley-tui demo`")
+    session_id = resolve_session(service, ref)
+    return launch(
+        session_id,
+        data=service.data_dir,
+        device=args.device,
+        no_audio=args.no_audio,
+        service=service,
+        narration=_narration_for_run(args),
+    )
+
+
+def _narration_for_run(args: argparse.Namespace) -> Narration | None:
+    """``--narration FILE [--words W]``: checked before the app starts, never stored."""
+    from pathlib import Path
+
+    from foley_tui.scene.narration import NarrationError, make_narration
+
+    if args.narration is None:
+        if args.words is not None:
+            raise CliError("--words needs --narration")
+        return None
+    try:
+        return make_narration(Path(args.narration), Path(args.words) if args.words else None)
+    except NarrationError as exc:
+        raise CliError(str(exc)) from None

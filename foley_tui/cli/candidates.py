@@ -1,0 +1,67 @@
+"""``foley-tui candidates SESSION [--json]``: a session's cached candidates with their
+decision, for agents and scripts (what the app's list shows, without the TUI)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from foley_tui.cli.common import guard, open_session, print_json, report_recovered
+from foley_tui.model import Candidate, Status
+
+
+def decision_of(sound_id: str, picked: set[str], rejected: set[str]) -> str:
+    """``undecided``, ``picked``, ``rejected``, or ``conflict`` when foley left both (the
+    model's Status names; foley's own ``verdict`` field is its verification, not this)."""
+    if sound_id in picked:
+        return (Status.CONFLICT if sound_id in rejected else Status.PICKED).value
+    return Status.REJECTED.value if sound_id in rejected else Status.UNDECIDED.value
+
+
+@guard
+def cmd_candidates(args: argparse.Namespace) -> int:
+    store = open_session(args, touch=False)
+    picked, rejected = set(store.picked_ids()), set(store.rejected_ids())
+    listed: list[dict[str, Any]] = []
+    rows = store.rows()
+    report_recovered(store.take_recovered())  # the scan sweeps an interrupted add's temps
+    for row in rows:
+        full = store.candidate(row.sound_id) if not row.unreadable else None
+        query = Candidate(full or {}).event.get("query")
+        listed.append(
+            {
+                "sound_id": row.sound_id,
+                "caption": row.caption,
+                "duration_s": row.duration_s,
+                "event_query": query if isinstance(query, str) else None,
+                "decision": decision_of(row.sound_id, picked, rejected),
+            }
+        )
+    if args.json:
+        print_json(listed)
+        return 0
+    if not listed:
+        print("no candidates")
+        return 0
+    for item in listed:
+        duration = item["duration_s"]
+        cells = [
+            item["sound_id"],
+            item["decision"],
+            f"{duration:.2f}s" if duration is not None else "-",
+            item["event_query"] or "-",
+            item["caption"],
+        ]
+        print("\t".join(cells))
+    return 0
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser(
+        "candidates",
+        parents=[common],
+        help="list a session's candidates: id, decision, duration, event query, caption",
+    )
+    p.add_argument("session", metavar="SESSION", help="id, title or unique id prefix")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_candidates)

@@ -1,0 +1,146 @@
+"""What every verb of the command line shares: ONE data-dir resolver, ONE session
+resolver, the error guard and JSON output.
+
+- :func:`data_dir_of`: ``--data-dir``, else ``$FOLEY_DATA_DIR``, else foley's default
+  (:func:`foley_tui.paths.data_dir`); every verb, ``play`` and the app included.
+- :func:`service_of` / :func:`resolve_session` / :func:`open_session`: a SESSION argument is
+  an exact id (always wins, spaces and nested ``proj/scene1`` ids included), else an exact
+  title (case-insensitive), else a unique id prefix (``SessionService.resolve``); with
+  ``--exact`` only an exact id.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from foley_tui import paths
+from foley_tui.model import ValidationError
+from foley_tui.store import (
+    SessionService,
+    SessionServiceError,
+    SessionStore,
+    StoreWriteError,
+    open_service,
+)
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit status 2 unless given."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def add_app_options(parser: argparse.ArgumentParser, *, for_verbs: bool = True) -> None:
+    """``--device`` and ``--no-audio``: on ``foley-tui`` itself and on every verb that opens
+    the app (a verb's copy leaves them unset unless given, like :func:`common_parser`)."""
+    parser.add_argument(
+        "--device",
+        metavar="D",
+        help="audio output device: index or name (see `foley-tui devices`)",
+        default=argparse.SUPPRESS if for_verbs else None,
+    )
+    parser.add_argument(
+        "--no-audio",
+        action="store_true",
+        help="do not open an audio device (silent player, no notice)",
+        default=argparse.SUPPRESS if for_verbs else False,
+    )
+
+
+def data_dir_of(args: argparse.Namespace) -> Path:
+    """The foley data dir this command works on."""
+    return paths.data_dir(getattr(args, "data_dir", None))
+
+
+def service_of(args: argparse.Namespace) -> SessionService:
+    """The session service on :func:`data_dir_of`; with ``--exact`` its ``resolve`` takes
+    exact ids only, whichever verb calls it."""
+    service = open_service(getattr(args, "store", None), data_dir_of(args))
+    service.exact_refs = bool(getattr(args, "exact", False))
+    report_recovered(service.recovered)  # leftovers of an earlier crash, cleaned up now
+    return service
+
+
+def report_recovered(lines: list[str]) -> None:
+    """One stderr line per leftover of an earlier crash that was cleaned up."""
+    for line in lines:
+        print(f"foley-tui: {line}", file=sys.stderr)
+
+
+def resolve_session(service: SessionService, ref: str) -> str:
+    """A SESSION argument -> the session id (see the module docstring)."""
+    try:
+        return service.resolve(ref)
+    except (SessionServiceError, OSError) as exc:  # OSError: a store server unreachable
+        raise CliError(str(exc)) from None
+
+
+def open_session(
+    args: argparse.Namespace, ref: str | None = None, *, touch: bool = True
+) -> SessionStore:
+    """The store of SESSION (``ref``, else ``args.session``). ``touch=False`` for verbs
+    that only look (they do not make it the most recent session)."""
+    service = service_of(args)
+    session_id = resolve_session(service, ref if ref is not None else args.session)
+    try:
+        return service.get(session_id, touch=touch)
+    except SessionServiceError as exc:
+        raise CliError(str(exc)) from None
+
+
+def guard(func: Handler) -> Handler:
+    """Turn store errors into one-line CLI errors (never a traceback)."""
+
+    @functools.wraps(func)
+    def wrapper(args: argparse.Namespace) -> int:
+        try:
+            return func(args)
+        except (SessionServiceError, ValidationError, StoreWriteError) as exc:
+            raise CliError(str(exc)) from None
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise CliError(f"{exc.strerror or exc}{where}") from None
+
+    return wrapper
+
+
+def session_verbs(subparsers: Any, common: argparse.ArgumentParser) -> Any:
+    """The sub-verbs of the ``session`` group (``session create``, ``session tell``, ...),
+    made by whichever verb module registers first: every module that adds session verbs
+    asks for it here, so the order of registration does not matter."""
+    group = subparsers.choices.get("session")
+    if group is None:
+        group = subparsers.add_parser("session", parents=[common], help="manage one session")
+        return group.add_subparsers(dest="session_command", metavar="VERB", required=True)
+    return next(a for a in group._actions if isinstance(a, argparse._SubParsersAction))
+
+
+def print_json(value: Any) -> None:
+    json.dump(value, sys.stdout, indent=2, ensure_ascii=False, default=str)
+    sys.stdout.write("\n")
+
+
+__all__ = [
+    "CliError",
+    "Handler",
+    "add_app_options",
+    "data_dir_of",
+    "guard",
+    "open_session",
+    "print_json",
+    "resolve_session",
+    "service_of",
+    "session_verbs",
+]

@@ -1,0 +1,361 @@
+"""Scene verbs: ``session narration``, ``scene``, ``play-scene`` and ``render-scene``.
+
+- ``foley-tui session narration SESSION [FILE] [--words WORDS.json] [--clear]`` sets (or
+  shows, or clears) the session's narration: a reference to the file and its sha256 in
+  our own state, never a copy.
+- ``foley-tui scene SESSION [--json]`` lists every pick where foley's plan and weave put
+  it (placed on the narration's words, or unplaced and why).
+- ``foley-tui play-scene SESSION [--from S] [--to S]`` plays every placed pick over the
+  narration through the real output (the same stream as a preview).
+- ``foley-tui render-scene SESSION -o mix.wav|flac [--rate R]`` bounces the same mix
+  offline (24-bit, or 32-bit float WAV with ``--float``), through the same limiter.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import math
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from foley_tui.cli.common import CliError, guard, open_session, print_json, session_verbs
+from foley_tui.scene.narration import NarrationError, make_narration, write_narration
+from foley_tui.scene.reading import clock
+
+if TYPE_CHECKING:
+    from foley_tui.scene.build import SceneModel
+    from foley_tui.scene.narration import Narration
+    from foley_tui.store import SessionStore
+
+Handler = Callable[[argparse.Namespace], int]
+
+#: Output rate of a bounce unless --rate says otherwise.
+DEFAULT_RENDER_RATE = 48000
+
+
+def _guard(func: Handler) -> Handler:
+    """The CLI's error guard, plus narration errors as one-line messages."""
+    guarded = guard(func)
+
+    @functools.wraps(func)
+    def wrapper(args: argparse.Namespace) -> int:
+        try:
+            return guarded(args)
+        except NarrationError as exc:
+            raise CliError(str(exc)) from None
+
+    return wrapper
+
+
+def _store(args: argparse.Namespace) -> SessionStore:
+    return open_session(args, touch=False)
+
+
+def _seconds(text: str) -> float:
+    """A time given on the command line: seconds or [h:]m:ss.sss."""
+    try:
+        parts = [float(p) for p in text.strip().split(":")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a time: {text!r} (seconds or m:ss.sss)") from None
+    if not parts or len(parts) > 3 or any(not math.isfinite(p) or p < 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"not a time: {text!r} (seconds or m:ss.sss)")
+    total = 0.0
+    for part in parts:
+        total = total * 60 + part
+    return total
+
+
+def _override(args: argparse.Namespace) -> Narration | None:
+    """``--narration FILE [--words W]`` for this run only."""
+    if getattr(args, "narration", None) is None:
+        if getattr(args, "words", None) is not None:
+            raise CliError("--words needs --narration")
+        return None
+    return make_narration(Path(args.narration), Path(args.words) if args.words else None)
+
+
+# ------------------------------------------------------------------ session narration
+@_guard
+def cmd_narration(args: argparse.Namespace) -> int:
+    from foley_tui.scene.build import load_narration
+
+    store = _store(args)
+    if args.clear:
+        if args.file is not None:
+            raise CliError("give FILE or --clear, not both")
+        write_narration(store, None)
+        print(f"narration cleared for {store.session_id}")
+        return 0
+    if args.file is None:
+        if args.words is not None:
+            raise CliError("--words needs FILE (the narration it belongs to)")
+        narration, problem = load_narration(store)
+        if narration is None and problem is None:
+            print(f"{store.session_id}: no narration")
+            return 0
+        if args.json:
+            record = narration.to_record() if narration is not None else None
+            print_json({"narration": record, "problem": problem})
+        elif narration is not None:
+            print(
+                f"{narration.path}  sha256 {narration.sha256[:16]}…  {len(narration.words)} words"
+            )
+        if problem is not None:
+            print(f"problem: {problem}", file=sys.stderr)
+            return 1
+        return 0
+    narration = make_narration(Path(args.file), Path(args.words) if args.words else None)
+    write_narration(store, narration)
+    words = f", {len(narration.words)} words" if narration.words else ", no word timeline"
+    print(f"narration set for {store.session_id}: {narration.path}{words}")
+    return 0
+
+
+# ------------------------------------------------------------------ scene
+def _model(args: argparse.Namespace, store: SessionStore | None = None) -> SceneModel:
+    from foley_tui.scene.build import build_scene
+
+    store = store if store is not None else _store(args)
+    return build_scene(store, narration=_override(args))
+
+
+@_guard
+def cmd_scene(args: argparse.Namespace) -> int:
+    model = _model(args)
+    rows = []
+    for p in [*model.placed, *model.unplaced]:
+        rows.append(
+            {
+                "sound_id": p.sound_id,
+                "caption": p.caption,
+                "layer": p.layer,
+                "onset": p.placement.onset,
+                "chosen": {"layer": p.placement.layer_chosen, "onset": p.placement.onset_chosen},
+                "reading": p.reading.summary,
+                "onset_s": p.onset_s,
+                "length_s": p.length_s,
+                "note": p.placement.error or p.reading.note or None,
+                "playable": p.source is not None and not hasattr(p.source, "reason"),
+            }
+        )
+    if args.json:
+        narration = model.narration.to_record() if model.narration is not None else None
+        print_json(
+            {
+                "narration": narration,
+                "narration_problem": model.narration_problem,
+                "end_s": model.end_s,
+                "picks": rows,
+            }
+        )
+        return 0
+    if model.narration is not None:
+        print(f"narration: {model.narration.path} ({len(model.words)} words)")
+    if model.narration_problem:
+        print(f"narration problem: {model.narration_problem}")
+    for p in [*model.placed, *model.unplaced]:
+        at = "unplaced " if p.onset_s is None else clock(p.onset_s).rjust(9)
+        why = p.placement.error or p.reading.note
+        note = f"  [{why}]" if why else ""
+        print(f"{at}  {p.layer:<8}  {p.caption[:40]:<40}  {p.reading.summary}{note}")
+    return 0
+
+
+# ------------------------------------------------------------------ play-scene
+@_guard
+def cmd_play_scene(args: argparse.Namespace) -> int:
+    from foley_tui.cli.audio import open_output, play_to_end
+
+    store = _store(args)
+    model = _model(args, store)
+    if model.narration_problem:
+        print(f"foley-tui: warning: {model.narration_problem}", file=sys.stderr)
+    scene, start = _scene_and_start(model, store, args)
+    if not scene.voices:
+        raise CliError("nothing to play: no placed, playable pick and no narration", status=1)
+    if args.end is not None and args.end <= start:
+        raise CliError("--to must be after --from")
+    player = open_output(args.device)
+    player.set_volume_db(args.volume)
+    _announce(model, scene, player.device_name)
+    return play_to_end(player, lambda: player.play_scene(scene, start, args.end))
+
+
+def _scene_and_start(
+    model: SceneModel, store: SessionStore, args: argparse.Namespace
+) -> tuple[Any, float]:
+    """The scene to mix and where to start: ``--candidate`` puts that candidate at its
+    effective onset (its alternatives for the same event left out) and starts
+    ``--pre-roll`` seconds before it, unless ``--from`` says otherwise."""
+    from foley_tui.scene.build import in_context, same_event_picks
+
+    extra = None
+    leave_out: frozenset[str] = frozenset()
+    start = args.start or 0.0
+    if args.candidate is not None:
+        if store.candidate(args.candidate) is None:
+            raise CliError(f"no candidate {args.candidate!r} in {store.session_id}")
+        found = in_context(model, store, args.candidate, pre_roll_s=args.pre_roll)
+        if found is None:
+            subject = model.pick(args.candidate)
+            why = subject.reading.note if subject is not None else "its onset does not resolve"
+            raise CliError(f"{args.candidate} has no place in the scene: {why}", status=1)
+        extra, context_start = found
+        leave_out = same_event_picks(model, store, args.candidate)
+        if args.start is None:
+            start = context_start
+    scene = model.to_scene(
+        loudness_match=args.loudness is not None,
+        target_lufs=args.loudness if args.loudness is not None else -23.0,
+        narration=not args.no_narration,
+        extra=extra,
+        leave_out=leave_out,
+    )
+    for lane in args.mute or ():
+        scene.set_muted(lane, True)
+    for lane in args.solo or ():
+        scene.set_soloed(lane, True)
+    return scene, start
+
+
+def _announce(model: SceneModel, scene: Any, where: str) -> None:
+    picks = sum(1 for v in scene.voices if v.key != "narration")
+    narration = " + narration" if any(v.key == "narration" for v in scene.voices) else ""
+    print(f"{picks} picks{narration} on {where}", file=sys.stderr)
+    for p in model.unplaced:
+        why = p.placement.error or p.reading.note
+        print(f"  left out: {p.caption} ({p.placement.onset!r}: {why})", file=sys.stderr)
+
+
+# ------------------------------------------------------------------ render-scene
+@_guard
+def cmd_render_scene(args: argparse.Namespace) -> int:
+    import soundfile as sf
+
+    from foley_tui.audio.decode import MAX_RATE, MIN_RATE
+    from foley_tui.audio.mixer import SceneMix
+
+    out = Path(args.output).expanduser()
+    kind = out.suffix.lower()
+    if kind not in (".wav", ".flac"):
+        raise CliError("-o must end in .wav or .flac")
+    if args.float and kind != ".wav":
+        raise CliError("--float needs a .wav output (FLAC holds integers)")
+    rate = args.rate or DEFAULT_RENDER_RATE
+    if not MIN_RATE <= rate <= MAX_RATE:
+        raise CliError(f"--rate must be within {MIN_RATE}-{MAX_RATE} Hz")
+    if out.exists() and not args.force:
+        raise CliError(f"{out} exists (use --force to replace it)")
+    store = _store(args)
+    model = _model(args, store)
+    if model.narration_problem:
+        print(f"foley-tui: warning: {model.narration_problem}", file=sys.stderr)
+    scene, start = _scene_and_start(model, store, args)
+    if not scene.voices:
+        raise CliError("nothing to render: no placed, playable pick and no narration", status=1)
+    scene.volume_db = args.volume
+    mix = SceneMix(scene, rate, start_s=start, end_s=args.end)
+    _announce(model, scene, str(out))
+    subtype = "FLOAT" if args.float else "PCM_24"
+    tmp = out.with_name(f".{out.name}.partial")
+    frames = 0
+    try:
+        with sf.SoundFile(
+            str(tmp),
+            "w",
+            samplerate=rate,
+            channels=2,
+            subtype=subtype,
+            format="WAV" if kind == ".wav" else "FLAC",
+        ) as fh:
+            for block in mix.blocks():
+                fh.write(block)
+                frames += len(block)
+        tmp.replace(out)
+    finally:
+        mix.close()
+        tmp.unlink(missing_ok=True)
+    for problem in mix.problems:
+        print(f"foley-tui: warning: {problem}", file=sys.stderr)
+    peak_db = 20 * math.log10(mix.peak) if mix.peak > 0 else -math.inf
+    print(f"wrote {out} ({clock(frames / rate)}, {rate} Hz, {subtype}, peak {peak_db:.1f} dBFS)")
+    return 0
+
+
+# ------------------------------------------------------------------ registration
+def _scene_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("session", metavar="SESSION", help="id, unique id prefix or title")
+    p.add_argument("--narration", metavar="FILE", help="use this narration for this run only")
+    p.add_argument("--words", metavar="WORDS.json", help="its word timeline (foley aligner)")
+
+
+def _mix_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--from", dest="start", type=_seconds, metavar="S", help="start at S")
+    p.add_argument("--to", dest="end", type=_seconds, metavar="S", help="stop at S")
+    p.add_argument("--mute", action="append", metavar="LANE", help="mute a lane (repeatable)")
+    p.add_argument("--solo", action="append", metavar="LANE", help="solo a lane (repeatable)")
+    p.add_argument("--no-narration", action="store_true", help="leave the narration out")
+    p.add_argument("--volume", type=float, default=0.0, metavar="DB", help="volume in dB")
+    p.add_argument(
+        "--loudness", type=float, metavar="LUFS", help="match each pick's loudness to LUFS"
+    )
+    p.add_argument(
+        "--candidate",
+        metavar="SOUND_ID",
+        help="audition this candidate in context: at its effective onset, over the scene",
+    )
+    p.add_argument(
+        "--pre-roll",
+        type=_seconds,
+        default=2.0,
+        metavar="S",
+        help="with --candidate, start S seconds before it (default 2)",
+    )
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    verbs = session_verbs(subparsers, common)
+    p = verbs.add_parser(
+        "narration",
+        parents=[common],
+        help="set, show or clear the session's narration (a reference, never a copy)",
+    )
+    p.add_argument("session", metavar="SESSION", help="id, unique id prefix or title")
+    p.add_argument("file", nargs="?", metavar="FILE", help="the narration audio file")
+    p.add_argument("--words", metavar="WORDS.json", help="its word timeline (foley aligner)")
+    p.add_argument("--clear", action="store_true", help="forget the narration")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_narration)
+
+    p = subparsers.add_parser(
+        "scene", parents=[common], help="list the picks where foley's plan and weave put them"
+    )
+    _scene_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_scene)
+
+    p = subparsers.add_parser(
+        "play-scene", parents=[common], help="play every placed pick over the narration"
+    )
+    _scene_options(p)
+    _mix_options(p)
+    p.add_argument("--device", metavar="D", help="output device: index or name (see devices)")
+    p.set_defaults(func=cmd_play_scene)
+
+    p = subparsers.add_parser(
+        "render-scene", parents=[common], help="bounce the scene's mix to a WAV or FLAC file"
+    )
+    _scene_options(p)
+    _mix_options(p)
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="mix.wav or mix.flac")
+    p.add_argument(
+        "--rate", type=int, metavar="HZ", help=f"sample rate (default {DEFAULT_RENDER_RATE})"
+    )
+    p.add_argument("--float", action="store_true", help="32-bit float WAV (default 24-bit)")
+    p.add_argument("--force", action="store_true", help="replace an existing output file")
+    p.set_defaults(func=cmd_render_scene)

@@ -1,0 +1,454 @@
+"""Store verbs of the ``foley-tui`` command line: sessions, session, add, pick, reject,
+clear, picks (and undo/redo). No TUI needed; every verb takes ``--data-dir``.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from foley_tui.cli.common import (
+    CliError,
+    guard,
+    open_session,
+    print_json,
+    report_recovered,
+    resolve_session,
+    service_of,
+    session_verbs,
+)
+from foley_tui.cli.messages import show_extras
+from foley_tui.model import LAYERS, Candidate, Pick, format_onset, parse_onset
+from foley_tui.store import SessionService, SessionServiceError, SessionStore
+from foley_tui.store.errors import SessionNotFoundError
+from foley_tui.store.local import AddProblem, collect
+from foley_tui.store.records import candidate_key
+
+__all__ = ["register"]
+
+
+def _open(service: SessionService, ref: str, *, touch: bool = True) -> SessionStore:
+    return service.get(resolve_session(service, ref), touch=touch)
+
+
+def _when(moment: datetime) -> str:
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+# ---------------------------------------------------------------------- sessions
+@guard
+def cmd_sessions(args: argparse.Namespace) -> int:
+    infos = service_of(args).list()
+    if args.json:
+        print_json(
+            [
+                {
+                    "session_id": i.session_id,
+                    "title": i.title,
+                    "picked": i.picked,
+                    "rejected": i.rejected,
+                    "total": i.total,
+                    "conflicts": i.conflicts,
+                    "ghosts": i.ghosts,
+                    "created": i.created.isoformat(),
+                    "updated": i.updated.isoformat(),
+                    "made_by_foley": i.made_by_foley,
+                }
+                for i in infos
+            ]
+        )
+        return 0
+    if not infos:
+        print("no sessions (create one with: foley-tui session create --title NAME)")
+        return 0
+    width = max(len(i.session_id) for i in infos)
+    print(
+        f"{'ID':<{width}}  {'PICKED':>6} {'REJECT':>6} {'TOTAL':>6}  {'CREATED':<16}  "
+        f"{'UPDATED':<16}  TITLE"
+    )
+    for i in infos:
+        title = i.title or ("(foley)" if i.made_by_foley else "")
+        notes = [
+            f"{n} {what}" for n, what in ((i.conflicts, "conflicts"), (i.ghosts, "ghosts")) if n
+        ]
+        if notes:
+            title = f"{title} ({', '.join(notes)})" if title else f"({', '.join(notes)})"
+        print(
+            f"{i.session_id:<{width}}  {i.picked:>6} {i.rejected:>6} {i.total:>6}  "
+            f"{_when(i.created):<16}  {_when(i.updated):<16}  {title}"
+        )
+    return 0
+
+
+@guard
+def cmd_create(args: argparse.Namespace) -> int:
+    print(service_of(args).create(args.title))
+    return 0
+
+
+@guard
+def cmd_show(args: argparse.Namespace) -> int:
+    service = service_of(args)
+    session_id = resolve_session(service, args.session)
+    info = service.info(session_id)
+    store = service.get(session_id, touch=False)  # looking is not opening
+    meta = store.meta()
+    problems = store.inspect()  # reads every file, as the app does
+    report_recovered(store.take_recovered())
+    extras = [show_extras(service, session_id)]
+    if args.json:
+        print_json(
+            {
+                "session_id": session_id,
+                "title": info.title,
+                "created": info.created.isoformat(),
+                "updated": info.updated.isoformat(),
+                "picked": info.picked,
+                "rejected": info.rejected,
+                "total": info.total,
+                "made_by_foley": info.made_by_foley,
+                "conflicts": info.conflicts,
+                "ghosts": info.ghosts,
+                "cursor": meta.cursor,
+                "path": str(service.sessions_dir / session_id) if service.data_dir else None,
+                "can_undo": store.can_undo(),
+                "problems": [
+                    {"namespace": p.namespace, "key": p.key, "reason": p.reason} for p in problems
+                ],
+                **{k: v for keys, _ in extras for k, v in keys.items()},
+            }
+        )
+        return 0
+    print(f"id:        {session_id}")
+    print(f"title:     {info.title or ''}")
+    print(f"made by:   {'foley' if info.made_by_foley else 'foley-tui'}")
+    print(f"created:   {_when(info.created)}")
+    print(f"updated:   {_when(info.updated)}")
+    print(f"sounds:    {info.total} ({info.picked} picked, {info.rejected} rejected)")
+    if info.conflicts:
+        print(f"conflicts: {info.conflicts} picked and rejected at once (foley allows both)")
+    if info.ghosts:
+        print(f"ghosts:    {info.ghosts} picks with no cached candidate (foley plan drops them)")
+    if service.data_dir:
+        print(f"folder:    {service.sessions_dir / session_id}")
+    for line in (line for _, lines in extras for line in lines):
+        print(line)
+    for problem in problems:
+        print(f"problem:   {problem}")
+    return 0
+
+
+@guard
+def cmd_rename(args: argparse.Namespace) -> int:
+    service = service_of(args)
+    service.rename(resolve_session(service, args.session), args.title)
+    return 0
+
+
+@guard
+def cmd_delete(args: argparse.Namespace) -> int:
+    service = service_of(args)
+    session_id = resolve_session(service, args.session)
+    if not args.yes:
+        raise CliError(f"refusing to delete session {session_id!r} without --yes")
+    service.delete(session_id)
+    print(f"deleted {session_id}")
+    return 0
+
+
+@guard
+def cmd_export(args: argparse.Namespace) -> int:
+    service = service_of(args)
+    session_id = resolve_session(service, args.session)
+    if args.output in (None, "-"):
+        print_json(service.export_session(session_id))
+        return 0
+    if Path(args.output).expanduser().exists() and not args.force:
+        raise CliError(f"{args.output} exists (use --force to replace it)")
+    target = service.export_to_file(session_id, args.output, overwrite=args.force)
+    print(f"exported {session_id} to {target}")
+    return 0
+
+
+@guard
+def cmd_import(args: argparse.Namespace) -> int:
+    service = service_of(args)
+    if args.file == "-":
+        source, raw = "stdin", sys.stdin.buffer.read()
+    else:
+        source = args.file
+        try:
+            raw = Path(args.file).expanduser().read_bytes()
+        except OSError as exc:
+            raise CliError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+    try:
+        doc = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise CliError(f"{source} is not a JSON export: {exc}") from None
+    session_id = doc.get("session_id") if isinstance(doc, dict) else None
+    if not args.overwrite and isinstance(session_id, str):
+        try:
+            exists = service.resolve(session_id, exact=True) == session_id
+        except SessionServiceError:  # absent or invalid: import_session says what is wrong
+            exists = False
+        if exists:
+            raise CliError(f"session {session_id!r} already exists (use --overwrite to replace it)")
+    print(service.import_session(doc, overwrite=args.overwrite))
+    return 0
+
+
+# ---------------------------------------------------------------------- add / decisions
+@guard
+def cmd_add(args: argparse.Namespace) -> int:
+    service = service_of(args)
+    try:
+        session_id = service.resolve(args.session)
+    except SessionNotFoundError as exc:
+        if not args.create:
+            raise CliError(f"{exc} (use --create to make a session titled so)") from None
+        session_id = service.create(args.session)
+        print(f"created session {session_id} ({args.session})", file=sys.stderr)
+    store = service.get(session_id)
+    report = _add(store, [Path(p) for p in args.paths], update=args.update)
+    print(f"{report.summary()} to {session_id}")
+    if report.skipped and not (report.added or report.updated or report.present):
+        raise CliError(f"nothing added ({report.skipped} path(s) could not be read)")
+    return 1 if report.skipped else 0
+
+
+class AddReport:
+    """What ``add`` did, counted truthfully: each input is exactly one of these."""
+
+    def __init__(self) -> None:
+        self.added = 0  # new to the session
+        self.updated = 0  # already there and rewritten (--update)
+        self.present = 0  # already there, left as it was (or identical)
+        self.duplicates = 0  # the same sound more than once in this input
+        self.skipped = 0  # unreadable or not a candidate
+
+    def summary(self) -> str:
+        parts = [
+            f"{n} {label}"
+            for n, label in (
+                (self.updated, "updated"),
+                (self.present, "already present"),
+                (self.duplicates, "duplicate" if self.duplicates == 1 else "duplicates"),
+                (self.skipped, "skipped"),
+            )
+            if n
+        ]
+        noun = "candidate" if self.added == 1 else "candidates"
+        return f"added {self.added} {noun}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def _add(store: SessionStore, paths: list[Path], *, update: bool) -> AddReport:
+    report = AddReport()
+    fresh: dict[str, dict[str, Any]] = {}
+    for item in collect(paths):
+        if isinstance(item, AddProblem):
+            report.skipped += 1
+            print(f"foley-tui: skipped {item.path}: {item.reason}", file=sys.stderr)
+            continue
+        sound_id = candidate_key(item)
+        if sound_id is None:
+            report.skipped += 1
+            print("foley-tui: skipped a candidate without sound.id", file=sys.stderr)
+        elif sound_id in fresh:
+            report.duplicates += 1
+        else:
+            fresh[sound_id] = item
+    existing = set(store.candidate_ids())
+    to_write = []
+    for sound_id, candidate in fresh.items():
+        if sound_id not in existing:
+            report.added += 1
+            to_write.append(candidate)
+        elif update and store.candidate(sound_id) != candidate:
+            report.updated += 1
+            to_write.append(candidate)
+        else:
+            report.present += 1  # what is there (maybe the agent's) is never rewritten
+    store.cache_candidates(to_write)
+    return report
+
+
+def _check_known(store: SessionStore, sound_id: str, force: bool) -> None:
+    if (
+        not force
+        and store.candidate(sound_id) is None
+        and store.status(sound_id).value == "undecided"
+    ):
+        raise CliError(
+            f"no candidate {sound_id!r} in session {store.session_id} "
+            "(use --force to decide anyway)"
+        )
+
+
+@guard
+def cmd_pick(args: argparse.Namespace) -> int:
+    store = open_session(args)
+    _check_known(store, args.sound_id, args.force)
+    # Only the fields given change (read-modify-write under the session lock): an
+    # onset foley wrote, symbolic or numeric, and any other key of the pick are kept.
+    changes: dict[str, Any] = {}
+    if args.layer is not None:
+        changes["layer"] = None if args.layer == "none" else args.layer
+    if args.onset is not None:
+        changes["onset"] = parse_onset(args.onset)
+    store.update_pick(args.sound_id, **changes)
+    pick = Pick.from_dict(store.verdicts(args.sound_id).pick or {}, args.sound_id)
+    print(f"picked {args.sound_id} (layer {pick.layer or '-'}, onset {format_onset(pick.onset)})")
+    return 0
+
+
+@guard
+def cmd_reject(args: argparse.Namespace) -> int:
+    store = open_session(args)
+    _check_known(store, args.sound_id, args.force)
+    store.add_reject(args.sound_id, reason=args.reason)
+    print(f"rejected {args.sound_id}")
+    return 0
+
+
+@guard
+def cmd_clear(args: argparse.Namespace) -> int:
+    store = open_session(args)
+    store.clear(args.sound_id)
+    print(f"cleared {args.sound_id}")
+    return 0
+
+
+@guard
+def cmd_undo(args: argparse.Namespace) -> int:
+    store = open_session(args)
+    undo = args.command == "undo"
+    if getattr(args, "skip", False):
+        entry = store.skip_undo() if undo else store.skip_redo()
+        if entry is None:
+            raise CliError(f"nothing to {args.command}", status=1)
+        print(f"skipped: {entry.sound_id} (no file changed)")
+        return 0
+    force = getattr(args, "force", False)
+    # Compare-and-swap: UndoConflictError (a StoreWriteError) exits non-zero, no change.
+    entry = store.undo(force=force) if undo else store.redo(force=force)
+    if entry is None:
+        raise CliError(f"nothing to {args.command}", status=1)
+    state = entry.before if undo else entry.after
+    print(f"{args.command}: {entry.sound_id} -> {state['status']}")
+    return 0
+
+
+@guard
+def cmd_picks(args: argparse.Namespace) -> int:
+    store = open_session(args, touch=False)
+    picks = store.picks()
+    joined = [(pick, store.candidate(sid)) for sid, pick in sorted(picks.items())]
+    if args.json:
+        print_json([{**pick.to_dict(), "candidate": cand} for pick, cand in joined])
+        return 0
+    if not joined:
+        print("no picks")
+        return 0
+    for pick, cand in joined:
+        view = Candidate(cand or {})
+        duration = f"{view.duration_s:.2f}s" if view.duration_s is not None else "-"
+        caption = view.caption or ("(no cached candidate)" if cand is None else "")
+        print(
+            f"{pick.sound_id}\t{pick.layer or '-'}\t{format_onset(pick.onset)}\t{duration}\t"
+            f"{caption}"
+        )
+    return 0
+
+
+# ---------------------------------------------------------------------- registration
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser("sessions", parents=[common], help="list sessions")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_sessions)
+
+    verbs = session_verbs(subparsers, common)
+    p = verbs.add_parser("create", parents=[common], help="create a new session; prints its id")
+    p.add_argument("--title", help="a title (also usable as SESSION later)")
+    p.set_defaults(func=cmd_create)
+    p = verbs.add_parser("show", parents=[common], help="show a session's details")
+    p.add_argument("session", metavar="SESSION", help="id, unique id prefix or title")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_show)
+    p = verbs.add_parser("rename", parents=[common], help="set a session's title")
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("title", metavar="TITLE")
+    p.set_defaults(func=cmd_rename)
+    p = verbs.add_parser("delete", parents=[common], help="delete a session folder")
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("-y", "--yes", action="store_true", help="really delete")
+    p.set_defaults(func=cmd_delete)
+    p = verbs.add_parser("export", parents=[common], help="export a session to one JSON file")
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+    p.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    p.set_defaults(func=cmd_export)
+    p = verbs.add_parser("import", parents=[common], help="import an exported session")
+    p.add_argument("file", metavar="FILE", help="an export file, or - for stdin")
+    p.add_argument("--overwrite", action="store_true", help="replace a session with that id")
+    p.set_defaults(func=cmd_import)
+
+    p = subparsers.add_parser(
+        "add", parents=[common], help="add audio files/folders or JSON(L) candidates"
+    )
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("paths", metavar="PATH", nargs="+")
+    p.add_argument("--create", action="store_true", help="create SESSION (as a title) if missing")
+    p.add_argument(
+        "--update",
+        action="store_true",
+        help="rewrite candidates already in the session with what PATH gives now "
+        "(default: leave them as they are)",
+    )
+    p.set_defaults(func=cmd_add)
+
+    p = subparsers.add_parser("pick", parents=[common], help="pick a sound")
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("sound_id", metavar="SOUND_ID")
+    p.add_argument("--layer", choices=[*LAYERS, "none"], help="mix layer")
+    p.add_argument("--onset", metavar="S", help="onset: seconds or m:ss.s ('none' to unset)")
+    p.add_argument("--force", action="store_true", help="allow an id with no cached candidate")
+    p.set_defaults(func=cmd_pick)
+
+    p = subparsers.add_parser("reject", parents=[common], help="reject a sound")
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("sound_id", metavar="SOUND_ID")
+    p.add_argument("--reason", help="why (fed to the agent's refine)")
+    p.add_argument("--force", action="store_true", help="allow an id with no cached candidate")
+    p.set_defaults(func=cmd_reject)
+
+    p = subparsers.add_parser("clear", parents=[common], help="remove a pick or reject")
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("sound_id", metavar="SOUND_ID")
+    p.set_defaults(func=cmd_clear)
+
+    p = subparsers.add_parser("picks", parents=[common], help="list picks with their candidates")
+    p.add_argument("session", metavar="SESSION")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_picks)
+
+    for verb in ("undo", "redo"):
+        p = subparsers.add_parser(verb, parents=[common], help=f"{verb} the last decision")
+        p.add_argument("session", metavar="SESSION")
+        how = p.add_mutually_exclusive_group()
+        how.add_argument(
+            "--force",
+            action="store_true",
+            help=f"{verb} even if the sound changed outside foley-tui since",
+        )
+        how.add_argument(
+            "--skip",
+            action="store_true",
+            help=f"step past the decision {verb} would apply, changing no file",
+        )
+        p.set_defaults(func=cmd_undo)

@@ -1,0 +1,536 @@
+"""AuditionScreen: move through candidates, hear them, decide, place; all persisted.
+
+One class that composes its parts instead of inheriting them:
+
+- :class:`~foley_tui.audition.model.AuditionModel` (headless) decides what a key means:
+  listing, decisions, view, cursor, undo, auto-advance, outside changes. Each intent
+  returns a :class:`~foley_tui.audition.change.Change`, applied in :meth:`apply` only;
+- :class:`~foley_tui.screens.audition.loader.SessionLoader` loads and polls in workers;
+- :class:`~foley_tui.screens.audition.preview.Previewer` plays, shows details and the
+  waveform, and prefetches;
+- the widgets own their keys (the list its cursor, the filter box its Esc); every key is
+  in :mod:`foley_tui.keys.keymap`.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Input
+from textual.worker import Worker, WorkerState
+
+from foley_tui.audio.base import Player
+from foley_tui.audition.change import Change
+from foley_tui.audition.listing import Listing, ViewSettings
+from foley_tui.audition.model import AuditionModel
+from foley_tui.audition.opening import Opening, OpeningRead
+from foley_tui.config import Settings
+from foley_tui.keys import keymap
+from foley_tui.screens.audition.dialogs import DecisionDialogs
+from foley_tui.screens.audition.loader import SessionLoader
+from foley_tui.screens.audition.preview import Previewer
+from foley_tui.screens.audition.reports import (
+    DetailsRead,
+    EventsRead,
+    IdsListed,
+    LoadProgress,
+    OutsideChanged,
+    PeaksReady,
+    PlayerStateChanged,
+    PlayheadMoved,
+    RowsLoaded,
+    RowsParsed,
+    SessionOpened,
+    SourceResolved,
+    StoreReachability,
+    UndoRead,
+)
+from foley_tui.screens.audition.scene_actions import InContext, open_timeline
+from foley_tui.startup import resume_gc
+from foley_tui.store import SessionStore
+from foley_tui.widgets.candidate_list import CandidateList
+from foley_tui.widgets.details import Details
+from foley_tui.widgets.filter_input import FilterInput
+from foley_tui.widgets.key_hints import KeyHints
+from foley_tui.widgets.status_line import StatusLine, status_info
+from foley_tui.widgets.waveform import Waveform
+
+if TYPE_CHECKING:
+    from foley_tui.store.history import LedgerWatch
+
+__all__ = ["AuditionScreen", "FilterInput"]
+
+NEEDS_ROW = frozenset(
+    {
+        "play_stop",
+        "play_start",
+        "pick",
+        "reject",
+        "reject_reason",
+        "clear",
+        "set_layer",
+        "edit_onset",
+        "nudge_onset",
+        "in_context",
+    }
+)
+"""Actions that need a highlighted candidate."""
+
+
+#: How often the screen looks for messages and spend written by other processes.
+LEDGER_POLL_S = 1.0
+
+
+class AuditionScreen(Screen[None]):
+    """The main screen of a session."""
+
+    BINDINGS = keymap.bindings("audition")
+
+    def __init__(
+        self,
+        store: SessionStore,
+        player: Player,
+        settings: Settings,
+        opening: OpeningRead | None = None,
+    ) -> None:
+        """``opening``: the session's first frame being read since the app started (read
+        from now when not given)."""
+        super().__init__()
+        self.store = store
+        self.player = player
+        self.settings = settings
+        self.model = AuditionModel(store, settings)
+        self.loader = SessionLoader(self, self.model, opening or OpeningRead(store))
+        self.previewer = Previewer(self, self.model, player)
+        self.dialogs = DecisionDialogs(self, self.model)
+        self.in_context = InContext(self)
+        self._ledger_watch: LedgerWatch | None = None
+        # Textual sets ``-narrow`` / ``-wide`` on the screen from the terminal width; the
+        # details pane hides when narrow (app.tcss).
+        self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (settings.details_min_width, "-wide")]
+        # The class for the terminal's width now: the first Resize then changes no class
+        # (a class change restyles every widget and lays the screen out again, about 6 ms
+        # of the first frame).
+        try:
+            width = self.app.size.width
+        except RuntimeError:  # no running app (NoActiveAppError): Textual sets it later
+            pass
+        else:
+            wide = width >= settings.details_min_width
+            # Styles are applied when the screen mounts: no restyle now.
+            self.set_class(True, "-wide" if wide else "-narrow", update=False)
+        self._binding_state: tuple[bool, ...] = ()
+        self._list: CandidateList | None = None
+        self._problems_seen: set[str] = set()
+        self.store_down = ""
+        """Non-empty while the shared store is unreachable (the status line says so)."""
+
+    # -- state the tests and the app read ---------------------------------------------
+    @property
+    def ledger_watch(self) -> LedgerWatch:
+        """The conversation and spend this screen shows (details, status line); made by
+        the first poll, after the first frame (its modules are not needed before)."""
+        if self._ledger_watch is None:
+            from foley_tui.store.history import LedgerWatch
+
+            self._ledger_watch = LedgerWatch(self.store)
+        return self._ledger_watch
+
+    @property
+    def listing(self) -> Listing:
+        return self.model.listing
+
+    @property
+    def view_settings(self) -> ViewSettings:
+        return self.model.view
+
+    @property
+    def candidate_list(self) -> CandidateList:
+        # Asked for every binding each time the key hints are drawn (check_action): the
+        # list composed once is kept rather than queried again.
+        if self._list is None:
+            self._list = self.query_one(CandidateList)
+        return self._list
+
+    @property
+    def current_id(self) -> str | None:
+        return self.candidate_list.highlighted if self.is_mounted else None
+
+    @property
+    def _loaded(self) -> bool:
+        return self.model.loaded
+
+    @property
+    def _details_pending(self) -> bool:
+        return self.previewer.details_pending
+
+    # -- layout -----------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            yield CandidateList(self.model.listing, id="list")
+            with VerticalScroll(id="details-pane"):
+                yield Details(id="details")
+        yield Waveform(id="waveform")
+        yield FilterInput(placeholder="filter: caption, tags, id, source", id="filter")
+        yield StatusLine(id="status")
+        yield KeyHints(compact=True)
+
+    def on_mount(self) -> None:
+        self.previewer.mount()
+        self.candidate_list.focus()
+        self.query_one(Waveform).clear("")
+        # Read since the app started: when it is in, the first frame has the rows.
+        opening = self.loader.opening.ready()
+        if opening is not None:
+            self._opened(opening)
+        else:
+            self.update_status()
+        self.loader.start()
+        self.call_after_refresh(self.poll_ledger)
+        self.set_interval(LEDGER_POLL_S, self.poll_ledger, name="ledger-poll")
+
+    def poll_ledger(self) -> None:
+        """Messages and spend another process (the agent) wrote appear live (read by the
+        loader's worker)."""
+        self.loader.poll_ledger(self.ledger_watch)
+
+    def ledger_changed(self, messages: bool, usage: bool) -> None:
+        if messages:
+            self.previewer.schedule_details()
+        if usage:
+            self.update_status()
+
+    def on_unmount(self) -> None:
+        self.previewer.unmount()
+
+    # -- the one place a Change reaches the widgets ------------------------------------
+    def apply(self, change: Change) -> None:
+        cl = self.candidate_list
+        if change.candidates:
+            self.previewer.forget()
+        if change.view:
+            cl.refresh_data(keep=change.cursor)
+        elif change.data:
+            cl.refresh_rows()
+        else:
+            for sound_id in change.rows:
+                cl.refresh_row(sound_id)
+        if change.cursor is not None and not change.view:
+            cl.move_to_id(change.cursor)
+        # The list's Highlighted message comes later (it bubbles); the model must know the
+        # row now, before the next message (a worker's result) is applied.
+        self.model.sync_cursor(cl.highlighted, cl.cursor)
+        if change.player:
+            self.previewer.sync_settings()
+        if change.status:
+            self.update_status()
+        if change.details:
+            self.previewer.show_details()
+        self._bindings_changed()
+        for notice in change.notices:
+            self.notify(notice, timeout=3)
+        if change.error:
+            self.notify(change.error, title="Store", severity="error", timeout=8)
+        if change.blocked is not None:
+            self.dialogs.offer_skip(change.blocked == "undo", change.error or "")
+        if change.problems:
+            self._report_problems(change.problems)
+        if change.play is not None and change.play == self.current_id:
+            self.previewer.play(change.play)
+
+    def run_intent(self, intent: Callable[[], Change]) -> None:
+        """Run a model intent on the row under the list's cursor now, then apply it."""
+        cl = self.candidate_list
+        self.model.sync_cursor(cl.highlighted, cl.cursor)
+        self.apply(intent())
+
+    def update_status(self) -> None:
+        # Not ``is_mounted``: that is still False inside on_mount, where the opening is
+        # applied, and the first frame must carry the counts (the line is composed).
+        lines = self.query(StatusLine)
+        if not lines:
+            return
+        lines.first().show(status_info(self.model, self.player, self._spent_usd(), self.store_down))
+
+    def _bindings_changed(self) -> None:
+        """Refresh the footer only when what ``check_action`` depends on changed: a footer
+        refresh rebuilds its keys, too costly to do on every cursor move."""
+        state = (
+            self.current_id is not None,
+            self.model.can_undo,
+            self.model.can_redo,
+            self.previewer.has_source,
+        )
+        if state != self._binding_state:
+            self._binding_state = state
+            self.refresh_bindings()
+
+    def _report_problems(self, problems: tuple[str, ...]) -> None:
+        new = [p for p in dict.fromkeys(problems) if p not in self._problems_seen]
+        self._problems_seen.update(new)
+        if new:
+            shown = "\n".join(new[:5]) + (f"\n… and {len(new) - 5} more" if len(new) > 5 else "")
+            title = f"{len(new)} unreadable entr{'y' if len(new) == 1 else 'ies'}"
+            self.notify(shown, title=title, severity="warning", timeout=10)
+
+    # -- messages from workers, the list and the player --------------------------------
+    def on_ids_listed(self, message: IdsListed) -> None:
+        self.apply(self.model.listed(message.ids, message.picks, message.rejects, message.rows))
+        self.call_after_refresh(self._painted)
+
+    def _opened(self, opening: Opening) -> None:
+        self.loader.opened = True
+        change = self.model.open(opening)
+        filter_input = self.query_one(FilterInput)
+        filter_input.value = self.model.view.query
+        filter_input.display = bool(self.model.view.query)
+        self.apply(change)
+        if opening.page is not None:
+            self.call_after_refresh(self._painted)
+
+    def _spent_usd(self) -> float:
+        """The agent's spend as last polled (none before the first poll)."""
+        return self._ledger_watch.usage.cost_usd if self._ledger_watch is not None else 0.0
+
+    def _painted(self) -> None:
+        """The rows are on screen: the loader may go on, and the collector paused for
+        start-up resumes (see :mod:`foley_tui.startup`)."""
+        self.loader.painted.set()
+        resume_gc(freeze=True)
+
+    def on_undo_read(self, message: UndoRead) -> None:
+        m = message
+        self.apply(self.model.undo_read(m.can_undo, m.can_redo, m.generation))
+
+    def on_session_opened(self, message: SessionOpened) -> None:
+        self._opened(message.opening)
+
+    def on_load_progress(self, message: LoadProgress) -> None:
+        self.apply(self.model.progress(message.done, message.total))
+
+    def on_rows_parsed(self, message: RowsParsed) -> None:
+        self.apply(self.model.rows_parsed(message.rows))
+
+    def on_rows_loaded(self, message: RowsLoaded) -> None:
+        m = message
+        self.apply(self.model.loaded_rows(m.rows, m.picks, m.rejects, m.problems, m.generation))
+        self.loader.loaded()
+
+    def on_events_read(self, message: EventsRead) -> None:
+        self.apply(self.model.events_loaded(message.events))
+
+    def on_store_reachability(self, message: StoreReachability) -> None:
+        """The shared store went down or came back: say so; the screen stays as it is
+        (a decision meanwhile is refused with the store's own message)."""
+        self.store_down = "" if message.up else _store_name(self.store) + " down"
+        self.update_status()
+        if message.up:
+            self.previewer.forget()  # sources resolved while it was down said "unreachable"
+            self.notify("The session store is reachable again.", title="Store back", timeout=4)
+        else:
+            self.notify(
+                f"{message.error or 'the store is unreachable'}. Decisions are refused until "
+                "it is back; reconnecting by itself.",
+                title="Store unreachable",
+                severity="error",
+                timeout=10,
+            )
+
+    def on_outside_changed(self, message: OutsideChanged) -> None:
+        self.apply(self.model.apply_outside(message.outside))
+
+    @on(CandidateList.Highlighted)
+    def _highlighted(self, event: CandidateList.Highlighted) -> None:
+        self.apply(self.model.highlight(event.sound_id, event.index, by_user=event.by_user))
+        self.previewer.schedule_details()
+        self.in_context.rested(event.sound_id)
+
+    def on_player_state_changed(self, message: PlayerStateChanged) -> None:
+        self.previewer.player_state_changed(message.status)
+        self._bindings_changed()
+
+    def on_playhead_moved(self, message: PlayheadMoved) -> None:
+        self.previewer.playhead_moved(message.position_s, message.duration_s)
+
+    def on_source_resolved(self, message: SourceResolved) -> None:
+        self.previewer.source_resolved(message.sound_id, message.source)
+
+    def on_details_read(self, message: DetailsRead) -> None:
+        self.previewer.details_read(message)
+
+    def on_peaks_ready(self, message: PeaksReady) -> None:
+        self.previewer.peaks_ready(message)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one place worker failures become visible."""
+        if event.state is WorkerState.ERROR:
+            worker = event.worker
+            self.notify(f"{worker.name} failed: {worker.error}", severity="error", timeout=8)
+            if worker.group == "load":
+                self.model.loading = "load failed"
+                self.update_status()
+
+    # -- actions ----------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in NEEDS_ROW and self.current_id is None:
+            return False
+        if action == "undo":
+            return True if self.model.can_undo else None
+        if action == "redo":
+            return True if self.model.can_redo else None
+        if action == "seek":
+            return True if self.previewer.has_source else None
+        if action == "sessions":
+            return _sessions_available() and getattr(self.app, "service", None) is not None
+        return True
+
+    def action_timeline(self) -> None:
+        open_timeline(self)
+
+    def action_in_context(self) -> None:
+        self.in_context.play()
+
+    def set_volume_db(self, volume_db: float) -> None:
+        """The preview volume, set from another screen (the timeline)."""
+        self.run_intent(lambda: self.model.set_volume(volume_db))
+
+    def action_next_event(self, step: int) -> None:
+        self.run_intent(lambda: self.model.next_event(step))
+
+    def action_next_undecided(self) -> None:
+        self.run_intent(self.model.next_undecided)
+
+    def action_play_stop(self) -> None:
+        if (sound_id := self.current_id) is not None:
+            self.previewer.play_stop(sound_id)
+
+    def action_play_start(self) -> None:
+        if (sound_id := self.current_id) is not None:
+            self.previewer.play(sound_id, 0.0)
+
+    def action_stop(self) -> None:
+        self.previewer.stop()
+
+    def action_seek(self, seconds: float) -> None:
+        self.player.seek(float(seconds), relative=True)
+
+    def action_toggle_autoplay(self) -> None:
+        self.run_intent(self.model.toggle_autoplay)
+
+    def action_toggle_loop(self) -> None:
+        self.run_intent(self.model.toggle_loop)
+
+    def action_volume(self, direction: int) -> None:
+        self.run_intent(lambda: self.model.step_volume(direction))
+
+    def action_toggle_loudness(self) -> None:
+        self.run_intent(self.model.toggle_loudness)
+
+    def action_pick(self) -> None:
+        self.dialogs.pick()
+
+    def action_reject(self) -> None:
+        self.run_intent(self.model.reject)
+
+    def action_reject_reason(self) -> None:
+        self.dialogs.reject_reason()
+
+    def action_clear(self) -> None:
+        self.run_intent(self.model.clear)
+
+    def action_undo(self) -> None:
+        self.run_intent(self.model.undo)
+
+    def action_redo(self) -> None:
+        self.run_intent(self.model.redo)
+
+    def action_set_layer(self, layer: str) -> None:
+        self.run_intent(lambda: self.model.set_layer(layer))
+
+    def action_edit_onset(self) -> None:
+        self.dialogs.edit_onset()
+
+    def action_nudge_onset(self, delta: float) -> None:
+        self.dialogs.nudge_onset(delta)
+
+    def action_filter(self) -> None:
+        filter_input = self.query_one(FilterInput)
+        filter_input.display = True
+        filter_input.focus()
+        # The rows' search texts, built while the user starts typing (not on the first key).
+        self.run_worker(
+            self.model.listing.prepare_search,
+            thread=True,
+            group="search",
+            exit_on_error=False,
+            name="prepare filter",
+        )
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.run_intent(lambda: self.model.set_query(event.value))
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        self.candidate_list.focus()
+
+    def on_descendant_blur(self, event: Any) -> None:
+        filter_input = self.query_one(FilterInput)
+        if event.widget is filter_input and not filter_input.value:
+            filter_input.display = False
+
+    def action_cycle_status(self) -> None:
+        self.run_intent(self.model.cycle_status)
+
+    def action_cycle_sort(self) -> None:
+        self.run_intent(self.model.cycle_sort)
+
+    def action_sessions(self) -> None:
+        open_sessions = getattr(self.app, "open_sessions", None)
+        if open_sessions is not None:
+            open_sessions()
+
+    def action_messages(self) -> None:
+        """Open the conversation panel; a message attached to the highlighted candidate
+        shows in its details when the panel closes."""
+        sound_id = self.current_id
+        caption = self.model.caption(sound_id) if sound_id is not None else None
+
+        def closed(_: None) -> None:
+            self.poll_ledger()
+
+        from foley_tui.screens.messages import MessagesScreen  # not needed to start
+
+        self.app.push_screen(MessagesScreen(self.store, sound_id=sound_id, caption=caption), closed)
+
+    def action_help(self) -> None:
+        from foley_tui.screens.help import HelpScreen, help_entries  # not needed to start
+
+        self.app.push_screen(HelpScreen(help_entries(self.app)))
+
+    def action_quit(self) -> None:
+        self.save_position()
+        self.app.exit()
+
+    def save_position(self) -> None:
+        """Put the cursor on disk now (writes may be coalesced by the store)."""
+        error = self.model.save_position()
+        if error is not None:
+            self.notify(error, severity="error")
+
+
+@functools.cache
+def _sessions_available() -> bool:
+    return importlib.util.find_spec("foley_tui.screens.sessions") is not None
+
+
+def _store_name(store: SessionStore) -> str:
+    """What the status line calls the session's store when it is unreachable."""
+    return "Redis" if hasattr(store, "change_feed") else "store"

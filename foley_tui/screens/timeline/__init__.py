@@ -1,0 +1,1 @@
+"""The timeline screen and its scene playback."""
