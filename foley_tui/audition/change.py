@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from foley_tui.model import Pick, Reject, Row
+from foley_tui.domain import Pick, Reject, Row
 from foley_tui.store.changes import Diff, Snapshot
 
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from itertools import compress, repeat
 from typing import Any
 
-from foley_tui.model import Row
+from foley_tui.domain import Row
 
 #: Queries whose matches are kept (each holds two lists of up to every row).
 QUERIES_KEPT = 8

@@ -15,7 +15,7 @@ from typing import Any
 
 from foley_tui.audition.events import PENDING, EventInfo, grouped, is_candidate, is_header
 from foley_tui.audition.filtering import ViewCache, keep_order
-from foley_tui.model import LAYERS, Pick, Reject, Row, Status
+from foley_tui.domain import LAYERS, Pick, Reject, Row, Status
 from foley_tui.scene.placement import Placement, effective_placement
 from foley_tui.store.records import Verdicts
 

@@ -28,7 +28,7 @@ from foley_tui.audition.listing import Listing, ViewSettings
 from foley_tui.audition.opening import Opening
 from foley_tui.audition.outside import merge_decisions, read_outside
 from foley_tui.config import Settings
-from foley_tui.model import (
+from foley_tui.domain import (
     Layer,
     Onset,
     Pick,

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from foley_tui.audition.listing import ViewSettings
-from foley_tui.model import Pick, Reject
+from foley_tui.domain import Pick, Reject
 from foley_tui.store import SessionMeta, SessionStore
 from foley_tui.store.index_db import STATUS_FILTERS as PAGED_STATUS
 from foley_tui.store.index_db import Page

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from foley_tui.audition.change import Outside
 from foley_tui.audition.listing import Decisions
-from foley_tui.model import Row
+from foley_tui.domain import Row
 from foley_tui.store import SessionStore
 from foley_tui.store.changes import DecisionWatch
 

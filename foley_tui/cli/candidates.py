@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 from foley_tui.cli.common import guard, open_session, print_json, report_recovered
-from foley_tui.model import Candidate, Status
+from foley_tui.domain import Candidate, Status
 
 
 def decision_of(sound_id: str, picked: set[str], rejected: set[str]) -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from foley_tui import paths
-from foley_tui.model import ValidationError
+from foley_tui.domain import ValidationError
 from foley_tui.store import (
     SessionService,
     SessionServiceError,

@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from foley_tui.cli.common import CliError, guard, print_json, service_of, session_verbs
-from foley_tui.model import ValidationError
+from foley_tui.domain import ValidationError
 from foley_tui.store import SessionService
 from foley_tui.store.history import DEFAULT_WINDOW, escape_controls
 from foley_tui.store.messages import ROLES, Message

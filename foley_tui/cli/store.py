@@ -24,7 +24,7 @@ from foley_tui.cli.common import (
     session_verbs,
 )
 from foley_tui.cli.messages import show_extras
-from foley_tui.model import LAYERS, Candidate, Pick, format_onset, parse_onset
+from foley_tui.domain import LAYERS, Candidate, Pick, format_onset, parse_onset
 from foley_tui.store import SessionService, SessionServiceError, SessionStore
 from foley_tui.store.errors import SessionNotFoundError
 from foley_tui.store.local import AddProblem, collect

@@ -32,7 +32,7 @@ from foley_tui.demo.vocab import (
     royalty_free,
     verdict,
 )
-from foley_tui.model import Layer
+from foley_tui.domain import Layer
 
 SOUNDS: tuple[DemoSound, ...] = (
     # -- rain on a tin roof

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from foley_tui.model import Layer
+from foley_tui.domain import Layer
 from foley_tui.store.local import license_record
 
 

@@ -3,8 +3,8 @@ action. Gathered in :mod:`foley_tui.keys.table`."""
 
 from __future__ import annotations
 
+from foley_tui.domain import LAYERS
 from foley_tui.keys.spec import Also, KeySpec, binding
-from foley_tui.model import LAYERS
 
 _T = "timeline"
 

@@ -15,8 +15,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from foley_tui.domain import ValidationError
 from foley_tui.keys import keymap
-from foley_tui.model import ValidationError
 from foley_tui.store import SessionStore
 from foley_tui.store.history import DEFAULT_WINDOW, HistoryFeed, HistoryItem, escape_controls
 from foley_tui.widgets.details import ROLE_STYLE

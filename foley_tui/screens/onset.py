@@ -13,8 +13,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from foley_tui.domain import Onset, ValidationError, format_onset, parse_onset
 from foley_tui.keys import keymap
-from foley_tui.model import Onset, ValidationError, format_onset, parse_onset
 from foley_tui.scene.reading import read_onset
 
 

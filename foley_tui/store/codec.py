@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote, unquote, unquote_to_bytes
 
-from foley_tui.model import ValidationError
+from foley_tui.domain import ValidationError
 from foley_tui.store.errors import InvalidSessionIdError
 
 SUFFIX = ".json"

@@ -11,7 +11,7 @@ from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from foley_tui.model import ValidationError, validate_layer, validate_onset
+from foley_tui.domain import ValidationError, validate_layer, validate_onset
 from foley_tui.store.records import RawRecord, carriable, same_record
 
 

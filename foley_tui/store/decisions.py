@@ -26,7 +26,7 @@ import os
 from collections.abc import Callable, Iterable, MutableMapping
 from typing import Any
 
-from foley_tui.model import (
+from foley_tui.domain import (
     Layer,
     Onset,
     Pick,

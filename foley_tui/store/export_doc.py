@@ -17,8 +17,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from foley_tui.domain import ValidationError, validate_layer, validate_onset
 from foley_tui.limits import sanitize_view
-from foley_tui.model import ValidationError, validate_layer, validate_onset
 from foley_tui.safe_io import MAX_RECORD_BYTES
 from foley_tui.scene.narration import (
     NARRATION_FILE,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from foley_tui.model import format_onset
+from foley_tui.domain import format_onset
 from foley_tui.store.messages import Message
 from foley_tui.store.records import JournalEntry, iso
 from foley_tui.store.usage import Usage

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import repeat
 from typing import Any
 
-from foley_tui.model import Row
+from foley_tui.domain import Row
 
 _DIGEST_SIZE = 32
 

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from foley_tui.model import LAYERS, Row
+from foley_tui.domain import LAYERS, Row
 from foley_tui.store import index_columns
 from foley_tui.store.codec import decode_name
 from foley_tui.store.index import CandidateIndex, gc_paused

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from foley_tui.model import ValidationError
+from foley_tui.domain import ValidationError
 from foley_tui.store.backend import MemoryState, StateBackend
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.file_state import FileState

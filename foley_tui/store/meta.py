@@ -13,8 +13,8 @@ import time
 from datetime import datetime
 from typing import Any
 
+from foley_tui.domain import ValidationError
 from foley_tui.limits import sanitize_view
-from foley_tui.model import ValidationError
 from foley_tui.store.errors import StoreWriteError
 from foley_tui.store.file_state import FileState
 from foley_tui.store.reads import StoreReads

@@ -17,7 +17,7 @@ from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
-from foley_tui.model import Pick, Reject
+from foley_tui.domain import Pick, Reject
 from foley_tui.safe_io import UnsafeFileError, kind_of
 from foley_tui.store.backend import StateBackend
 from foley_tui.store.codec import DecodeError, decode_name

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from foley_tui.model import Status, ValidationError, validate_layer, validate_onset
+from foley_tui.domain import Status, ValidationError, validate_layer, validate_onset
 from foley_tui.store.codec import DecodeError, loads_object
 from foley_tui.store.errors import StoreWriteError
 from foley_tui.store.files import FileNamespace

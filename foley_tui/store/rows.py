@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from foley_tui.model import Pick, Reject, Row, whole
+from foley_tui.domain import Pick, Reject, Row, whole
 from foley_tui.safe_io import UnsafeFileError
 from foley_tui.store import index_db, index_schema
 from foley_tui.store.codec import DecodeError, decode_name, names_match_keys

@@ -21,7 +21,7 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from foley_tui.model import ValidationError
+from foley_tui.domain import ValidationError
 from foley_tui.store.backend import MemoryState, StateBackend
 from foley_tui.store.codec import DecodeError, dumps, loads_object
 from foley_tui.store.errors import StoreProblem

@@ -29,8 +29,8 @@ from textual.strip import Strip
 from foley_tui.audition.events import is_candidate, is_header, key_of
 from foley_tui.audition.listing import Listing
 from foley_tui.audition.text import column, fit, format_duration, format_score
+from foley_tui.domain import Pick, Status, format_onset
 from foley_tui.keys import keymap
-from foley_tui.model import Pick, Status, format_onset
 
 GHOST = "no cached candidate: foley plan drops it"
 """The mark of a pick whose candidate is not cached (``c`` clears it)."""

@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from foley_tui.audio.base import Source, Unplayable
 from foley_tui.audition.text import format_duration
-from foley_tui.model import Candidate, Pick, Reject, Row, format_onset
+from foley_tui.domain import Candidate, Pick, Reject, Row, format_onset
 from foley_tui.scene.placement import DEFAULT_LAYER, effective_placement
 
 if TYPE_CHECKING:

@@ -55,7 +55,7 @@ ROOT = HERE.parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from foley_tui.model import Candidate, Layer  # noqa: E402
+from foley_tui.domain import Candidate, Layer  # noqa: E402
 from foley_tui.store import SessionService  # noqa: E402
 from foley_tui.store.local import license_record  # noqa: E402
 

@@ -13,7 +13,7 @@ from rich.console import Console, RenderableType
 
 from foley_tui.app.foley_app import FoleyApp
 from foley_tui.config import Settings
-from foley_tui.model import Status
+from foley_tui.domain import Status
 from foley_tui.store import SessionService, StoreWriteError, encode_key
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details

@@ -13,7 +13,7 @@ from textual.message import Message
 
 from foley_tui.audition.events import PENDING
 from foley_tui.audition.opening import FIRST_PAGE_ROWS, Opening
-from foley_tui.model import Row
+from foley_tui.domain import Row
 from foley_tui.screens.audition.reports import IdsListed, RowsLoaded, SessionOpened
 from foley_tui.store import SessionStore
 from foley_tui.store.index_db import Page

@@ -10,7 +10,7 @@ from pathlib import Path
 import foley_tui
 
 PACKAGE = Path(foley_tui.__file__).parent
-HEADLESS = ["foley_tui.model", "foley_tui.paths", "foley_tui.audio", "foley_tui.store"]
+HEADLESS = ["foley_tui.domain", "foley_tui.paths", "foley_tui.audio", "foley_tui.store"]
 
 
 def _modules_under(name: str) -> list[str]:

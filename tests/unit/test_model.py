@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from foley_tui.model import (
+from foley_tui.domain import (
     LAYERS,
     Candidate,
     Pick,

@@ -143,7 +143,7 @@ def test_play_refuses_absurd_numbers_cleanly(
 
 
 def test_the_onset_dialog_refuses_310_nines() -> None:
-    from foley_tui.model import ValidationError, parse_onset
+    from foley_tui.domain import ValidationError, parse_onset
 
     for text in ("9" * 310 + ":00", "9" * 310 + ":00:00", "1" + "0" * 400):
         with pytest.raises(ValidationError):

@@ -20,7 +20,7 @@ from textual.worker import get_current_worker
 from foley_tui.audition.events import EVENT_SCAN_LIMIT
 from foley_tui.audition.model import AuditionModel
 from foley_tui.audition.opening import OpeningRead
-from foley_tui.model import Row
+from foley_tui.domain import Row
 from foley_tui.screens.audition.reports import (
     EventsRead,
     IdsListed,

@@ -22,7 +22,7 @@ from textual.worker import get_current_worker
 
 from foley_tui.audio.base import Player, PlayerState, PlayerStatus, Source, Unplayable
 from foley_tui.audition.model import AuditionModel
-from foley_tui.model import Pick, Reject, Row
+from foley_tui.domain import Pick, Reject, Row
 from foley_tui.screens.audition.reports import (
     DetailsRead,
     PeaksReady,

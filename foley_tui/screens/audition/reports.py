@@ -16,7 +16,7 @@ from textual.message import Message
 from foley_tui.audio.base import PlayerStatus, Source, Unplayable
 from foley_tui.audition.change import Outside
 from foley_tui.audition.opening import Opening
-from foley_tui.model import Pick, Reject, Row
+from foley_tui.domain import Pick, Reject, Row
 
 
 class IdsListed(Message):

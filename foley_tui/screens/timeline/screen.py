@@ -23,8 +23,8 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from foley_tui.audio.base import SCENE_HOW, Player, PlayerState
+from foley_tui.domain import ValidationError
 from foley_tui.keys import keymap
-from foley_tui.model import ValidationError
 from foley_tui.scene.build import SceneModel, build_scene
 from foley_tui.scene.narration import Narration
 from foley_tui.scene.reading import clock

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 
-from foley_tui.model import Pick, Reject, Row
+from foley_tui.domain import Pick, Reject, Row
 from foley_tui.store.codec import DecodeError, loads_object
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.index_db import STATUS_FILTERS, Page

@@ -34,7 +34,7 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from foley_tui.model import Row, ValidationError
+from foley_tui.domain import Row, ValidationError
 from foley_tui.store.changes import note_own_decision
 from foley_tui.store.codec import DecodeError, dumps, loads_object
 from foley_tui.store.errors import StoreProblem, StoreWriteError

@@ -13,7 +13,7 @@ from typing import IO, Any
 
 import pytest
 
-from foley_tui.model import Status
+from foley_tui.domain import Status
 from foley_tui.store.redis import RedisStoreError
 from foley_tui.store.redis.conn import PasswordInURLWarning
 from foley_tui.store.redis.service import RedisSessionService

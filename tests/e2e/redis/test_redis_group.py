@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from foley.agent.session import SessionStore as FoleySessionStore
 
-from foley_tui.model import Status
+from foley_tui.domain import Status
 from foley_tui.store import StoreWriteError
 from foley_tui.store.errors import UndoConflictError
 from foley_tui.store.records import Verdicts

@@ -11,7 +11,7 @@ from foley.agent import verbs
 from foley.agent.session import SessionStore as FoleySessionStore
 from foley.base import Candidate
 
-from foley_tui.model import Pick, Reject, Status
+from foley_tui.domain import Pick, Reject, Status
 from foley_tui.store import SessionNotFoundError, dumps
 from foley_tui.store.errors import UndoConflictError
 from foley_tui.store.redis import namespaces

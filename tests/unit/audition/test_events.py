@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foley_tui.audition.events import EventInfo, event_key, grouped, header, is_header
 from foley_tui.audition.listing import STATUS_FILTERS, UNPICKED_EVENTS, Listing, ViewSettings
-from foley_tui.model import Pick, Row
+from foley_tui.domain import Pick, Row
 
 SLAM_A = {"query": "a door slams shut", "layer": "sfx_fg", "onset": "on 'slammed'"}
 SLAM_B = {"query": "a door slams shut", "layer": "sfx_fg", "onset": "on 'door'"}

@@ -13,7 +13,7 @@ from foley_tui.audition import filtering
 from foley_tui.audition.events import grouped
 from foley_tui.audition.filtering import ViewCache, search_text
 from foley_tui.audition.listing import SORTS, Listing, ViewSettings
-from foley_tui.model import Pick, Reject, Row, Status
+from foley_tui.domain import Pick, Reject, Row, Status
 from foley_tui.store.index_db import search_text as stored_search_text
 
 WORDS = ["door", "Door", "slam", "do", "or", "rain", "ÄB", "take 1", "x"]

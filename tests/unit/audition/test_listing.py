@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foley_tui.audition.listing import Listing, ViewSettings
-from foley_tui.model import Pick, Reject, Row
+from foley_tui.domain import Pick, Reject, Row
 
 
 def make() -> Listing:

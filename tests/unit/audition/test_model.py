@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from foley_tui.model import Pick, Reject, Status
+from foley_tui.domain import Pick, Reject, Status
 from foley_tui.store import SessionService, dumps, encode_key
 
 from .helpers import IDS, Clock, follow, make_session, move, open_model

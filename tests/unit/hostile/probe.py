@@ -19,7 +19,7 @@ def probe(data_dir: Path, sid: str, other: Path, *, decide: bool = True) -> dict
     re-imported into an in-memory service (the same validation)."""
     from foley_tui.audio.base import Source
     from foley_tui.audio.resolve import resolve
-    from foley_tui.model import ValidationError
+    from foley_tui.domain import ValidationError
     from foley_tui.store import SessionService, SessionServiceError, StoreWriteError
 
     expected = (SessionServiceError, StoreWriteError, ValidationError)

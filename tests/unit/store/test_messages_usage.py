@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from foley_tui.model import ValidationError
+from foley_tui.domain import ValidationError
 from foley_tui.store import SessionImportError, SessionNotFoundError, SessionService
 from foley_tui.store.backend import StateBackend
 from foley_tui.store.export_doc import checksum_of

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from foley_tui.model import Status
+from foley_tui.domain import Status
 from foley_tui.store import SessionService
 
 from .helpers import candidate, tree

@@ -9,7 +9,7 @@ from foley.stores import _meta_filename, _meta_key
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from foley_tui.model import ValidationError
+from foley_tui.domain import ValidationError
 from foley_tui.store import InvalidSessionIdError, decode_name, dumps, encode_key
 from foley_tui.store.codec import (
     DecodeError,

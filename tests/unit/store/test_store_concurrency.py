@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from foley_tui.model import LAYERS
+from foley_tui.domain import LAYERS
 from foley_tui.store import SessionService, encode_key
 
 WORKERS = 4

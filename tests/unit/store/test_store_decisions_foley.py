@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from foley_tui.cli import main
-from foley_tui.model import Pick, Status
+from foley_tui.domain import Pick, Status
 from foley_tui.store import SessionService
 from foley_tui.store.errors import UndoConflictError
 

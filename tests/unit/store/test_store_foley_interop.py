@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from foley_tui.model import Pick, Reject
+from foley_tui.domain import Pick, Reject
 from foley_tui.store import SessionService
 
 from .helpers import ODD_IDS, candidate, run_py

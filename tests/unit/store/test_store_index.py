@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from foley_tui.model import Row
+from foley_tui.domain import Row
 from foley_tui.store import SessionService
 from foley_tui.store.index import CandidateIndex, scan_digest, scan_stats
 from foley_tui.store.index_db import INDEX_FILE, load, save

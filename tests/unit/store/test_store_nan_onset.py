@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from foley_tui.model import Status
+from foley_tui.domain import Status
 from foley_tui.store import SessionService, SessionStore
 from foley_tui.store.backend import MemoryNamespace
 from foley_tui.store.files import FileNamespace

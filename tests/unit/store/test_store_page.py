@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from foley_tui.model import Row
+from foley_tui.domain import Row
 from foley_tui.store import SessionService, SessionStore
 from foley_tui.store.index_db import SORTS, STATUS_FILTERS
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from foley_tui.model import Pick
+from foley_tui.domain import Pick
 from foley_tui.store import (
     InvalidSessionIdError,
     SessionExportError,

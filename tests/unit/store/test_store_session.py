@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from foley_tui.model import Candidate, Pick, Reject, Status, ValidationError
+from foley_tui.domain import Candidate, Pick, Reject, Status, ValidationError
 from foley_tui.store import SessionService, SessionStore, StoreWriteError
 from foley_tui.store.errors import UndoConflictError
 from foley_tui.store.rows import _row_values

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from foley_tui.cli import main
-from foley_tui.model import Layer, Pick, Status
+from foley_tui.domain import Layer, Pick, Status
 from foley_tui.store import SessionService, SessionStore
 from foley_tui.store.errors import UndoConflictError
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from foley_tui.cli import main
-from foley_tui.model import Status
+from foley_tui.domain import Status
 from foley_tui.store import SessionService, transfer_service
 from foley_tui.store.errors import SessionDeletedError, StoreWriteError
 from foley_tui.store.export_doc import checksum_of
