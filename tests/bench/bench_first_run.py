@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 RUNS = 5
-#: The README's promise for a first run (issue 8): reported, never asserted in tests.
+#: The first-run target of docs/performance.md: reported, never asserted in tests.
 TARGET_FIRST_RUN_S = 3.0
 FOLEY_TUI = Path(sys.executable).parent / "foley-tui"
 BASELINE_APP = """

@@ -2,7 +2,7 @@
 
 ``appendfsync always`` (the default here) fsyncs the AOF before each write is
 acknowledged, so a ``kill -9`` loses nothing acknowledged; ``everysec`` may lose up to
-a second of acknowledged writes (the README explains both).
+a second of acknowledged writes (docs/redis.md explains both).
 """
 
 from __future__ import annotations
