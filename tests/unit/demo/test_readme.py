@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from foley_tui.cli import build_parser
-from foley_tui.keymap import BY_ID
+from foley_tui.keys.keymap import BY_ID
 
 ROOT = Path(__file__).resolve().parents[3]
 README = (ROOT / "README.md").read_text()
@@ -99,3 +99,20 @@ def test_foley_and_foley_tui_verbs_in_the_readme_and_docs_exist() -> None:
     used_ours = set(re.findall(r"^\s*foley-tui ([a-z][\w-]*)", code, flags=re.M))
     assert {"demo", "open", "add", "play-scene"} <= used_ours
     assert used_ours <= ours, used_ours - ours
+
+
+def test_the_files_the_docs_name_exist() -> None:
+    named = set()
+    for text in (README, *PAGES.values()):
+        code = re.findall(r"`([^`\n]+)`", text)
+        named |= {
+            m for span in code for m in re.findall(r"(?:foley_tui|tests|assets)/[\w./]+", span)
+        }
+    assert "foley_tui/keys/keymap.py" in named
+    written_by_benches = "tests/bench/results"
+    missing = sorted(
+        name
+        for name in named
+        if not (ROOT / name.rstrip("/.")).exists() and not name.startswith(written_by_benches)
+    )
+    assert not missing, missing
