@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.installed-runtime
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo run test lint typecheck check bench assets clean
+.PHONY: install demo run test lint typecheck check bench assets docs clean
 
 $(RUNTIME): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -44,6 +44,12 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python tests/bench/run_all.py
+
+# docs/keys.md and docs/cli.md are written from the key table and the argument parser;
+# tests/unit/test_generated_docs.py fails when they drift.
+docs: $(RUNTIME)
+	$(BIN)/python -m foley_tui.keys.reference docs/keys.md
+	$(BIN)/python -m foley_tui.cli.reference docs/cli.md
 
 assets: $(STAMP)
 	$(BIN)/python assets/generate_demo.py

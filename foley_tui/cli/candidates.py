@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from foley_tui.cli.common import guard, open_session, print_json, report_recovered
+from foley_tui.cli.common import SESSION_HELP, guard, open_session, print_json, report_recovered
 from foley_tui.domain import Candidate, Status
 
 
@@ -62,6 +62,6 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="list a session's candidates: id, decision, duration, event query, caption",
     )
-    p.add_argument("session", metavar="SESSION", help="id, title or unique id prefix")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_candidates)

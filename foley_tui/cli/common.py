@@ -116,6 +116,10 @@ def guard(func: Handler) -> Handler:
     return wrapper
 
 
+SESSION_HELP = "id, unique id prefix or title"
+"""What every SESSION argument takes (docs/scripting.md says how it is resolved)."""
+
+
 def session_verbs(subparsers: Any, common: argparse.ArgumentParser) -> Any:
     """The sub-verbs of the ``session`` group (``session create``, ``session tell``, ...),
     made by whichever verb module registers first: every module that adds session verbs
@@ -133,6 +137,7 @@ def print_json(value: Any) -> None:
 
 
 __all__ = [
+    "SESSION_HELP",
     "CliError",
     "Handler",
     "add_app_options",

@@ -14,7 +14,14 @@ import json
 import sys
 from typing import Any
 
-from foley_tui.cli.common import CliError, guard, print_json, service_of, session_verbs
+from foley_tui.cli.common import (
+    SESSION_HELP,
+    CliError,
+    guard,
+    print_json,
+    service_of,
+    session_verbs,
+)
 from foley_tui.domain import ValidationError
 from foley_tui.store import SessionService
 from foley_tui.store.history import DEFAULT_WINDOW, escape_controls
@@ -185,7 +192,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p = verbs.add_parser(
         "tell", parents=[common], help="add a message to the session's conversation"
     )
-    p.add_argument("session", metavar="SESSION", help="id, unique id prefix or title")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     p.add_argument("text", metavar="TEXT", help="the message (- reads it from stdin)")
     p.add_argument("--role", choices=ROLES, default="user", help="who speaks (default: user)")
     p.add_argument("--sound", metavar="SOUND_ID", help="attach the message to a candidate")
@@ -196,13 +203,13 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p = verbs.add_parser(
         "history", parents=[common], help="the last messages and decisions, newest last"
     )
-    p.add_argument("session", metavar="SESSION")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     p.add_argument("-n", type=int, default=DEFAULT_WINDOW, help="how many (default: 20)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_history)
 
     p = verbs.add_parser("messages", parents=[common], help="the session's messages")
-    p.add_argument("session", metavar="SESSION")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     p.add_argument("--since", type=int, default=0, metavar="SEQ", help="only after this seq")
     p.add_argument("--role", choices=ROLES, help="only this role's messages")
     p.add_argument("--sound", metavar="SOUND_ID", help="only messages on this candidate")
@@ -212,7 +219,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p = verbs.add_parser(
         "usage", parents=[common], help="add to or print the session's token usage and spend"
     )
-    p.add_argument("session", metavar="SESSION")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     p.add_argument("--input-tokens", type=_count, metavar="N", help="add N input tokens")
     p.add_argument("--output-tokens", type=_count, metavar="N", help="add N output tokens")
     p.add_argument("--cost", type=_usd, metavar="USD", help="add this spend, in dollars")

@@ -14,7 +14,7 @@ import sys
 import warnings
 from typing import Any
 
-from foley_tui.cli.common import CliError, session_verbs
+from foley_tui.cli.common import SESSION_HELP, CliError, session_verbs
 
 
 def _show_password_warning_on_one_line() -> None:
@@ -84,7 +84,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         ("pull", "copy a session from a Redis store into the file store (verified)"),
     ):
         p = verbs.add_parser(direction, parents=[common], help=help_text)
-        p.add_argument("session", metavar="SESSION", help="session id, id prefix or title")
+        p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
         p.add_argument("url", metavar="URL", help="redis://[user@]host:port/db or rediss://...")
         p.add_argument(
             "--with-audio",

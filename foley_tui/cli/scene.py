@@ -23,7 +23,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from foley_tui.cli.common import CliError, guard, open_session, print_json, session_verbs
+from foley_tui.cli.common import (
+    SESSION_HELP,
+    CliError,
+    guard,
+    open_session,
+    print_json,
+    session_verbs,
+)
 from foley_tui.scene.narration import NarrationError, make_narration, write_narration
 from foley_tui.scene.reading import clock
 
@@ -289,7 +296,7 @@ def cmd_render_scene(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------ registration
 def _scene_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("session", metavar="SESSION", help="id, unique id prefix or title")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     p.add_argument("--narration", metavar="FILE", help="use this narration for this run only")
     p.add_argument("--words", metavar="WORDS.json", help="its word timeline (foley aligner)")
 
@@ -325,7 +332,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="set, show or clear the session's narration (a reference, never a copy)",
     )
-    p.add_argument("session", metavar="SESSION", help="id, unique id prefix or title")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     p.add_argument("file", nargs="?", metavar="FILE", help="the narration audio file")
     p.add_argument("--words", metavar="WORDS.json", help="its word timeline (foley aligner)")
     p.add_argument("--clear", action="store_true", help="forget the narration")

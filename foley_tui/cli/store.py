@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from foley_tui.cli.common import (
+    SESSION_HELP,
     CliError,
     guard,
     open_session,
@@ -377,32 +378,41 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--title", help="a title (also usable as SESSION later)")
     p.set_defaults(func=cmd_create)
     p = verbs.add_parser("show", parents=[common], help="show a session's details")
-    p.add_argument("session", metavar="SESSION", help="id, unique id prefix or title")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_show)
     p = verbs.add_parser("rename", parents=[common], help="set a session's title")
-    p.add_argument("session", metavar="SESSION")
-    p.add_argument("title", metavar="TITLE")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
+    p.add_argument("title", metavar="TITLE", help="the new title")
     p.set_defaults(func=cmd_rename)
-    p = verbs.add_parser("delete", parents=[common], help="delete a session folder")
-    p.add_argument("session", metavar="SESSION")
+    p = verbs.add_parser("delete", parents=[common], help="move a session folder to the trash")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     p.add_argument("-y", "--yes", action="store_true", help="really delete")
     p.set_defaults(func=cmd_delete)
     p = verbs.add_parser("export", parents=[common], help="export a session to one JSON file")
-    p.add_argument("session", metavar="SESSION")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     p.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
     p.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
     p.set_defaults(func=cmd_export)
     p = verbs.add_parser("import", parents=[common], help="import an exported session")
     p.add_argument("file", metavar="FILE", help="an export file, or - for stdin")
-    p.add_argument("--overwrite", action="store_true", help="replace a session with that id")
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace a session with that id (the replaced one goes to the trash)",
+    )
     p.set_defaults(func=cmd_import)
 
     p = subparsers.add_parser(
         "add", parents=[common], help="add audio files/folders or JSON(L) candidates"
     )
-    p.add_argument("session", metavar="SESSION")
-    p.add_argument("paths", metavar="PATH", nargs="+")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
+    p.add_argument(
+        "paths",
+        metavar="PATH",
+        nargs="+",
+        help="an audio file, a folder of them (walked) or a .json/.jsonl file of candidates",
+    )
     p.add_argument("--create", action="store_true", help="create SESSION (as a title) if missing")
     p.add_argument(
         "--update",
@@ -413,33 +423,37 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(func=cmd_add)
 
     p = subparsers.add_parser("pick", parents=[common], help="pick a sound")
-    p.add_argument("session", metavar="SESSION")
-    p.add_argument("sound_id", metavar="SOUND_ID")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
+    p.add_argument("sound_id", metavar="SOUND_ID", help="the candidate's sound id")
     p.add_argument("--layer", choices=[*LAYERS, "none"], help="mix layer")
-    p.add_argument("--onset", metavar="S", help="onset: seconds or m:ss.s ('none' to unset)")
+    p.add_argument(
+        "--onset",
+        metavar="S",
+        help="onset: seconds, m:ss.s or an anchor such as \"on 'slammed'\" ('none' to unset)",
+    )
     p.add_argument("--force", action="store_true", help="allow an id with no cached candidate")
     p.set_defaults(func=cmd_pick)
 
     p = subparsers.add_parser("reject", parents=[common], help="reject a sound")
-    p.add_argument("session", metavar="SESSION")
-    p.add_argument("sound_id", metavar="SOUND_ID")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
+    p.add_argument("sound_id", metavar="SOUND_ID", help="the candidate's sound id")
     p.add_argument("--reason", help="why (fed to the agent's refine)")
     p.add_argument("--force", action="store_true", help="allow an id with no cached candidate")
     p.set_defaults(func=cmd_reject)
 
     p = subparsers.add_parser("clear", parents=[common], help="remove a pick or reject")
-    p.add_argument("session", metavar="SESSION")
-    p.add_argument("sound_id", metavar="SOUND_ID")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
+    p.add_argument("sound_id", metavar="SOUND_ID", help="the candidate's sound id")
     p.set_defaults(func=cmd_clear)
 
     p = subparsers.add_parser("picks", parents=[common], help="list picks with their candidates")
-    p.add_argument("session", metavar="SESSION")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_picks)
 
     for verb in ("undo", "redo"):
         p = subparsers.add_parser(verb, parents=[common], help=f"{verb} the last decision")
-        p.add_argument("session", metavar="SESSION")
+        p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
         how = p.add_mutually_exclusive_group()
         how.add_argument(
             "--force",

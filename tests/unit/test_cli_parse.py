@@ -9,6 +9,7 @@ import argparse
 import pytest
 
 from foley_tui.cli import build_parser, main, parse_command_line, verb_of
+from foley_tui.cli.reference import verbs
 
 
 def _whole(argv: list[str]) -> argparse.Namespace:
@@ -16,8 +17,7 @@ def _whole(argv: list[str]) -> argparse.Namespace:
 
 
 def _verbs(parser: argparse.ArgumentParser) -> set[str]:
-    action = parser._subparsers._group_actions[0]  # type: ignore[union-attr]
-    return set(action.choices or ())
+    return {verb.words[0] for verb in verbs(parser)}
 
 
 def _plain(args: argparse.Namespace) -> dict[str, object]:
