@@ -9,10 +9,11 @@ from foley_tui.audio.base import (
     Player,
     PlayerState,
     PlayerStatus,
+    Scene,
     Source,
     StateCallback,
 )
-from foley_tui.audio.mixer import Scene, scene_source
+from foley_tui.audio.mixer import scene_source
 
 
 @dataclass

@@ -1,24 +1,24 @@
 """Interfaces shared by the audio engine and its users (the UI, the CLI, tests).
 
 Headless: never imports textual. The UI only ever talks to a :class:`Player` and to the
-resolver's :class:`Source` / :class:`Unplayable` results, so tests can inject a fake.
+resolver's :class:`Source` / :class:`Unplayable` results, so tests can inject a fake. A
+:class:`Scene` (what a player's ``play_scene`` plays: :class:`MixVoice` s and the live
+controls) is defined here, beside the protocol that names it; the mixer renders it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
+from typing import Protocol, TypeAlias, runtime_checkable
 
 from foley_tui.audio.blob import RemoteBlob
 
 AudioRef: TypeAlias = Path | RemoteBlob
 """Where a source's bytes are: a local file, or a store's blob read by range."""
-
-if TYPE_CHECKING:
-    from foley_tui.audio.mixer import Scene
 
 
 class AudioFormat(Enum):
@@ -93,6 +93,74 @@ class PlayerStatus:
 
 
 StateCallback = Callable[[PlayerStatus], None]
+
+
+@dataclass(frozen=True, slots=True)
+class MixVoice:
+    """One sound on the scene clock.
+
+    Attributes:
+        path: The audio file (or a store's blob, read by range).
+        onset_s: Scene time of its first sample (may be negative: starts cut).
+        gain: Linear gain (loudness match x any per-pick gain).
+        lane: The lane (a layer name, or ``narration``) for mute/solo.
+        length_s: Play at most this long (a bed spanning a sentence); None = the file.
+        loop: Loop the file to fill ``length_s`` (beds).
+        key: An id for the caller (the pick's sound id).
+    """
+
+    path: AudioRef
+    onset_s: float
+    gain: float = 1.0
+    lane: str = "sfx_fg"
+    length_s: float | None = None
+    loop: bool = False
+    key: str = ""
+
+
+@dataclass
+class Scene:
+    """What to play and the live controls (read by the mix at every block).
+
+    Mutate the controls through the methods, or assign ``volume_db`` (each replaces an
+    immutable value, so the mixing thread never sees a half-made change).
+    """
+
+    voices: list[MixVoice]
+    muted: frozenset[str] = frozenset()
+    soloed: frozenset[str] = frozenset()
+    loop_region: tuple[float, float] | None = None
+    volume_db: float = 0.0
+    label: str = "scene"
+    _revision: int = field(default=0, repr=False)
+
+    def set_muted(self, lane: str, muted: bool) -> None:
+        self.muted = self.muted | {lane} if muted else self.muted - {lane}
+
+    def set_soloed(self, lane: str, soloed: bool) -> None:
+        self.soloed = self.soloed | {lane} if soloed else self.soloed - {lane}
+
+    def set_loop_region(self, region: tuple[float, float] | None) -> None:
+        if region is not None:
+            start, end = float(region[0]), float(region[1])
+            if not (math.isfinite(start) and math.isfinite(end)) or end <= start:
+                raise ValueError(f"a loop region needs start < end (got {region!r})")
+            region = (max(start, 0.0), end)
+        self.loop_region = region
+        self._revision += 1
+
+    def controls(self) -> tuple[object, ...]:
+        """Everything premixed stems depend on besides the voices (a cache key): the
+        loop region. Mute, solo and volume are applied after the stems, live."""
+        return (self.loop_region, self._revision)
+
+    def audible(self, lane: str) -> bool:
+        if lane in self.muted:
+            return False
+        return not self.soloed or lane in self.soloed
+
+    def lanes(self) -> list[str]:
+        return sorted({v.lane for v in self.voices})
 
 
 @runtime_checkable

@@ -27,7 +27,7 @@ import numpy.typing as npt
 from foley_tui.audio.limiter import TruePeakLimiter, db_to_gain
 
 if TYPE_CHECKING:
-    from foley_tui.audio.mixer import Scene
+    from foley_tui.audio.base import Scene
 
 Frames = npt.NDArray[np.float32]
 #: ``(frames, lanes, 2)`` float32: each lane's voices summed, before lane gains.

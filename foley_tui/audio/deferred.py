@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from foley_tui.audio.base import Player, PlayerState, PlayerStatus, Source, StateCallback
 
 if TYPE_CHECKING:
-    from foley_tui.audio.mixer import Scene
+    from foley_tui.audio.base import Scene
 
 #: What ``device_name`` says until the real player exists.
 STARTING_LABEL = "audio starting…"

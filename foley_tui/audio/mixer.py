@@ -32,12 +32,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from foley_tui.audio.base import SCENE_HOW, AudioFormat, AudioRef, Source
+from foley_tui.audio.base import SCENE_HOW, AudioFormat, MixVoice, Scene, Source
 from foley_tui.audio.bus import CEILING_DB, MasterBus, Stems, StreamClock
 from foley_tui.audio.decode import AudioInfo, BlockDecoder, DecodeError, Frames, probe
 from foley_tui.audio.limiter import lookahead_frames
@@ -46,8 +45,6 @@ __all__ = [
     "CEILING_DB",
     "DECODE_BLOCK",
     "NARRATION_LANE",
-    "MixVoice",
-    "Scene",
     "SceneMix",
     "StemMix",
     "render",
@@ -59,74 +56,6 @@ DECODE_BLOCK = 4096
 MIN_READ = 512
 
 NARRATION_LANE = "narration"
-
-
-@dataclass(frozen=True, slots=True)
-class MixVoice:
-    """One sound on the scene clock.
-
-    Attributes:
-        path: The audio file (or a store's blob, read by range).
-        onset_s: Scene time of its first sample (may be negative: starts cut).
-        gain: Linear gain (loudness match x any per-pick gain).
-        lane: The lane (a layer name, or ``narration``) for mute/solo.
-        length_s: Play at most this long (a bed spanning a sentence); None = the file.
-        loop: Loop the file to fill ``length_s`` (beds).
-        key: An id for the caller (the pick's sound id).
-    """
-
-    path: AudioRef
-    onset_s: float
-    gain: float = 1.0
-    lane: str = "sfx_fg"
-    length_s: float | None = None
-    loop: bool = False
-    key: str = ""
-
-
-@dataclass
-class Scene:
-    """What to play and the live controls (read by the mix at every block).
-
-    Mutate the controls through the methods, or assign ``volume_db`` (each replaces an
-    immutable value, so the mixing thread never sees a half-made change).
-    """
-
-    voices: list[MixVoice]
-    muted: frozenset[str] = frozenset()
-    soloed: frozenset[str] = frozenset()
-    loop_region: tuple[float, float] | None = None
-    volume_db: float = 0.0
-    label: str = "scene"
-    _revision: int = field(default=0, repr=False)
-
-    def set_muted(self, lane: str, muted: bool) -> None:
-        self.muted = self.muted | {lane} if muted else self.muted - {lane}
-
-    def set_soloed(self, lane: str, soloed: bool) -> None:
-        self.soloed = self.soloed | {lane} if soloed else self.soloed - {lane}
-
-    def set_loop_region(self, region: tuple[float, float] | None) -> None:
-        if region is not None:
-            start, end = float(region[0]), float(region[1])
-            if not (math.isfinite(start) and math.isfinite(end)) or end <= start:
-                raise ValueError(f"a loop region needs start < end (got {region!r})")
-            region = (max(start, 0.0), end)
-        self.loop_region = region
-        self._revision += 1
-
-    def controls(self) -> tuple[object, ...]:
-        """Everything premixed stems depend on besides the voices (a cache key): the
-        loop region. Mute, solo and volume are applied after the stems, live."""
-        return (self.loop_region, self._revision)
-
-    def audible(self, lane: str) -> bool:
-        if lane in self.muted:
-            return False
-        return not self.soloed or lane in self.soloed
-
-    def lanes(self) -> list[str]:
-        return sorted({v.lane for v in self.voices})
 
 
 class _VoiceState:

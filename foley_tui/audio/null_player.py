@@ -17,7 +17,7 @@ from foley_tui.audio.decode import DecodeError, probe
 from foley_tui.audio.player_common import DEFAULT_TARGET_LUFS, Notifier, PlayerSettings
 
 if TYPE_CHECKING:
-    from foley_tui.audio.mixer import Scene
+    from foley_tui.audio.base import Scene
 
 
 class NullPlayer:

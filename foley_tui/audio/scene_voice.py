@@ -19,9 +19,10 @@ import threading
 
 import numpy as np
 
+from foley_tui.audio.base import Scene
 from foley_tui.audio.bus import MasterBus, Stems, StreamClock
 from foley_tui.audio.decode import AudioInfo
-from foley_tui.audio.mixer import DECODE_BLOCK, Scene, StemMix, scene_source
+from foley_tui.audio.mixer import DECODE_BLOCK, StemMix, scene_source
 from foley_tui.audio.voice import Voice
 
 

@@ -62,7 +62,7 @@ from foley_tui.audio.stream_engine import (
 from foley_tui.audio.voice import HeadCache, Ramp, Voice
 
 if TYPE_CHECKING:
-    from foley_tui.audio.mixer import Scene
+    from foley_tui.audio.base import Scene
     from foley_tui.audio.scene_voice import SceneVoice
 
 

@@ -25,8 +25,8 @@ from foley_tui.scene.reading import OnsetReading, read_onset
 from foley_tui.scene.words import Word
 
 if TYPE_CHECKING:
+    from foley_tui.audio.base import Scene
     from foley_tui.audio.blob import RemoteAudio
-    from foley_tui.audio.mixer import Scene
     from foley_tui.store import SessionStore
 
 #: Lane order on the timeline (foley's layers), then the narration.
@@ -130,7 +130,8 @@ class SceneModel:
         With ``loudness_match`` each pick gets the gain its preview would (declared
         loudness, else measured); the narration plays at unity.
         """
-        from foley_tui.audio.mixer import NARRATION_LANE, MixVoice, Scene
+        from foley_tui.audio.base import MixVoice, Scene
+        from foley_tui.audio.mixer import NARRATION_LANE
 
         voices: list[MixVoice] = []
         if narration and self.narration is not None and self.narration_problem is None:

@@ -79,7 +79,7 @@ def write_long(path: Path, seconds: float, rate: int = 22050) -> Path:
 
 
 def make_scene(folder: Path, narration: Path) -> Any:
-    from foley_tui.audio.mixer import MixVoice, Scene
+    from foley_tui.audio.base import MixVoice, Scene
 
     voices = [MixVoice(narration, 0.0, lane="narration")]
     for i in range(VOICES):
@@ -380,7 +380,8 @@ def memory(folder: Path) -> dict[str, Any]:
     script = (
         "import resource, sys, numpy as np\n"
         "from pathlib import Path\n"
-        "from foley_tui.audio.mixer import MixVoice, Scene, SceneMix\n"
+        "from foley_tui.audio.base import MixVoice, Scene\n"
+        "from foley_tui.audio.mixer import SceneMix\n"
         "path = Path(sys.argv[1])\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "mix = SceneMix(Scene([MixVoice(path, 0.0, lane='narration')]), 48000)\n"

@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 import foley_tui.audio.loudness as loudness
 import foley_tui.audio.resolve as resolve
 from foley_tui.app.foley_app import FoleyApp
-from foley_tui.audio.mixer import Scene
+from foley_tui.audio.base import Scene
 from foley_tui.config import Config, Settings
 from foley_tui.scene.narration import make_narration, write_narration
 from foley_tui.store import SessionService

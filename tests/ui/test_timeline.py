@@ -12,8 +12,7 @@ import pytest
 from textual.pilot import Pilot
 
 from foley_tui.app.foley_app import FoleyApp
-from foley_tui.audio.base import SCENE_HOW
-from foley_tui.audio.mixer import Scene
+from foley_tui.audio.base import SCENE_HOW, Scene
 from foley_tui.config import Config, Settings
 from foley_tui.scene.narration import make_narration, write_narration
 from foley_tui.screens.sessions_modals import ConfirmModal

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from textual.worker import get_current_worker
 
 if TYPE_CHECKING:
-    from foley_tui.audio.mixer import Scene  # numpy & co: not at start-up
+    from foley_tui.audio.base import Scene
     from foley_tui.scene.build import SceneModel
 
 #: The worker group of ``C`` (exclusive: a new press cancels the build in flight).

@@ -23,7 +23,7 @@ from foley_tui.scene.build import build_scene
 from foley_tui.scene.reading import clock
 
 if TYPE_CHECKING:
-    from foley_tui.audio.mixer import Scene  # numpy/scipy: not at start-up
+    from foley_tui.audio.base import Scene
 
 #: (muted lanes, soloed lanes, loop region or None)
 Controls: TypeAlias = tuple[frozenset[str], frozenset[str], tuple[float, float] | None]

@@ -77,7 +77,7 @@ def test_play_while_starting_returns_at_once_and_starts_when_the_device_is_up() 
 
 
 def test_a_scene_played_while_starting_starts_when_the_device_is_up() -> None:
-    from foley_tui.audio.mixer import Scene
+    from foley_tui.audio.base import Scene
 
     fake = FakePlayer()
     player, gate = gated(fake)

@@ -11,8 +11,9 @@ import pytest
 import soundfile as sf
 from scipy.signal import resample_poly
 
+from foley_tui.audio.base import MixVoice, Scene
 from foley_tui.audio.limiter import TruePeakLimiter
-from foley_tui.audio.mixer import MixVoice, Scene, SceneMix, render
+from foley_tui.audio.mixer import SceneMix, render
 
 RATE = 48000
 

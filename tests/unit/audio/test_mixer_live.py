@@ -11,9 +11,10 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from foley_tui.audio.base import MixVoice, Scene
 from foley_tui.audio.bus import LANE_RAMP_S
 from foley_tui.audio.limiter import db_to_gain, lookahead_frames
-from foley_tui.audio.mixer import MixVoice, Scene, SceneMix
+from foley_tui.audio.mixer import SceneMix
 from foley_tui.audio.player import SoundDevicePlayer
 from foley_tui.audio.scene_voice import SceneVoice
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from foley_tui.audio.base import SCENE_HOW, PlayerState
-from foley_tui.audio.mixer import MixVoice, Scene, render
+from foley_tui.audio.base import SCENE_HOW, MixVoice, PlayerState, Scene
+from foley_tui.audio.mixer import render
 from foley_tui.audio.player import NullPlayer, SoundDevicePlayer
 from foley_tui.audio.scene_voice import SceneVoice
 
