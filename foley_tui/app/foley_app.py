@@ -29,7 +29,7 @@ from foley_tui.app.terminal_watch import TerminalWatch
 from foley_tui.audio.base import Player
 from foley_tui.audition.opening import OpeningRead
 from foley_tui.config import Config
-from foley_tui.keys import keymap
+from foley_tui.keys.bindings import bindings
 from foley_tui.screens.audition.screen import AuditionScreen
 from foley_tui.startup import resume_gc
 from foley_tui.store import SessionService, SessionStore
@@ -52,7 +52,7 @@ class FoleyApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "foley-tui"
     COMMANDS = App.COMMANDS | {AuditionCommands}
-    BINDINGS = keymap.bindings("app")  # stop-all: works inside modals too
+    BINDINGS = bindings("app")  # stop-all: works inside modals too
     DEFAULT_MODE = "session-0"
 
     def __init__(

@@ -25,11 +25,12 @@ Adding a screen (a timeline, a messages panel)
        keys (remapped together), the screen's own action;
     3. add the contexts in which it is live to ``CONTEXTS`` (the screen with its
        focusable widgets, plus ``"app"``; a modal screen stands alone with ``"app"``);
-    4. in the screen, ``BINDINGS = keymap.bindings("<scope>")``.
+    4. in the screen, ``BINDINGS = bindings("<scope>")`` (:mod:`foley_tui.keys.bindings`).
     Config validation, help and the palette then know the new keys with no other change;
     ``tests/unit/test_keymap.py`` checks the table stays free of conflicts.
 
-Headless: textual is imported only by :func:`bindings`.
+Headless: never imports textual (the ``Binding`` objects are built by
+:mod:`foley_tui.keys.bindings`).
 """
 
 from __future__ import annotations
@@ -37,13 +38,9 @@ from __future__ import annotations
 import difflib
 import unicodedata
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from foley_tui.keys.spec import CONTEXTS, SCOPES, Also, KeySpec, Scope
 from foley_tui.keys.table import KEYS
-
-if TYPE_CHECKING:
-    from textual.binding import Binding
 
 __all__ = [
     "CONTEXTS",
@@ -52,8 +49,6 @@ __all__ = [
     "Also",
     "KeySpec",
     "Scope",
-    "binding_objects",
-    "bindings",
     "check_keymap",
     "conflicts",
     "key_problem",
@@ -67,51 +62,6 @@ SECTIONS: tuple[str, ...] = tuple(dict.fromkeys(spec.section for spec in KEYS))
 def specs(scope: str) -> tuple[KeySpec, ...]:
     """The keys of one scope, in table order."""
     return tuple(spec for spec in KEYS if spec.scope == scope)
-
-
-def bindings(scope: str) -> list[Binding | tuple[str, str] | tuple[str, str, str]]:
-    """``BINDINGS = keymap.bindings(...)``: :func:`binding_objects`, typed as Textual
-    types ``BINDINGS``."""
-    return list(binding_objects(scope))
-
-
-def binding_objects(scope: str) -> list[Binding]:
-    """Textual ``Binding`` objects for a scope: its own keys and the ids it shares
-    (:class:`Also`)."""
-    from textual.binding import Binding
-
-    built: list[Binding] = []
-    for spec in KEYS:
-        if not spec.remappable:
-            continue
-        if spec.scope == scope:
-            action, description, tooltip, show = (
-                spec.action,
-                spec.description,
-                spec.tooltip,
-                spec.show,
-            )
-        else:
-            found = next((a for a in spec.also if a.scope == scope), None)
-            if found is None:
-                continue
-            action = found.action
-            description = found.description or spec.description
-            tooltip = found.tooltip or spec.tooltip
-            show = found.show
-        built.append(
-            Binding(
-                spec.keys,
-                action,
-                description,
-                show=show,
-                key_display=spec.key_display,
-                priority=spec.priority,
-                tooltip=tooltip,
-                id=spec.id,
-            )
-        )
-    return built
 
 
 # ---------------------------------------------------------------------- key names

@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from foley_tui.keys import keymap
+from foley_tui.keys.bindings import bindings
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +59,7 @@ def help_table(entries: Sequence[HelpEntry]) -> Table:
 class HelpScreen(ModalScreen[None]):
     """A scrollable table of keys; Escape, q, ? or F1 closes it."""
 
-    BINDINGS = keymap.bindings("help")
+    BINDINGS = bindings("help")
 
     def __init__(self, entries: Sequence[HelpEntry]) -> None:
         super().__init__()

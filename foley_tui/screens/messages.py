@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from foley_tui.domain import ValidationError
-from foley_tui.keys import keymap
+from foley_tui.keys.bindings import bindings
 from foley_tui.store import SessionStore
 from foley_tui.store.history import DEFAULT_WINDOW, HistoryFeed, HistoryItem, escape_controls
 from foley_tui.widgets.details import ROLE_STYLE
@@ -47,7 +47,7 @@ def render_item(item: HistoryItem) -> Text:
 class MessagesScreen(ModalScreen[None]):
     """The conversation panel (``m`` on the audition screen)."""
 
-    BINDINGS = keymap.bindings("messages")
+    BINDINGS = bindings("messages")
     DEFAULT_CSS = """
     MessagesScreen {
         align: center middle;

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from foley_tui.domain import Onset, ValidationError, format_onset, parse_onset
-from foley_tui.keys import keymap
+from foley_tui.keys.bindings import bindings
 from foley_tui.scene.reading import read_onset
 
 
@@ -28,7 +28,7 @@ class OnsetChoice:
 class OnsetScreen(ModalScreen[OnsetChoice | None]):
     """A small modal with one input; Enter confirms, Escape cancels."""
 
-    BINDINGS = keymap.bindings("dialog")
+    BINDINGS = bindings("dialog")
 
     def __init__(
         self,

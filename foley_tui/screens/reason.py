@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 
-from foley_tui.keys import keymap
+from foley_tui.keys.bindings import bindings
 
 PRESET_REASONS: tuple[str, ...] = (
     "wrong sound",
@@ -26,7 +26,7 @@ class RejectReasonScreen(ModalScreen[str | None]):
     the field is empty picks that preset, ↑/↓ move through them and Enter on an empty field
     saves the highlighted one. The reason is what foley's agent reads (``list_rejects``)."""
 
-    BINDINGS = keymap.bindings("dialog") + keymap.bindings("reason")
+    BINDINGS = bindings("dialog") + bindings("reason")
 
     def __init__(self, caption: str) -> None:
         super().__init__()

@@ -30,7 +30,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from foley_tui.audition.text import cut
-from foley_tui.keys import keymap
+from foley_tui.keys.bindings import bindings
 from foley_tui.screens.sessions_modals import ConfirmModal, TextPromptModal
 from foley_tui.store import SessionInfo
 from foley_tui.widgets.key_hints import KeyHints
@@ -137,7 +137,7 @@ class SessionsScreen(Screen[str | None]):
     }
     """
 
-    BINDINGS = keymap.bindings("sessions")
+    BINDINGS = bindings("sessions")
 
     sessions: reactive[tuple[SessionInfo, ...]] = reactive(())
     """The sessions as last listed, in creation order."""

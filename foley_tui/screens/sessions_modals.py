@@ -10,7 +10,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from foley_tui.keys import keymap
+from foley_tui.keys.bindings import bindings
 
 MODAL_CSS = """
 TextPromptModal, ConfirmModal {
@@ -50,7 +50,7 @@ class TextPromptModal(ModalScreen[str | None]):
     """
 
     DEFAULT_CSS = MODAL_CSS
-    BINDINGS = keymap.bindings("dialog")
+    BINDINGS = bindings("dialog")
 
     def __init__(
         self,
@@ -109,7 +109,7 @@ class ConfirmModal(ModalScreen[bool]):
     """Ask a yes/no question; the safe answer (No) has the focus."""
 
     DEFAULT_CSS = MODAL_CSS
-    BINDINGS = keymap.bindings("confirm")
+    BINDINGS = bindings("confirm")
 
     def __init__(self, title: str, message: str, *, yes_label: str = "Yes") -> None:
         super().__init__()

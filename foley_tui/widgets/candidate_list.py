@@ -30,7 +30,7 @@ from foley_tui.audition.events import is_candidate, is_header, key_of
 from foley_tui.audition.listing import Listing
 from foley_tui.audition.text import column, fit, format_duration, format_score
 from foley_tui.domain import Pick, Status, format_onset
-from foley_tui.keys import keymap
+from foley_tui.keys.bindings import bindings
 
 GHOST = "no cached candidate: foley plan drops it"
 """The mark of a pick whose candidate is not cached (``c`` clears it)."""
@@ -68,7 +68,7 @@ class Columns:
 class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
     """The candidates of a session, one line each, with a cursor."""
 
-    BINDINGS = keymap.bindings("candidate-list")
+    BINDINGS = bindings("candidate-list")
 
     COMPONENT_CLASSES = {
         "candidate-list--header",

@@ -8,6 +8,7 @@ from textual.keys import _character_to_key
 
 from foley_tui.audio.base import PlayerState
 from foley_tui.keys import keymap
+from foley_tui.keys.bindings import binding_objects
 from foley_tui.widgets.filter_input import FilterInput
 from tests.fakes import FakePlayer
 from tests.ui.conftest import SIZE, Session, ready
@@ -20,7 +21,7 @@ def test_character_key_names_match_textual() -> None:
 
 def test_bindings_carry_the_registry_ids() -> None:
     for scope in keymap.SCOPES:
-        built = keymap.binding_objects(scope)
+        built = binding_objects(scope)
         assert [b.id for b in built] == [
             s.id for s in keymap.KEYS if s.remappable and scope in s.scopes
         ]

@@ -159,10 +159,10 @@ async def test_c_plays_a_candidate_in_context(data_dir: Path, tmp_path: Path) ->
 
 
 def test_timeline_keys_never_shadow_an_audition_key_it_offers() -> None:
-    from foley_tui.keys import keymap
+    from foley_tui.keys.bindings import binding_objects
     from foley_tui.screens.timeline.screen import TIMELINE_BINDINGS
 
-    ALL_BINDINGS = keymap.binding_objects("audition") + keymap.binding_objects("candidate-list")
+    ALL_BINDINGS = binding_objects("audition") + binding_objects("candidate-list")
     audition = {key: b.id for b in ALL_BINDINGS for key in b.key.split(",")}
     offered = {b.id for b in TIMELINE_BINDINGS}
     for binding in TIMELINE_BINDINGS:

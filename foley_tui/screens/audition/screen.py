@@ -32,7 +32,7 @@ from foley_tui.audition.listing import Listing, ViewSettings
 from foley_tui.audition.model import AuditionModel
 from foley_tui.audition.opening import Opening, OpeningRead
 from foley_tui.config import Settings
-from foley_tui.keys import keymap
+from foley_tui.keys.bindings import bindings
 from foley_tui.screens.audition.dialogs import DecisionDialogs
 from foley_tui.screens.audition.loader import SessionLoader
 from foley_tui.screens.audition.preview import Previewer
@@ -91,7 +91,7 @@ LEDGER_POLL_S = 1.0
 class AuditionScreen(Screen[None]):
     """The main screen of a session."""
 
-    BINDINGS = keymap.bindings("audition")
+    BINDINGS = bindings("audition")
 
     def __init__(
         self,

@@ -24,7 +24,7 @@ from textual.widgets import Static
 
 from foley_tui.audio.base import SCENE_HOW, Player, PlayerState
 from foley_tui.domain import ValidationError
-from foley_tui.keys import keymap
+from foley_tui.keys.bindings import binding_objects
 from foley_tui.scene.build import SceneModel, build_scene
 from foley_tui.scene.narration import Narration
 from foley_tui.scene.reading import clock
@@ -47,7 +47,7 @@ POLL_S = 1.0
 #: The timeline's keys, from the one registry (:mod:`foley_tui.keys.keymap`): the audition
 #: keys it honours keep their audition ids and keys; the new ones (zoom, scroll, mute,
 #: solo, loop region, tap, play scene) use keys no audition action available here uses.
-TIMELINE_BINDINGS = tuple(keymap.binding_objects("timeline"))
+TIMELINE_BINDINGS = tuple(binding_objects("timeline"))
 
 
 class TimelineScreen(Screen[None]):
