@@ -52,6 +52,24 @@ def escape_controls(text: str, *, keep_lines: bool = False) -> str:
     return text
 
 
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
+
+
+def escape_line(text: str) -> str:
+    """Text safe on one terminal line: control characters (C0, DEL, C1) and backslashes
+    escaped (``\\n``, ``\\x1b``), so a message can neither break a listing nor drive the
+    terminal."""
+    out = []
+    for ch in text:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 32 or 127 <= ord(ch) < 160 or ch in "\u2028\u2029":
+            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 class EscapingWriter(io.TextIOBase):
     """A text stream that escapes control characters before they reach ``target``."""
 

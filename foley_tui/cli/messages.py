@@ -24,9 +24,10 @@ from foley_tui.cli.common import (
 )
 from foley_tui.domain import ValidationError
 from foley_tui.store import SessionService
-from foley_tui.store.history import DEFAULT_WINDOW, escape_controls
+from foley_tui.store.history import DEFAULT_WINDOW
 from foley_tui.store.messages import ROLES, Message
 from foley_tui.store.usage import format_usd
+from foley_tui.terminal import escape_line
 
 
 def _metadata(args: argparse.Namespace) -> dict[str, Any]:
@@ -65,10 +66,10 @@ def cmd_tell(args: argparse.Namespace) -> int:
 
 def _message_line(message: Message) -> str:
     when = message.at.strftime("%Y-%m-%d %H:%M:%SZ")
-    about = f" (on {escape_controls(message.sound_id)})" if message.sound_id else ""
+    about = f" (on {escape_line(message.sound_id)})" if message.sound_id else ""
     return (
-        f"#{message.seq:<4} {when}  {escape_controls(message.author)} [{message.role}]{about} "
-        f"{escape_controls(message.content)}"
+        f"#{message.seq:<4} {when}  {escape_line(message.author)} [{message.role}]{about} "
+        f"{escape_line(message.content)}"
     )
 
 

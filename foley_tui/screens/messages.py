@@ -18,7 +18,8 @@ from textual.widgets import Input, Label, Static
 from foley_tui.domain import ValidationError
 from foley_tui.keys.bindings import bindings
 from foley_tui.store import SessionStore
-from foley_tui.store.history import DEFAULT_WINDOW, HistoryFeed, HistoryItem, escape_controls
+from foley_tui.store.history import DEFAULT_WINDOW, HistoryFeed, HistoryItem
+from foley_tui.terminal import escape_line
 from foley_tui.widgets.details import ROLE_STYLE
 
 #: How often the panel looks for messages from other processes (seconds).
@@ -31,16 +32,16 @@ def render_item(item: HistoryItem) -> Text:
     text = Text()
     text.append(item.at.strftime("%H:%M:%S "), style="dim")
     if item.source == "message":
-        text.append(escape_controls(item.author), style=ROLE_STYLE.get(item.kind, "bold"))
+        text.append(escape_line(item.author), style=ROLE_STYLE.get(item.kind, "bold"))
         if item.author != item.kind:
             text.append(f" ({item.kind})", style="dim")
         if item.sound_id:
-            text.append(f" on {escape_controls(item.sound_id)}", style="italic")
-        lines = [escape_controls(line) for line in item.text.split("\n")]
+            text.append(f" on {escape_line(item.sound_id)}", style="italic")
+        lines = [escape_line(line) for line in item.text.split("\n")]
         text.append(": " + "\n      ".join(lines))
     else:
         text.append(f"{item.kind} ", style="bold green")
-        text.append(escape_controls(item.text), style="green")
+        text.append(escape_line(item.text), style="green")
     return text
 
 
@@ -123,12 +124,12 @@ class MessagesScreen(ModalScreen[None]):
             label.update(Text("Not attached to a candidate (none highlighted)", style="dim"))
         elif self.attach:
             label.update(
-                Text(f"Attached to {escape_controls(self.caption or '')} (ctrl+t: detach)")
+                Text(f"Attached to {escape_line(self.caption or '')} (ctrl+t: detach)")
             )
         else:
             label.update(
                 Text(
-                    f"Not attached (ctrl+t: attach to {escape_controls(self.caption or '')})",
+                    f"Not attached (ctrl+t: attach to {escape_line(self.caption or '')})",
                     style="dim",
                 )
             )

@@ -18,29 +18,13 @@ from foley_tui.domain import format_onset
 from foley_tui.store.messages import Message
 from foley_tui.store.records import JournalEntry, iso
 from foley_tui.store.usage import Usage
+from foley_tui.terminal import escape_line
 
 #: The history window's default size (messages and decisions together).
 DEFAULT_WINDOW = 20
 #: Who made a decision the journal names no author for (a file journal): the designer,
 #: through foley-tui (app or CLI).
 DECISION_AUTHOR = "user"
-
-_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
-
-
-def escape_controls(text: str) -> str:
-    """Text safe on one terminal line: control characters (C0, DEL, C1) and backslashes
-    escaped (``\\n``, ``\\x1b``), so a message can neither break a listing nor drive the
-    terminal."""
-    out = []
-    for ch in text:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 32 or 127 <= ord(ch) < 160 or ch in "\u2028\u2029":
-            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +57,8 @@ class HistoryItem:
         when = self.at.strftime("%Y-%m-%d %H:%M:%SZ")
         tag = "msg" if self.source == "message" else "dec"
         return (
-            f"{tag} #{self.seq:<4} {when}  {escape_controls(self.author)} "
-            f"[{self.kind}] {escape_controls(self.text)}"
+            f"{tag} #{self.seq:<4} {when}  {escape_line(self.author)} "
+            f"[{self.kind}] {escape_line(self.text)}"
         )
 
     def _order(self) -> tuple[str, datetime, int, int]:
@@ -246,7 +230,6 @@ __all__ = [
     "LedgerWatch",
     "decision_kind",
     "describe_state",
-    "escape_controls",
     "from_decision",
     "from_message",
     "window",

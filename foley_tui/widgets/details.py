@@ -7,7 +7,7 @@ then shown with its decision and where its audio is (or why it cannot be played)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -18,9 +18,20 @@ from foley_tui.audio.base import Source, Unplayable
 from foley_tui.audition.text import format_duration
 from foley_tui.domain import Candidate, Pick, Reject, Row, format_onset
 from foley_tui.scene.placement import DEFAULT_LAYER, effective_placement
+from foley_tui.terminal import escape_line
 
-if TYPE_CHECKING:
-    from foley_tui.store.messages import Message
+
+class Message(Protocol):
+    """What the pane shows of a message of the session's conversation attached to the
+    candidate (the store's ``Message`` has these and more)."""
+
+    @property
+    def author(self) -> str: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+
 
 #: Messages attached to a candidate shown in its details (the latest ones).
 MAX_MESSAGES = 5
@@ -213,15 +224,13 @@ def render_details(
     elif isinstance(source, Unplayable):
         field("audio", f"⊘ unplayable: {source.reason}", "bold yellow")
     if messages:
-        from foley_tui.store.history import escape_controls  # with the first message
-
         table.add_row("", "")
     for message in messages[-MAX_MESSAGES:]:
-        lines = [escape_controls(line) for line in message.content.split("\n")]
+        lines = [escape_line(line) for line in message.content.split("\n")]
         table.add_row(
             "message",
             Text.assemble(
-                (f"{escape_controls(message.author)}: ", ROLE_STYLE.get(message.role, "bold")),
+                (f"{escape_line(message.author)}: ", ROLE_STYLE.get(message.role, "bold")),
                 "\n".join(lines),
             ),
         )

@@ -15,7 +15,6 @@ from foley_tui.domain import ValidationError
 from foley_tui.store import SessionImportError, SessionNotFoundError, SessionService
 from foley_tui.store.backend import StateBackend
 from foley_tui.store.export_doc import checksum_of
-from foley_tui.store.history import escape_controls
 from foley_tui.store.messages import MESSAGES_FILE, Conversation, Message
 from foley_tui.store.usage import (
     USAGE_FILE,
@@ -25,6 +24,7 @@ from foley_tui.store.usage import (
     generation_cost,
     usd_to_micro,
 )
+from foley_tui.terminal import escape_line
 from tests.unit.store.helpers import candidate
 
 
@@ -202,10 +202,10 @@ def test_history_window_of_many_messages_is_the_tail(service: SessionService) ->
 
 
 def test_control_characters_are_escaped() -> None:
-    assert escape_controls("a\nb\x1b[31m\tc\\d\x7f\x85\u2028") == (
+    assert escape_line("a\nb\x1b[31m\tc\\d\x7f\x85\u2028") == (
         "a\\nb\\x1b[31m\\tc\\\\d\\x7f\\x85\\u2028"
     )
-    assert escape_controls("plain é 音") == "plain é 音"
+    assert escape_line("plain é 音") == "plain é 音"
 
 
 # ---------------------------------------------------------------------- usage
