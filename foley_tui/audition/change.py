@@ -44,6 +44,9 @@ class Change:
     since its journal entry: the screen offers to skip past that entry."""
     problems: tuple[str, ...] = ()
     """Unreadable entries found by a load or a poll."""
+    query: str | None = None
+    """The view's filter was restored (the session's saved view): show it in the filter
+    box."""
 
     def __or__(self, other: Change) -> Change:
         return Change(
@@ -61,6 +64,7 @@ class Change:
             error=other.error or self.error,
             blocked=other.blocked or self.blocked,
             problems=self.problems + other.problems,
+            query=other.query if other.query is not None else self.query,
         )
 
     @property

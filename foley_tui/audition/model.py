@@ -76,6 +76,9 @@ class AuditionModel:
         self.user_moved = False
         self.loading = "listing…"
         self.loaded = False
+        self.store_down = ""
+        """Non-empty while the shared store is unreachable (the status line says so, and
+        no shared audio is asked for)."""
         self.can_undo = False
         self.can_redo = False
         self.generation = 0
@@ -98,7 +101,9 @@ class AuditionModel:
             self.title = meta.title or self.store.session_id
             self.restore_cursor = meta.cursor
             self.view = ViewSettings.from_dict(meta.view, self.view)
-        change |= Change(status=True, player=True, notices=tuple(opening.notices))
+        change |= Change(
+            status=True, player=True, notices=tuple(opening.notices), query=self.view.query
+        )
         if opening.page is not None:
             change |= self.page_listed(opening.page, opening.picks, opening.rejects)
         return change

@@ -114,7 +114,9 @@ async def settle(pilot: Pilot[Any]) -> None:
         await pilot.pause()
         screen = app.audition  # type: ignore[attr-defined]
         busy = any(w.is_running and w.group != "poll" for w in app.workers)
-        if screen is not None and screen._loaded and not screen._details_pending and not busy:
+        if screen is None or busy:
+            continue
+        if screen.model.loaded and not screen.previewer.details_pending:
             return
 
 

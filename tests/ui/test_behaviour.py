@@ -18,7 +18,7 @@ from foley_tui.store import SessionService, StoreWriteError, encode_key
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
 from tests.fakes import FakePlayer
-from tests.ui.conftest import IDS, SIZE, Session, current, ready, wait_workers
+from tests.ui.conftest import IDS, SIZE, Session, current, ready, settle, wait_workers
 from tests.ui.seed import candidate, seed_session
 
 
@@ -105,6 +105,7 @@ async def test_unreadable_entries_are_reported(
         await pilot.press("G")
         while current(app) != "broken:1":
             await pilot.press("k")
+        await settle(pilot)  # its file is read by a worker
         assert "unreadable" in plain(screen.query_one(Details).content)
 
 

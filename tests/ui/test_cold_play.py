@@ -50,7 +50,7 @@ async def test_a_stop_before_a_cold_play_starts_drops_it(
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         held: list[Callable[[], None]] = []
-        real_run_worker = screen.run_worker
+        real_run_worker = screen.previewer.run_worker
 
         def run_worker(work: Any, *args: Any, **kwargs: Any) -> Any:
             if kwargs.get("group") == "play":
@@ -58,7 +58,7 @@ async def test_a_stop_before_a_cold_play_starts_drops_it(
                 return None
             return real_run_worker(work, *args, **kwargs)
 
-        monkeypatch.setattr(screen, "run_worker", run_worker)
+        monkeypatch.setattr(screen.previewer, "run_worker", run_worker)  # the part that plays
         await pilot.press("space")
         assert len(held) == 1 and not player.played()
         await pilot.press("escape")  # stop: the cold play must not start after it

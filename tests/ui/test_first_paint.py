@@ -149,14 +149,14 @@ async def test_columns_fill_in_while_the_session_loads(
             screen = app.audition
             if screen is not None and len(screen.listing.rows) == 3:
                 break
-        assert screen is not None and not screen._loaded
+        assert screen is not None and not screen.model.loaded
         assert set(screen.listing.rows) == set(IDS[:3])
         lines = [screen.candidate_list.render_line(y).text for y in range(1, 13)]
         caption = screen.listing.rows[IDS[0]].caption
         assert any(caption in line for line in lines)  # painted with its columns
         release.set()
         await ready(pilot)
-        assert screen._loaded and len(screen.listing.rows) == len(IDS)
+        assert screen.model.loaded and len(screen.listing.rows) == len(IDS)
 
 
 async def test_an_opening_read_before_mount_is_the_first_frame(session: Session) -> None:

@@ -10,19 +10,36 @@ are imported when first opened: starting the app does not need them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
+from textual.app import App
+
+from foley_tui.audition.change import Change
 from foley_tui.audition.model import AuditionModel
+from foley_tui.store import SessionStore
 
 if TYPE_CHECKING:
-    from foley_tui.screens.audition.screen import AuditionScreen
     from foley_tui.screens.onset import OnsetChoice
+
+
+class DialogHost(Protocol):
+    """What the dialogs need of the screen that composes them."""
+
+    @property
+    def app(self) -> App[Any]: ...
+    @property
+    def store(self) -> SessionStore: ...
+    @property
+    def current_id(self) -> str | None: ...
+    def apply(self, change: Change) -> None: ...
+    def run_intent(self, intent: Callable[[], Change]) -> None: ...
 
 
 class DecisionDialogs:
     """The confirm and input dialogs of one audition screen's decisions."""
 
-    def __init__(self, screen: AuditionScreen, model: AuditionModel) -> None:
+    def __init__(self, screen: DialogHost, model: AuditionModel) -> None:
         self.screen = screen
         self.model = model
 

@@ -1,10 +1,13 @@
 """SessionLoader: load a session, then follow other writers (the audition screen's IO).
 
-A plain object the screen composes. The first paint is the opening's page (read since the
-app started, :mod:`foley_tui.audition.opening`) or, without a stored index, the ids; the
-load worker then brings the whole list, every file checked; the poll worker asks the
-model to compare the session's files with what it knows, per file, and to read only what
-changed. Workers never touch widgets: they post messages the screen hands to the model.
+A widget with nothing to draw that the screen composes. The first paint is the opening's
+page (read since the app started, :mod:`foley_tui.audition.opening`) or, without a stored
+index, the ids; the load worker then brings the whole list, every file checked; the poll
+worker asks the model to compare the session's files with what it knows, per file, and
+to read only what changed; the ledger worker follows the conversation and the agent's
+spend. Workers never touch widgets: they post messages to this widget, which hands them
+to the model and the model's :class:`~foley_tui.audition.change.Change` to the screen's
+``apply``.
 """
 
 from __future__ import annotations
@@ -12,14 +15,18 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from textual.worker import get_current_worker
+from textual import work
+from textual.widget import Widget
+from textual.worker import Worker, get_current_worker
 
+from foley_tui.audition.change import Change
 from foley_tui.audition.events import EVENT_SCAN_LIMIT
 from foley_tui.audition.model import AuditionModel
-from foley_tui.audition.opening import OpeningRead
+from foley_tui.audition.opening import Opening, OpeningRead
+from foley_tui.config import Settings
 from foley_tui.domain import Row
 from foley_tui.screens.audition.reports import (
     EventsRead,
@@ -31,42 +38,70 @@ from foley_tui.screens.audition.reports import (
     SessionOpened,
     StoreReachability,
     UndoRead,
+    worker_failure,
 )
+from foley_tui.startup import resume_gc
 
 if TYPE_CHECKING:
-    from foley_tui.screens.audition.screen import AuditionScreen
     from foley_tui.store.history import LedgerWatch
 
 
-class SessionLoader:
-    """The load worker and the poll worker of one audition screen."""
+class SessionLoader(Widget):
+    """The load, poll and ledger workers of one audition screen."""
 
-    def __init__(self, screen: AuditionScreen, model: AuditionModel, opening: OpeningRead) -> None:
-        self.screen = screen
+    DEFAULT_CSS = "SessionLoader { display: none; }"
+
+    def __init__(
+        self,
+        model: AuditionModel,
+        opening: OpeningRead,
+        settings: Settings,
+        *,
+        apply: Callable[[Change], None],
+    ) -> None:
+        """``apply``: the screen's one way to show a Change."""
+        super().__init__()
         self.model = model
         self.opening = opening
         """The session's settings and first page, being read since the app started."""
+        self.settings = settings
+        self.apply = apply
         self.opened = False
-        """Set (by the screen) once the opening was applied."""
+        """Set once the opening was applied."""
         self.painted = threading.Event()
         """Set once the first rows are on screen (the load worker waits for it)."""
+        self._ledger_watch: LedgerWatch | None = None
 
     def start(self) -> None:
-        self.screen.run_worker(
-            self._load,
-            thread=True,
-            group="load",
-            exclusive=True,
-            exit_on_error=False,
-            name="load session",
-        )
+        """The first frame: the opening when it was read by now (else it comes as
+        :class:`SessionOpened`), then the load worker."""
+        opening = self.opening.ready()
+        if opening is not None:
+            self.open(opening)
+        else:
+            self.apply(Change(status=True))
+        self._load()
 
+    def open(self, opening: Opening) -> None:
+        """Apply the session's settings and first page."""
+        self.opened = True
+        self.apply(self.model.open(opening))
+        if opening.page is not None:
+            self.call_after_refresh(self._painted)
+
+    def _painted(self) -> None:
+        """The rows are on screen: the load worker may go on, and the collector paused for
+        start-up resumes (see :mod:`foley_tui.startup`)."""
+        self.painted.set()
+        resume_gc(freeze=True)
+
+    @work(thread=True, group="load", exclusive=True, exit_on_error=False, name="load session")
     def _load(self) -> None:
         """First paint: the opening's page from the stored index when there is one (the
         whole list then comes with every file checked), else the index's rows when its
         names still match the folder, else the file names; then the exact rows."""
         store = self.model.store
-        post = self.screen.post_message
+        post = self.post_message
         opening = self.opening.wait()
         assert opening is not None  # wait() without a timeout returns it
         if not self.opened:  # the screen mounted before it was read
@@ -128,64 +163,137 @@ class SessionLoader:
             if events:
                 post(EventsRead(events))
 
-    def loaded(self) -> None:
+    # -- what the workers report ------------------------------------------------------
+    def on_session_opened(self, message: SessionOpened) -> None:
+        self.open(message.opening)
+
+    def on_ids_listed(self, message: IdsListed) -> None:
+        m = message
+        self.apply(self.model.listed(m.ids, m.picks, m.rejects, m.rows))
+        self.call_after_refresh(self._painted)
+
+    def on_undo_read(self, message: UndoRead) -> None:
+        m = message
+        self.apply(self.model.undo_read(m.can_undo, m.can_redo, m.generation))
+
+    def on_load_progress(self, message: LoadProgress) -> None:
+        self.apply(self.model.progress(message.done, message.total))
+
+    def on_rows_parsed(self, message: RowsParsed) -> None:
+        self.apply(self.model.rows_parsed(message.rows))
+
+    def on_rows_loaded(self, message: RowsLoaded) -> None:
+        m = message
+        self.apply(self.model.loaded_rows(m.rows, m.picks, m.rejects, m.problems, m.generation))
+        self._follow_writers()
+
+    def on_events_read(self, message: EventsRead) -> None:
+        self.apply(self.model.events_loaded(message.events))
+
+    def on_outside_changed(self, message: OutsideChanged) -> None:
+        self.apply(self.model.apply_outside(message.outside))
+
+    def on_store_reachability(self, message: StoreReachability) -> None:
+        """The shared store went down or came back: say so; the screen stays as it is
+        (a decision meanwhile is refused with the store's own message). Sources resolved
+        while it was down said "unreachable": they are forgotten when it is back."""
+        self.model.store_down = "" if message.up else _store_name(self.model.store) + " down"
+        self.apply(Change(status=True, candidates=message.up))
+        if message.up:
+            self.notify("The session store is reachable again.", title="Store back", timeout=4)
+        else:
+            self.notify(
+                f"{message.error or 'the store is unreachable'}. Decisions are refused until "
+                "it is back; reconnecting by itself.",
+                title="Store unreachable",
+                severity="error",
+                timeout=10,
+            )
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        failure = worker_failure(event)
+        if failure is not None:
+            self.notify(failure, severity="error", timeout=8)
+            if event.worker.group == "load":
+                self.model.loading = "load failed"
+                self.apply(Change(status=True))
+
+    # -- following other writers ------------------------------------------------------
+    def _follow_writers(self) -> None:
         """The rows are in: start following other writers. A store with a change feed
         (Redis) is followed with blocking reads, no polling; files are polled."""
         make_feed = getattr(self.model.store, "change_feed", None)
         if callable(make_feed):
-            self.screen.run_worker(
-                lambda: self._follow(make_feed()),
-                thread=True,
-                group="follow",
-                exit_on_error=False,
-                name="follow session",
-            )
+            self._follow(make_feed)
             return
-        self.screen.set_interval(self.screen.settings.poll_interval_s, self._tick)
+        self.set_interval(self.settings.poll_interval_s, self._tick)
 
-    def _follow(self, feed: Any) -> None:
-        """(Worker.) Wake on each change of the shared session; say when the server goes
-        away and comes back (then catch up)."""
+    @work(thread=True, group="follow", exit_on_error=False, name="follow session")
+    def _follow(self, make_feed: Callable[[], Any]) -> None:
+        """Wake on each change of the shared session; say when the server goes away and
+        comes back (then catch up)."""
+        feed = make_feed()
         worker = get_current_worker()
         try:
             while not worker.is_cancelled:
                 change = feed.wait()
                 if change.kind in ("down", "up"):
-                    self.screen.post_message(StoreReachability(change.kind == "up", change.error))
+                    self.post_message(StoreReachability(change.kind == "up", change.error))
                 if change.kind in ("changed", "up"):
                     try:
-                        self._poll()
+                        self._check_outside()
                     except OSError as exc:  # went down between the wake-up and the read
-                        self.screen.post_message(StoreReachability(False, str(exc)))
+                        self.post_message(StoreReachability(False, str(exc)))
         finally:
             feed.close()
 
     def _tick(self) -> None:
-        if not any(w.group == "poll" and w.is_running for w in self.screen.workers):
-            self.screen.run_worker(
-                self._poll, thread=True, group="poll", exit_on_error=False, name="watch session"
-            )
+        if not any(w.group == "poll" and w.is_running for w in self.workers):
+            self._poll()
 
+    @work(thread=True, group="poll", exit_on_error=False, name="watch session")
     def _poll(self) -> None:
+        self._check_outside()
+
+    def _check_outside(self) -> None:
         """A few scans; files are read only when they changed since we last looked."""
         outside = self.model.check_outside()
         if outside is not None:
-            self.screen.post_message(OutsideChanged(outside))
+            self.post_message(OutsideChanged(outside))
 
-    def poll_ledger(self, watch: LedgerWatch) -> None:
+    # -- the conversation and the agent's spend ----------------------------------------
+    @property
+    def ledger_watch(self) -> LedgerWatch:
+        """The conversation and spend the screen shows (details, status line); made by
+        the first poll, after the first frame (its modules are not needed before)."""
+        if self._ledger_watch is None:
+            from foley_tui.store.history import LedgerWatch
+
+            self._ledger_watch = LedgerWatch(self.model.store)
+        return self._ledger_watch
+
+    @property
+    def spent_usd(self) -> float:
+        """The agent's spend as last polled (none before the first poll)."""
+        return self._ledger_watch.usage.cost_usd if self._ledger_watch is not None else 0.0
+
+    def poll_ledger(self) -> None:
         """Messages and spend written by another process: a stat of each file, the new
-        lines when it moved, in a worker (one at a time); the screen hears of a change."""
-        screen = self.screen
-        if any(w.group == "ledger" and w.is_running for w in screen.workers):
-            return
+        lines when it moved, in a worker (one at a time)."""
+        if not any(w.group == "ledger" and w.is_running for w in self.workers):
+            self._read_ledger(self.ledger_watch)
 
-        def work() -> None:
-            try:
-                messages, usage = watch.poll()
-            except OSError:
-                return  # a transient read error: the next tick tries again
-            if messages or usage:
-                with contextlib.suppress(RuntimeError):  # the app closed meanwhile
-                    screen.app.call_from_thread(screen.ledger_changed, messages, usage)
+    @work(thread=True, group="ledger", exit_on_error=False, name="ledger")
+    def _read_ledger(self, watch: LedgerWatch) -> None:
+        try:
+            messages, usage = watch.poll()
+        except OSError:
+            return  # a transient read error: the next tick tries again
+        if messages or usage:
+            with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+                self.app.call_from_thread(self.apply, Change(details=messages, status=usage))
 
-        screen.run_worker(work, thread=True, group="ledger", exit_on_error=False, name="ledger")
+
+def _store_name(store: Any) -> str:
+    """What the status line calls the session's store when it is unreachable."""
+    return "Redis" if hasattr(store, "change_feed") else "store"

@@ -1,27 +1,32 @@
 """Previewer: hearing and seeing the highlighted candidate, for the audition screen.
 
-A plain object the screen composes (not a base class): it owns the player's state on
-screen (playhead, errors, the one "no audio" notice), the candidate dicts and resolved
-sources it caches, the details pane and waveform of the highlighted row, and the
-prefetch that warms the player for the next key. All its IO (reading a candidate file,
-finding and sniffing its audio, the shared store and remote fetch, waveform peaks,
-prefetch) runs in thread workers started on the screen, which post messages the screen
-hands back here: the UI thread reads no session file and no audio (a row not read yet
-says "reading…" if that takes a moment; a play of it starts when its audio is found).
+A widget with nothing to draw that the screen composes: it owns the player's state on
+screen (playhead, errors), the candidate dicts and resolved sources it caches, what the
+details pane and the waveform show for the highlighted row, and the prefetch that warms
+the player for the next key. All its IO (reading a candidate file, finding and sniffing
+its audio, the shared store and remote fetch, waveform peaks, prefetch) runs in its own
+thread workers, which post their results to this widget: the UI thread reads no session
+file and no audio (a row not read yet says "reading…" if that takes a moment; a play of
+it starts when its audio is found). What the screen must redraw (the status line, the
+footer) goes back as a :class:`~foley_tui.audition.change.Change` through ``apply``.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from textual import work
 from textual.timer import Timer
-from textual.worker import get_current_worker
+from textual.widget import Widget
+from textual.worker import Worker, get_current_worker
 
 from foley_tui.audio.base import Player, PlayerState, PlayerStatus, Source, Unplayable
+from foley_tui.audition.change import Change
 from foley_tui.audition.model import AuditionModel
+from foley_tui.config import Settings
 from foley_tui.domain import Pick, Reject, Row
 from foley_tui.screens.audition.reports import (
     DetailsRead,
@@ -29,13 +34,15 @@ from foley_tui.screens.audition.reports import (
     PlayerStateChanged,
     PlayheadMoved,
     SourceResolved,
+    worker_failure,
 )
+from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
 from foley_tui.widgets.waveform import Waveform
 
 if TYPE_CHECKING:
     from foley_tui.audio.blob import RemoteAudio
-    from foley_tui.screens.audition.screen import AuditionScreen
+    from foley_tui.store.history import LedgerWatch
 
 CANDIDATE_CACHE = 256
 READING_NOTICE_S = 0.08
@@ -43,13 +50,28 @@ READING_NOTICE_S = 0.08
 SOURCE_CACHE = 1024
 
 
-class Previewer:
+class Previewer(Widget):
     """The player, details, waveform and prefetch of one audition screen."""
 
-    def __init__(self, screen: AuditionScreen, model: AuditionModel, player: Player) -> None:
-        self.screen = screen
+    DEFAULT_CSS = "Previewer { display: none; }"
+
+    def __init__(
+        self,
+        model: AuditionModel,
+        player: Player,
+        settings: Settings,
+        *,
+        apply: Callable[[Change], None],
+        ledger: Callable[[], LedgerWatch],
+    ) -> None:
+        """``apply``: the screen's one way to show a Change; ``ledger``: the session's
+        conversation, for the messages attached to the highlighted candidate."""
+        super().__init__()
         self.model = model
         self.player = player
+        self.settings = settings
+        self.apply = apply
+        self.ledger = ledger
         self.playing_id: str | None = None
         self.audio_checked = False
         self._flush_pending = False
@@ -71,17 +93,31 @@ class Previewer:
         """Bumped by every play: a cold play's worker starts only if still the latest."""
         self._play_lock = threading.Lock()
         """Held around each play() call: a superseded cold play never lands last."""
+        self._widgets: dict[type[Widget], Widget] = {}
 
     # -- lifecycle --------------------------------------------------------------------
-    def mount(self) -> None:
+    def start(self) -> None:
+        """Follow the player (called by the screen once it is mounted)."""
         self.sync_settings()
         self.player.set_state_callback(self._on_player_state)
         # Runs only while something plays (an idle app should cost no CPU).
-        self._timer = self.screen.set_interval(1 / 20, self.tick, pause=True)
+        self._timer = self.set_interval(1 / 20, self.tick, pause=True)
         self.check_audio()
 
-    def unmount(self) -> None:
+    def on_unmount(self) -> None:
         self.player.set_state_callback(None)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        failure = worker_failure(event)
+        if failure is not None:
+            self.notify(failure, severity="error", timeout=8)
+
+    def _widget(self, kind: type[Widget]) -> Any:
+        """The screen's widget of that kind (composed once: asked once)."""
+        widget = self._widgets.get(kind)
+        if widget is None:
+            widget = self._widgets[kind] = self.screen.query_one(kind)
+        return widget
 
     def sync_settings(self) -> None:
         view = self.model.view
@@ -99,7 +135,7 @@ class Previewer:
     # -- the player's state -----------------------------------------------------------
     def _on_player_state(self, status: PlayerStatus) -> None:
         # Called from the audio thread: post_message is thread-safe.
-        self.screen.post_message(PlayerStateChanged(status))
+        self.post_message(PlayerStateChanged(status))
 
     def check_audio(self) -> None:
         """Once the player is up (it may start in the background), refresh the status
@@ -110,31 +146,33 @@ class Previewer:
         # Prefetch hints given while a deferred player was starting were dropped: again.
         self._prefetched = (None, None)
         self.schedule_prefetch()
-        self.screen.update_status()
+        self.apply(Change(status=True))
 
-    def player_state_changed(self, status: PlayerStatus) -> None:
+    def on_player_state_changed(self, message: PlayerStateChanged) -> None:
+        status = message.status
         self.check_audio()
-        waveform = self.screen.query_one(Waveform)
+        waveform = self._widget(Waveform)
         waveform.playing = status.state is PlayerState.PLAYING
         if waveform.playing and self._timer is not None:
             self._timer.resume()
         else:
-            self.screen.post_message(PlayheadMoved(status.position_s, status.duration_s))
+            self.post_message(PlayheadMoved(status.position_s, status.duration_s))
         if status.error:
-            self.screen.notify(status.error, title="Playback", severity="error")
+            self.notify(status.error, title="Playback", severity="error")
+        self.apply(Change())  # the footer's seek key follows the player's source
 
     def tick(self) -> None:
         status = self.player.status()
-        self.screen.post_message(PlayheadMoved(status.position_s, status.duration_s))
+        self.post_message(PlayheadMoved(status.position_s, status.duration_s))
         if status.state is not PlayerState.PLAYING and self._timer is not None:
             self._timer.pause()
 
-    def playhead_moved(self, position_s: float, duration_s: float) -> None:
-        waveform = self.screen.query_one(Waveform)
+    def on_playhead_moved(self, message: PlayheadMoved) -> None:
+        waveform = self._widget(Waveform)
         if self.playing_id == self.model.cursor:
-            waveform.position_s = position_s
-            if duration_s > 0:
-                waveform.duration_s = duration_s
+            waveform.position_s = message.position_s
+            if message.duration_s > 0:
+                waveform.duration_s = message.duration_s
         waveform.playing = self.player.status().state is PlayerState.PLAYING
 
     @property
@@ -153,7 +191,7 @@ class Previewer:
             return
         self._play_after = None
         if isinstance(source, Unplayable):
-            self.screen.notify(f"Can't play: {source.reason}", severity="warning", timeout=4)
+            self.notify(f"Can't play: {source.reason}", severity="warning", timeout=4)
             return
         self.playing_id = sound_id
         self._start(source, start_s)
@@ -176,9 +214,7 @@ class Previewer:
                 if seq == self._play_seq:
                     player.play(source, start_s)
 
-        self.screen.run_worker(
-            cold, thread=True, group="play", exit_on_error=False, name="play (cold)"
-        )
+        self.run_worker(cold, thread=True, group="play", exit_on_error=False, name="play (cold)")
 
     def play_stop(self, sound_id: str) -> None:
         status = self.player.status()
@@ -197,7 +233,7 @@ class Previewer:
         """The session's shared audio (Redis), not asked while its store is known to be
         down: an unreachable host would hold each lookup worker for the connect timeout.
         (The sources resolved meanwhile are forgotten when it is back.)"""
-        return None if self.screen.store_down else self.model.store.remote_audio()
+        return None if self.model.store_down else self.model.store.remote_audio()
 
     def _read(self, sound_id: str, *, group: str) -> None:
         """Read ``sound_id``'s candidate and find its audio on this machine (stats and a
@@ -216,13 +252,13 @@ class Previewer:
                 from foley_tui.audio.resolve import resolve
 
                 source = resolve(candidate, store.data_dir, allow_network=False)
-            self.screen.post_message(DetailsRead(sound_id, candidate, source))
+            self.post_message(DetailsRead(sound_id, candidate, source))
 
-        self.screen.run_worker(
+        self.run_worker(
             work, thread=True, group=group, exclusive=True, exit_on_error=False, name="read"
         )
 
-    def details_read(self, message: DetailsRead) -> None:
+    def on_details_read(self, message: DetailsRead) -> None:
         """A worker read a candidate: cache it (its shared audio is asked for next when
         it has none here); show it, or play it, if that was waiting."""
         sound_id, candidate, source = message.sound_id, message.candidate, message.source
@@ -244,31 +280,29 @@ class Previewer:
 
     def _ask(self, sound_id: str, candidate: Mapping[str, Any]) -> None:
         """Look the sound's audio up in the shared store (and the network, when allowed)
-        in a worker; :meth:`source_resolved` takes the answer."""
+        in a worker; :meth:`on_source_resolved` takes the answer."""
         if sound_id in self._asking:
             return
         self._asking.add(sound_id)
-        network = self.screen.settings.allow_network
-        self.screen.run_worker(
-            lambda: self._fetch_source(sound_id, candidate, network=network),
-            thread=True,
-            group="shared-audio",
-            exit_on_error=False,
-            name="shared audio",
-        )
+        self._ask_shared(sound_id, candidate, network=self.settings.allow_network)
+
+    @work(thread=True, group="shared-audio", exit_on_error=False, name="shared audio")
+    def _ask_shared(self, sound_id: str, candidate: Mapping[str, Any], *, network: bool) -> None:
+        self._fetch_source(sound_id, candidate, network=network)
 
     def _remember(self, sound_id: str, source: Source | Unplayable) -> None:
         self._sources[sound_id] = source
         if len(self._sources) > SOURCE_CACHE:
             self._sources.popitem(last=False)
-        candidate_list = self.screen.candidate_list
+        candidate_list: CandidateList = self._widget(CandidateList)
         if isinstance(source, Unplayable):
             candidate_list.unplayable.add(sound_id)
         else:
             candidate_list.unplayable.discard(sound_id)
         candidate_list.refresh_row(sound_id)
 
-    def source_resolved(self, sound_id: str, source: Source | Unplayable) -> None:
+    def on_source_resolved(self, message: SourceResolved) -> None:
+        sound_id, source = message.sound_id, message.source
         previous = self._sources.get(sound_id)
         self._asking.discard(sound_id)
         self._remember(sound_id, source)
@@ -298,7 +332,7 @@ class Previewer:
         key's many moves collapse into one details load)."""
         if not self._flush_pending:
             self._flush_pending = True
-            self.screen.call_after_refresh(self._flush_details)
+            self.call_after_refresh(self._flush_details)
 
     def _flush_details(self) -> None:
         self._flush_pending = False
@@ -314,9 +348,8 @@ class Previewer:
         return sound_id in self._candidates and sound_id in self._sources
 
     def show_details(self) -> None:
-        screen = self.screen
-        details = screen.query_one(Details)
-        waveform = screen.query_one(Waveform)
+        details: Details = self._widget(Details)
+        waveform: Waveform = self._widget(Waveform)
         sound_id = self.model.cursor
         if sound_id is None:
             self._reading = None
@@ -332,7 +365,7 @@ class Previewer:
                 self._read(sound_id, group="details")
                 # A read takes a millisecond or two: say "reading…" only if it lasts
                 # (no flicker while stepping through the list).
-                screen.set_timer(READING_NOTICE_S, lambda: self._still_reading(sound_id, row))
+                self.set_timer(READING_NOTICE_S, lambda: self._still_reading(sound_id, row))
             return
         self._reading = None
         candidate = self._candidates[sound_id]
@@ -342,7 +375,7 @@ class Previewer:
             sound_id
         )
         conflict = decisions.rejects.get(sound_id) if sound_id in decisions.picks else None
-        messages = screen.ledger_watch.for_sound(sound_id)
+        messages = self.ledger().for_sound(sound_id)
         details.show(sound_id, candidate, row, decision, source, conflict, messages)
         self.schedule_prefetch()
         if self._peaks_for == sound_id:
@@ -350,32 +383,21 @@ class Previewer:
         self._peaks_for = sound_id
         if isinstance(source, Source):
             waveform.clear("waveform…")
-            width = max(waveform.size.width, 40)
-            screen.run_worker(
-                lambda: self._compute_peaks(sound_id, source, width),
-                thread=True,
-                group="peaks",
-                exclusive=True,
-                exit_on_error=False,
-                name="waveform",
-            )
+            self._compute_peaks(sound_id, source, max(waveform.size.width, 40))
         else:
             waveform.clear(f"⊘ {source.reason}" if source else "⊘ candidate unreadable")
             asked = sound_id in self._asking  # that worker tries the network too
-            if screen.settings.allow_network and candidate is not None and not asked:
-                screen.run_worker(
-                    lambda: self._fetch_source(sound_id, candidate, network=True),
-                    thread=True,
-                    group="fetch",
-                    exclusive=True,
-                    exit_on_error=False,
-                    name="fetch preview",
-                )
+            if self.settings.allow_network and candidate is not None and not asked:
+                self._fetch_preview(sound_id, candidate)
 
     def _still_reading(self, sound_id: str, row: Row | None) -> None:
         if self._reading == sound_id:
-            self.screen.query_one(Details).show_reading(sound_id, row)
-            self.screen.query_one(Waveform).clear("")
+            self._widget(Details).show_reading(sound_id, row)
+            self._widget(Waveform).clear("")
+
+    @work(thread=True, group="fetch", exclusive=True, exit_on_error=False, name="fetch preview")
+    def _fetch_preview(self, sound_id: str, candidate: Mapping[str, Any]) -> None:
+        self._fetch_source(sound_id, candidate, network=True)
 
     def _fetch_source(self, sound_id: str, candidate: Mapping[str, Any], *, network: bool) -> None:
         """(Worker.) Every rule, the shared store's and (``network``) the web's included."""
@@ -385,15 +407,16 @@ class Previewer:
         source = resolve(
             candidate, store.data_dir, allow_network=network, remote=self.remote_audio()
         )
-        self.screen.post_message(SourceResolved(sound_id, source))
+        self.post_message(SourceResolved(sound_id, source))
 
+    @work(thread=True, group="peaks", exclusive=True, exit_on_error=False, name="waveform")
     def _compute_peaks(self, sound_id: str, source: Source, width: int) -> None:
         # numpy/soundfile load here, in the worker, not before the first paint.
         from foley_tui.audio.decode import DecodeError
         from foley_tui.audio.peaks import progressive_peaks
 
         worker = get_current_worker()
-        post = self.screen.post_message
+        post = self.post_message
         try:
             for result in progressive_peaks(source, width):
                 if worker.is_cancelled:
@@ -402,10 +425,10 @@ class Previewer:
         except (DecodeError, OSError) as exc:
             post(PeaksReady(sound_id, (), 0.0, True, error=str(exc)))
 
-    def peaks_ready(self, message: PeaksReady) -> None:
+    def on_peaks_ready(self, message: PeaksReady) -> None:
         if message.sound_id != self.model.cursor:
             return
-        waveform = self.screen.query_one(Waveform)
+        waveform = self._widget(Waveform)
         if message.error:
             waveform.clear(f"⊘ {message.error}")
         else:
@@ -417,7 +440,7 @@ class Previewer:
         details synchronously, and starting a worker there would delay its autoplay."""
         if not self._prefetch_pending:
             self._prefetch_pending = True
-            self.screen.call_after_refresh(self._prefetch_around)
+            self.call_after_refresh(self._prefetch_around)
 
     def _prefetch_around(self) -> None:
         """Hand the highlighted candidate and the one auto-advance would move to next (the
@@ -442,15 +465,9 @@ class Previewer:
             elif known is None:  # not resolved yet: the worker resolves it (stats only)
                 wanted.append((wanted_id, None))
         if wanted:
-            self.screen.run_worker(
-                lambda: self._prefetch(wanted),
-                thread=True,
-                group="prefetch",
-                exclusive=True,
-                exit_on_error=False,
-                name="prefetch",
-            )
+            self._prefetch(wanted)
 
+    @work(thread=True, group="prefetch", exclusive=True, exit_on_error=False, name="prefetch")
     def _prefetch(self, wanted: list[tuple[str, Source | None]]) -> None:
         worker = get_current_worker()
         store = self.model.store
@@ -470,7 +487,7 @@ class Previewer:
                     remote=self.remote_audio(),
                 )
                 # The dict too: showing this row's details then reads nothing.
-                self.screen.post_message(DetailsRead(sound_id, candidate, resolved, asked=True))
+                self.post_message(DetailsRead(sound_id, candidate, resolved, asked=True))
                 if not isinstance(resolved, Source):
                     continue
                 source = resolved

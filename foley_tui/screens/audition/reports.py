@@ -1,9 +1,9 @@
-"""Messages that cross widgets and threads.
+"""What the audition screen's workers and the player's thread report (Textual messages).
 
-Workers never touch widgets: they post one of these and the screen applies it on the main
-thread. Names: imperative for requests (``PlayCandidate``), past tense for events
-(``RowsLoaded``). High-rate messages implement ``can_replace`` so a backlog of stale
-positions or progress ticks collapses to the latest one.
+Workers never touch widgets: they post one of these to the part that started them (the
+loader, the previewer), which handles it on the main thread. Names: past tense, for
+events (``RowsLoaded``). High-rate messages implement ``can_replace`` so a backlog of
+stale positions or progress ticks collapses to the latest one.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from textual.message import Message
+from textual.worker import Worker, WorkerState
 
 from foley_tui.audio.base import PlayerStatus, Source, Unplayable
 from foley_tui.audition.change import Outside
@@ -195,3 +196,11 @@ class PlayheadMoved(Message):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, PlayheadMoved)
+
+
+def worker_failure(event: Worker.StateChanged) -> str | None:
+    """The notice for a worker that failed (None while it has not): each part of the
+    screen says its own workers' failures, in the same words."""
+    if event.state is not WorkerState.ERROR:
+        return None
+    return f"{event.worker.name} failed: {event.worker.error}"

@@ -1,5 +1,6 @@
 """The audition screen's two scene keys: ``t`` (the timeline) and ``C`` (the highlighted
-candidate in context), kept here so the audition screen only forwards to them.
+candidate in context: :class:`InContext`, a widget with nothing to draw that owns its
+workers).
 
 ``C`` never reads audio on the UI thread: the scene build (the store's picks, each pick's
 audio lookup, loudness measured for sounds that declare none) and the player's first
@@ -13,7 +14,14 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from textual.worker import get_current_worker
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.worker import Worker, get_current_worker
+
+from foley_tui.audio.base import Player
+from foley_tui.audition.model import AuditionModel
+from foley_tui.config import Settings
+from foley_tui.screens.audition.reports import worker_failure
 
 if TYPE_CHECKING:
     from foley_tui.audio.base import Scene
@@ -85,7 +93,7 @@ def open_timeline(screen: Any) -> None:
     )
 
 
-class InContext:
+class InContext(Widget):
     """``C`` for the audition screen: builds the highlighted candidate's scene in a
     worker and plays it; once the user has pressed ``C`` in this session (comparing takes
     in context), the scene of each row the cursor rests on is built and premixed ahead
@@ -93,32 +101,40 @@ class InContext:
     prefetched preview. A prefetched scene is used only while the session's picks, the
     loudness match and the pre-roll are what it was built from."""
 
+    DEFAULT_CSS = "InContext { display: none; }"
+
     REST_S = 0.3
     """How long the cursor rests on a row before its scene is built ahead."""
 
-    def __init__(self, screen: Any) -> None:
-        self.screen = screen
+    def __init__(self, model: AuditionModel, player: Player, settings: Settings) -> None:
+        super().__init__()
+        self.model = model
+        self.player = player
+        self.settings = settings
         self.used = False
         self.ready: tuple[tuple[Any, ...], Scene, float, str] | None = None
         """(key, scene, start, what the notice says) of the scene built ahead."""
-        self._timer: Any = None
+        self._timer: Timer | None = None
 
     def _settings(self) -> tuple[float, bool]:
-        screen = self.screen
-        pre_roll = float(getattr(screen.settings, "context_pre_roll_s", 2.0))
-        return pre_roll, bool(screen.view_settings.loudness_match)
+        return float(self.settings.context_pre_roll_s), bool(self.model.view.loudness_match)
 
     def key(self, sound_id: str) -> tuple[Any, ...]:
         """What a scene built for ``sound_id`` depends on (the picks as the screen knows
         them: ours and those other processes wrote)."""
-        picks = self.screen.model.listing.decisions.picks
+        picks = self.model.listing.decisions.picks
         placed = frozenset((sid, p.layer, repr(p.onset)) for sid, p in picks.items())
         return (
             sound_id,
             placed,
             *self._settings(),
-            id(getattr(self.screen.app, "narration", None)),
+            id(getattr(self.app, "narration", None)),
         )
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        failure = worker_failure(event)
+        if failure is not None:
+            self.notify(failure, severity="error", timeout=8)
 
     def rested(self, sound_id: str | None) -> None:
         """The highlight moved: build this row's scene ahead once it rests there."""
@@ -129,18 +145,18 @@ class InContext:
             return
         if self.ready is not None and self.ready[0] == self.key(sound_id):
             return
-        self._timer = self.screen.set_timer(self.REST_S, lambda: self._build(sound_id, False))
+        self._timer = self.set_timer(self.REST_S, lambda: self._build(sound_id, False))
 
-    def play(self) -> None:
-        """``C``: the scene built ahead when it is still right, else build it now."""
-        sound_id = self.screen.current_id
+    def play(self, sound_id: str | None) -> None:
+        """``C`` on ``sound_id`` (the highlighted row): the scene built ahead when it is
+        still right, else build it now."""
         if sound_id is None:
             return
         self.used = True
         ready = self.ready
         if ready is not None and ready[0] == self.key(sound_id):
             _, scene, start, said = ready
-            player = self.screen.player
+            player = self.player
 
             def swap() -> None:
                 # Still a worker: the player swaps the prepared voice in, but if another
@@ -149,7 +165,7 @@ class InContext:
                     if not get_current_worker().is_cancelled:
                         player.play_scene(scene, start)
 
-            self.screen.run_worker(
+            self.run_worker(
                 swap,
                 name="play in context",
                 group=IN_CONTEXT_GROUP,
@@ -157,23 +173,22 @@ class InContext:
                 exclusive=True,
                 exit_on_error=False,
             )
-            self.screen.notify(said, timeout=3)
+            self.notify(said, timeout=3)
             return
         self._build(sound_id, True)
 
     def _build(self, sound_id: str, play: bool) -> None:
         """Build ``sound_id``'s scene in a worker; play it (``C``) or premix it ahead."""
-        screen = self.screen
-        store = screen.store
-        player = screen.player
-        app = screen.app
+        store = self.model.store
+        player = self.player
+        app = self.app
         narration = getattr(app, "narration", None)
         pre_roll, loudness_match = self._settings()
         key = self.key(sound_id)
 
         def notify(message: str, **kwargs: Any) -> None:
             if play:
-                app.call_from_thread(screen.notify, message, **kwargs)
+                app.call_from_thread(self.notify, message, **kwargs)
 
         def work() -> None:
             from foley_tui.scene.build import build_scene, in_context, same_event_picks
@@ -214,7 +229,7 @@ class InContext:
                 return
             notify(said, timeout=3)
 
-        screen.run_worker(
+        self.run_worker(
             work,
             name="play in context" if play else "in context ahead",
             group=IN_CONTEXT_GROUP if play else IN_CONTEXT_AHEAD_GROUP,

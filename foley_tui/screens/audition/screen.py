@@ -5,9 +5,12 @@ One class that composes its parts instead of inheriting them:
 - :class:`~foley_tui.audition.model.AuditionModel` (headless) decides what a key means:
   listing, decisions, view, cursor, undo, auto-advance, outside changes. Each intent
   returns a :class:`~foley_tui.audition.change.Change`, applied in :meth:`apply` only;
-- :class:`~foley_tui.screens.audition.loader.SessionLoader` loads and polls in workers;
+- :class:`~foley_tui.screens.audition.loader.SessionLoader` loads the session and follows
+  other writers in its own workers;
 - :class:`~foley_tui.screens.audition.preview.Previewer` plays, shows details and the
-  waveform, and prefetches;
+  waveform, and prefetches, in its own workers;
+- both are widgets with nothing to draw: their workers post to them, and they hand the
+  model's Changes to :meth:`AuditionScreen.apply`;
 - the widgets own their keys (the list its cursor, the filter box its Esc); every key is
   in :mod:`foley_tui.keys.keymap`.
 """
@@ -17,43 +20,27 @@ from __future__ import annotations
 import functools
 import importlib.util
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Input
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from foley_tui.audio.base import Player
 from foley_tui.audition.change import Change
 from foley_tui.audition.listing import Listing, ViewSettings
 from foley_tui.audition.model import AuditionModel
-from foley_tui.audition.opening import Opening, OpeningRead
+from foley_tui.audition.opening import OpeningRead
 from foley_tui.config import Settings
 from foley_tui.keys.bindings import bindings
 from foley_tui.screens.audition.dialogs import DecisionDialogs
 from foley_tui.screens.audition.loader import SessionLoader
 from foley_tui.screens.audition.preview import Previewer
-from foley_tui.screens.audition.reports import (
-    DetailsRead,
-    EventsRead,
-    IdsListed,
-    LoadProgress,
-    OutsideChanged,
-    PeaksReady,
-    PlayerStateChanged,
-    PlayheadMoved,
-    RowsLoaded,
-    RowsParsed,
-    SessionOpened,
-    SourceResolved,
-    StoreReachability,
-    UndoRead,
-)
+from foley_tui.screens.audition.reports import worker_failure
 from foley_tui.screens.audition.scene_actions import InContext, open_timeline
-from foley_tui.startup import resume_gc
 from foley_tui.store import SessionStore
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
@@ -62,10 +49,7 @@ from foley_tui.widgets.key_hints import KeyHints
 from foley_tui.widgets.status_line import StatusLine, status_info
 from foley_tui.widgets.waveform import Waveform
 
-if TYPE_CHECKING:
-    from foley_tui.store.history import LedgerWatch
-
-__all__ = ["AuditionScreen", "FilterInput"]
+__all__ = ["AuditionScreen"]
 
 NEEDS_ROW = frozenset(
     {
@@ -107,11 +91,14 @@ class AuditionScreen(Screen[None]):
         self.player = player
         self.settings = settings
         self.model = AuditionModel(store, settings)
-        self.loader = SessionLoader(self, self.model, opening or OpeningRead(store))
-        self.previewer = Previewer(self, self.model, player)
+        self.loader = SessionLoader(
+            self.model, opening or OpeningRead(store), settings, apply=self.apply
+        )
+        self.previewer = Previewer(
+            self.model, player, settings, apply=self.apply, ledger=lambda: self.loader.ledger_watch
+        )
         self.dialogs = DecisionDialogs(self, self.model)
-        self.in_context = InContext(self)
-        self._ledger_watch: LedgerWatch | None = None
+        self.in_context = InContext(self.model, player, settings)
         # Textual sets ``-narrow`` / ``-wide`` on the screen from the terminal width; the
         # details pane hides when narrow (app.tcss).
         self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (settings.details_min_width, "-wide")]
@@ -129,20 +116,8 @@ class AuditionScreen(Screen[None]):
         self._binding_state: tuple[bool, ...] = ()
         self._list: CandidateList | None = None
         self._problems_seen: set[str] = set()
-        self.store_down = ""
-        """Non-empty while the shared store is unreachable (the status line says so)."""
 
-    # -- state the tests and the app read ---------------------------------------------
-    @property
-    def ledger_watch(self) -> LedgerWatch:
-        """The conversation and spend this screen shows (details, status line); made by
-        the first poll, after the first frame (its modules are not needed before)."""
-        if self._ledger_watch is None:
-            from foley_tui.store.history import LedgerWatch
-
-            self._ledger_watch = LedgerWatch(self.store)
-        return self._ledger_watch
-
+    # -- state the parts and the app read ---------------------------------------------
     @property
     def listing(self) -> Listing:
         return self.model.listing
@@ -163,14 +138,6 @@ class AuditionScreen(Screen[None]):
     def current_id(self) -> str | None:
         return self.candidate_list.highlighted if self.is_mounted else None
 
-    @property
-    def _loaded(self) -> bool:
-        return self.model.loaded
-
-    @property
-    def _details_pending(self) -> bool:
-        return self.previewer.details_pending
-
     # -- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -181,38 +148,27 @@ class AuditionScreen(Screen[None]):
         yield FilterInput(placeholder="filter: caption, tags, id, source", id="filter")
         yield StatusLine(id="status")
         yield KeyHints(compact=True)
+        yield self.loader
+        yield self.previewer
+        yield self.in_context
 
     def on_mount(self) -> None:
-        self.previewer.mount()
+        self.previewer.start()
         self.candidate_list.focus()
         self.query_one(Waveform).clear("")
         # Read since the app started: when it is in, the first frame has the rows.
-        opening = self.loader.opening.ready()
-        if opening is not None:
-            self._opened(opening)
-        else:
-            self.update_status()
         self.loader.start()
-        self.call_after_refresh(self.poll_ledger)
-        self.set_interval(LEDGER_POLL_S, self.poll_ledger, name="ledger-poll")
-
-    def poll_ledger(self) -> None:
-        """Messages and spend another process (the agent) wrote appear live (read by the
-        loader's worker)."""
-        self.loader.poll_ledger(self.ledger_watch)
-
-    def ledger_changed(self, messages: bool, usage: bool) -> None:
-        if messages:
-            self.previewer.schedule_details()
-        if usage:
-            self.update_status()
-
-    def on_unmount(self) -> None:
-        self.previewer.unmount()
+        # Messages and spend another process (the agent) wrote appear live.
+        self.call_after_refresh(self.loader.poll_ledger)
+        self.set_interval(LEDGER_POLL_S, self.loader.poll_ledger, name="ledger-poll")
 
     # -- the one place a Change reaches the widgets ------------------------------------
     def apply(self, change: Change) -> None:
         cl = self.candidate_list
+        if change.query is not None:
+            filter_input = self.query_one(FilterInput)
+            filter_input.value = change.query
+            filter_input.display = bool(change.query)
         if change.candidates:
             self.previewer.forget()
         if change.view:
@@ -257,7 +213,8 @@ class AuditionScreen(Screen[None]):
         lines = self.query(StatusLine)
         if not lines:
             return
-        lines.first().show(status_info(self.model, self.player, self._spent_usd(), self.store_down))
+        spent = self.loader.spent_usd
+        lines.first().show(status_info(self.model, self.player, spent, self.model.store_down))
 
     def _bindings_changed(self) -> None:
         """Refresh the footer only when what ``check_action`` depends on changed: a footer
@@ -280,102 +237,19 @@ class AuditionScreen(Screen[None]):
             title = f"{len(new)} unreadable entr{'y' if len(new) == 1 else 'ies'}"
             self.notify(shown, title=title, severity="warning", timeout=10)
 
-    # -- messages from workers, the list and the player --------------------------------
-    def on_ids_listed(self, message: IdsListed) -> None:
-        self.apply(self.model.listed(message.ids, message.picks, message.rejects, message.rows))
-        self.call_after_refresh(self._painted)
-
-    def _opened(self, opening: Opening) -> None:
-        self.loader.opened = True
-        change = self.model.open(opening)
-        filter_input = self.query_one(FilterInput)
-        filter_input.value = self.model.view.query
-        filter_input.display = bool(self.model.view.query)
-        self.apply(change)
-        if opening.page is not None:
-            self.call_after_refresh(self._painted)
-
-    def _spent_usd(self) -> float:
-        """The agent's spend as last polled (none before the first poll)."""
-        return self._ledger_watch.usage.cost_usd if self._ledger_watch is not None else 0.0
-
-    def _painted(self) -> None:
-        """The rows are on screen: the loader may go on, and the collector paused for
-        start-up resumes (see :mod:`foley_tui.startup`)."""
-        self.loader.painted.set()
-        resume_gc(freeze=True)
-
-    def on_undo_read(self, message: UndoRead) -> None:
-        m = message
-        self.apply(self.model.undo_read(m.can_undo, m.can_redo, m.generation))
-
-    def on_session_opened(self, message: SessionOpened) -> None:
-        self._opened(message.opening)
-
-    def on_load_progress(self, message: LoadProgress) -> None:
-        self.apply(self.model.progress(message.done, message.total))
-
-    def on_rows_parsed(self, message: RowsParsed) -> None:
-        self.apply(self.model.rows_parsed(message.rows))
-
-    def on_rows_loaded(self, message: RowsLoaded) -> None:
-        m = message
-        self.apply(self.model.loaded_rows(m.rows, m.picks, m.rejects, m.problems, m.generation))
-        self.loader.loaded()
-
-    def on_events_read(self, message: EventsRead) -> None:
-        self.apply(self.model.events_loaded(message.events))
-
-    def on_store_reachability(self, message: StoreReachability) -> None:
-        """The shared store went down or came back: say so; the screen stays as it is
-        (a decision meanwhile is refused with the store's own message)."""
-        self.store_down = "" if message.up else _store_name(self.store) + " down"
-        self.update_status()
-        if message.up:
-            self.previewer.forget()  # sources resolved while it was down said "unreachable"
-            self.notify("The session store is reachable again.", title="Store back", timeout=4)
-        else:
-            self.notify(
-                f"{message.error or 'the store is unreachable'}. Decisions are refused until "
-                "it is back; reconnecting by itself.",
-                title="Store unreachable",
-                severity="error",
-                timeout=10,
-            )
-
-    def on_outside_changed(self, message: OutsideChanged) -> None:
-        self.apply(self.model.apply_outside(message.outside))
-
+    # -- what the list and the workers report -----------------------------------------
     @on(CandidateList.Highlighted)
     def _highlighted(self, event: CandidateList.Highlighted) -> None:
         self.apply(self.model.highlight(event.sound_id, event.index, by_user=event.by_user))
         self.previewer.schedule_details()
         self.in_context.rested(event.sound_id)
 
-    def on_player_state_changed(self, message: PlayerStateChanged) -> None:
-        self.previewer.player_state_changed(message.status)
-        self._bindings_changed()
-
-    def on_playhead_moved(self, message: PlayheadMoved) -> None:
-        self.previewer.playhead_moved(message.position_s, message.duration_s)
-
-    def on_source_resolved(self, message: SourceResolved) -> None:
-        self.previewer.source_resolved(message.sound_id, message.source)
-
-    def on_details_read(self, message: DetailsRead) -> None:
-        self.previewer.details_read(message)
-
-    def on_peaks_ready(self, message: PeaksReady) -> None:
-        self.previewer.peaks_ready(message)
-
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """The one place worker failures become visible."""
-        if event.state is WorkerState.ERROR:
-            worker = event.worker
-            self.notify(f"{worker.name} failed: {worker.error}", severity="error", timeout=8)
-            if worker.group == "load":
-                self.model.loading = "load failed"
-                self.update_status()
+        """A failure of the screen's own workers (the loader's and the previewer's say
+        theirs) is a notice."""
+        failure = worker_failure(event)
+        if failure is not None:
+            self.notify(failure, severity="error", timeout=8)
 
     # -- actions ----------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -395,7 +269,7 @@ class AuditionScreen(Screen[None]):
         open_timeline(self)
 
     def action_in_context(self) -> None:
-        self.in_context.play()
+        self.in_context.play(self.current_id)
 
     def set_volume_db(self, volume_db: float) -> None:
         """The preview volume, set from another screen (the timeline)."""
@@ -504,7 +378,7 @@ class AuditionScreen(Screen[None]):
         caption = self.model.caption(sound_id) if sound_id is not None else None
 
         def closed(_: None) -> None:
-            self.poll_ledger()
+            self.loader.poll_ledger()
 
         from foley_tui.screens.messages import MessagesScreen  # not needed to start
 
@@ -529,8 +403,3 @@ class AuditionScreen(Screen[None]):
 @functools.cache
 def _sessions_available() -> bool:
     return importlib.util.find_spec("foley_tui.screens.sessions") is not None
-
-
-def _store_name(store: SessionStore) -> str:
-    """What the status line calls the session's store when it is unreachable."""
-    return "Redis" if hasattr(store, "change_feed") else "store"

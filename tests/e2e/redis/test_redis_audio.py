@@ -185,7 +185,7 @@ async def test_the_app_plays_pushed_audio_from_redis(
         for _ in range(200):  # the follow worker never ends: wait for the screen instead
             await pilot.pause(0.02)
             screen = app.screen
-            if isinstance(screen, AuditionScreen) and screen._loaded and screen.current_id:
+            if isinstance(screen, AuditionScreen) and screen.model.loaded and screen.current_id:
                 break
         screen = app.screen
         assert isinstance(screen, AuditionScreen) and screen.current_id == "fs:door"
