@@ -242,10 +242,8 @@ def _announce(model: SceneModel, scene: Any, where: str) -> None:
 # ------------------------------------------------------------------ render-scene
 @_guard
 def cmd_render_scene(args: argparse.Namespace) -> int:
-    import soundfile as sf
-
     from foley_tui.audio.decode import MAX_RATE, MIN_RATE
-    from foley_tui.audio.mixer import SceneMix
+    from foley_tui.scene.bounce import bounce
 
     out = Path(args.output).expanduser()
     kind = out.suffix.lower()
@@ -266,31 +264,14 @@ def cmd_render_scene(args: argparse.Namespace) -> int:
     if not scene.voices:
         raise CliError("nothing to render: no placed, playable pick and no narration", status=1)
     scene.volume_db = args.volume
-    mix = SceneMix(scene, rate, start_s=start, end_s=args.end)
     _announce(model, scene, str(out))
     subtype = "FLOAT" if args.float else "PCM_24"
-    tmp = out.with_name(f".{out.name}.partial")
-    frames = 0
-    try:
-        with sf.SoundFile(
-            str(tmp),
-            "w",
-            samplerate=rate,
-            channels=2,
-            subtype=subtype,
-            format="WAV" if kind == ".wav" else "FLAC",
-        ) as fh:
-            for block in mix.blocks():
-                fh.write(block)
-                frames += len(block)
-        tmp.replace(out)
-    finally:
-        mix.close()
-        tmp.unlink(missing_ok=True)
-    for problem in mix.problems:
+    done = bounce(scene, out, rate, subtype=subtype, start_s=start, end_s=args.end)
+    for problem in done.problems:
         print(f"foley-tui: warning: {problem}", file=sys.stderr)
-    peak_db = 20 * math.log10(mix.peak) if mix.peak > 0 else -math.inf
-    print(f"wrote {out} ({clock(frames / rate)}, {rate} Hz, {subtype}, peak {peak_db:.1f} dBFS)")
+    peak_db = 20 * math.log10(done.peak) if done.peak > 0 else -math.inf
+    length = clock(done.frames / rate)
+    print(f"wrote {out} ({length}, {rate} Hz, {subtype}, peak {peak_db:.1f} dBFS)")
     return 0
 
 
