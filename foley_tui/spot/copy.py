@@ -1,0 +1,207 @@
+"""Reading each clip's audio once: its Broadcast WAV copy and its woven clip gain.
+
+A clip's source is decoded a block at a time, resampled with a streaming ``soxr``
+resampler to the bundle's rate (its channels kept), looped to fill a looping bed's span,
+and written straight to its copy; only the part the clip plays is kept, to measure its
+gain. Memory holds one block and one clip, never the scene.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+import soxr
+
+from foley_tui.audio.decode import RESAMPLE_QUALITY, DecodeError, open_sound, stream_error
+from foley_tui.spot import names
+from foley_tui.spot.bwf import Bext, BwfWriter, Frames, ixml
+from foley_tui.spot.plan import NARRATION, SpotClip, SpotPlan
+
+#: Source frames decoded per read.
+READ_FRAMES = 65536
+
+
+class SpotCancelled(Exception):
+    """The user cancelled: nothing of the bundle is left behind."""
+
+
+def woven_gain_db(clip: Frames, rate: int, layer: str) -> float:
+    """The woven mix's static gain for a clip: foley's reference gain (its peak kept under
+    the ceiling the layer gain leaves) plus the layer's gain; no ducking, no master."""
+    from foley.level import reference_gain_db
+    from foley.weave.mix import LAYER_GAIN_DB
+
+    layer_db = float(LAYER_GAIN_DB.get(layer, 0.0))  # a str-valued enum: looked up by name
+    reference = reference_gain_db(clip, rate, peak_ceiling_dbfs=-1.0 - layer_db)
+    return float(reference) + layer_db
+
+
+def source_blocks(
+    clip: SpotClip, rate: int, cancelled: Callable[[], bool] = lambda: False
+) -> Iterator[Frames]:
+    """The clip's copy (handles included) as float32 ``(frames, channels)`` blocks at
+    ``rate``: exactly :attr:`SpotClip.copy_frames` frames, zero-padded if the file ends
+    early. Raises :class:`DecodeError` for audio that stops decoding."""
+    handle = open_sound(clip.source)
+    try:
+        in_rate = int(handle.samplerate)
+        channels = int(handle.channels)
+        first = max(round(clip.in_point_s * in_rate) - round(clip.pre / rate * in_rate), 0)
+        if first:
+            handle.seek(min(first, max(int(handle.frames), 0)))
+        resampler = (
+            None
+            if in_rate == rate
+            else soxr.ResampleStream(
+                in_rate, rate, channels, dtype="float32", quality=RESAMPLE_QUALITY
+            )
+        )
+        left = clip.copy_frames
+        ended = False
+        while left > 0 and not ended:
+            if cancelled():
+                raise SpotCancelled
+            try:
+                raw = handle.read(READ_FRAMES, dtype="float32", always_2d=True)
+                if len(raw) == 0 and clip.loop and handle.frames > 0:
+                    handle.seek(0)
+                    raw = handle.read(READ_FRAMES, dtype="float32", always_2d=True)
+            except (sf.LibsndfileError, RuntimeError) as exc:
+                raise DecodeError(f"decode error in {clip.source.name}: {exc}") from None
+            if len(raw) < READ_FRAMES and (failed := stream_error(handle)) is not None:
+                raise DecodeError(failed)
+            ended = len(raw) == 0
+            block = raw if resampler is None else resampler.resample_chunk(raw, last=ended)
+            if len(block):
+                block = block[:left]
+                left -= len(block)
+                yield block
+        if left > 0:
+            yield np.zeros((left, channels), dtype=np.float32)
+    finally:
+        handle.close()
+
+
+@dataclass(frozen=True, slots=True)
+class CopyResult:
+    """One clip read: its gain and what was written."""
+
+    clip: SpotClip
+    gain_db: float
+    bytes_written: int
+    channels: int
+
+
+def _channels(source: SpotClip) -> int:
+    with open_sound(source.source) as handle:
+        return int(handle.channels)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ("" if value is None else str(value))
+
+
+def bwf_metadata(clip: SpotClip, plan: SpotPlan, channels: int) -> tuple[Bext, str]:
+    """The clip's ``bext`` and iXML: caption, timestamp, layer, event, sound, licence, UCS."""
+    options = plan.options
+    now = dt.datetime.now().astimezone()
+    width = {"PCM_16": 16, "PCM_24": 24, "FLOAT": 32}[options.sample_format]
+    mode = "mono" if channels == 1 else "stereo" if channels == 2 else "multichannel"
+    bext = Bext(
+        description=clip.caption,
+        time_reference=options.start_samples + clip.position - clip.pre,
+        originator="foley-tui",
+        originator_reference=names.short_id(clip.sound_id),
+        origination_date=now.strftime("%Y-%m-%d"),
+        origination_time=now.strftime("%H:%M:%S"),
+        coding_history=f"A=PCM,F={options.rate},W={width},M={mode},T=foley-tui spot",
+    )
+    lic = clip.licence
+    sound = clip.sound
+    event = clip.candidate.get("event")
+    event = event if isinstance(event, dict) else {}
+    user = {
+        "LAYER": clip.layer,
+        "EVENT": _text(clip.event),
+        "SOUND_ID": clip.sound_id,
+        "DESCRIPTION": clip.caption,
+        "LICENSE": _text(lic.get("license_name") or lic.get("license_id")),
+        "LICENSE_URL": _text(lic.get("license_url")),
+        "ATTRIBUTION": _text(lic.get("attribution_text")),
+        "CREATOR": _text(lic.get("creator_name")),
+        "SOURCE_URL": _text(lic.get("source_url")),
+        "CATEGORY": _text(sound.get("ucs_category")),
+        "SUBCATEGORY": _text(sound.get("ucs_subcategory")),
+        "CATID": _text(event.get("ucs_catid")),
+    }
+    user = {k: v for k, v in user.items() if v}
+    fields = {"PROJECT": plan.title, "SCENE": _text(clip.event) or clip.layer, "TAKE": "1"}
+    fields["NOTE"] = clip.caption
+    tracks = (
+        [clip.track] if channels == 1 else [f"{clip.track} {i}" for i in range(1, channels + 1)]
+    )
+    if channels == 2:
+        tracks = [f"{clip.track} L", f"{clip.track} R"]
+    return bext, ixml(fields, user, tracks)
+
+
+def read_clip(
+    clip: SpotClip,
+    plan: SpotPlan,
+    folder: Path,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> CopyResult:
+    """Copy ``clip`` into ``folder`` (when it is copied) and measure its woven gain.
+
+    A copy that fails half-way is removed; the error (:class:`DecodeError`, ``OSError``)
+    goes to the caller, who lists the clip as skipped.
+    """
+    options = plan.options
+    rate = options.rate
+    channels = _channels(clip)
+    measure = clip.layer != NARRATION
+    kept: list[Frames] = []
+    writer: BwfWriter | None = None
+    target = folder / clip.file
+    if clip.copied:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        bext, ixml_text = bwf_metadata(clip, plan, channels)
+        seed = int(names.short_id(clip.sound_id), 16)
+        writer = BwfWriter(
+            target,
+            rate,
+            channels,
+            sample_format=options.sample_format,
+            bext=bext,
+            ixml_text=ixml_text,
+            dither_seed=seed,
+        )
+    done = 0
+    try:
+        for block in source_blocks(clip, rate, cancelled):
+            if writer is not None:
+                writer.write(block)
+            if measure:
+                lo, hi = max(clip.pre - done, 0), min(clip.pre + clip.length - done, len(block))
+                if hi > lo:
+                    kept.append(block[lo:hi])
+            done += len(block)
+        if writer is not None:
+            writer.close()
+    except BaseException:
+        if writer is not None:
+            writer.close()
+            target.unlink(missing_ok=True)
+        raise
+    gain = 0.0
+    if measure and kept:
+        gain = woven_gain_db(np.concatenate(kept), rate, clip.layer)
+    written = target.stat().st_size if writer is not None else 0
+    return CopyResult(clip, gain, written, channels)

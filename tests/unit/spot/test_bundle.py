@@ -1,0 +1,361 @@
+"""The spot bundle, written by the real path and read back by readers that are not its
+writers (ffprobe, wavinfo, a plain-text RPP parse, opentimelineio, pyaaf2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from foley_tui.scene.build import build_scene
+from foley_tui.spot.bundle import SpotCancelled, spot
+from foley_tui.spot.plan import SpotError, SpotOptions
+from foley_tui.store import SessionService
+from foley_tui.store.local import candidate_from_audio
+from tests.scene_fixtures import TONES, ToneSession, attach_narration, make_tone_session, tone
+from tests.spot_check import check_bundle, ffprobe, parse_rpp, read_cues, scene_rows, scene_samples
+
+SOURCE_RATE = 44100  # the copies are converted to 48 kHz
+RATE = 48000
+
+
+@pytest.fixture
+def tones(data_dir: Path, tmp_path: Path) -> ToneSession:
+    made = make_tone_session(data_dir, tmp_path / "audio", SOURCE_RATE)
+    assert attach_narration(made) == 0
+    return made
+
+
+def _spot(data_dir: Path, session: str, out: Path, **options: Any) -> Any:
+    store = SessionService(data_dir).get(session)
+    return spot(store, build_scene(store), out, SpotOptions(**options))
+
+
+def test_every_format_lands_every_pick_where_scene_places_it(
+    data_dir: Path, tmp_path: Path, tones: ToneSession, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "bundle"
+    result = _spot(data_dir, tones.session_id, out, start_tc="01:00:00:00", fps="25")
+    rows = scene_rows(tones.session_id, capsys)
+    expected = scene_samples(rows, RATE)
+    # The anchored picks are there, at their words' times: the contract is the scene's.
+    placed = {t.name: t.expected_onset for t in TONES if t.expected_onset is not None}
+    assert {tones.ids[n] for n in placed} == set(expected)
+    for name, onset in placed.items():
+        assert abs(expected[tones.ids[name]] - onset * RATE) <= 1
+    read = check_bundle(out, expected, start_samples=3600 * RATE)
+    # bext: TimeReference is the start timecode plus the placement (no pre-handle here).
+    for sid, stamp in read["stamps"].items():
+        assert stamp == 3600 * RATE + expected[sid]
+    # The unplaced anchor is left out, listed in the cue sheet and the summary with why.
+    zebra = tones.ids["zebra"]
+    left = [r for r in read_cues(out / "cues.csv") if r["sound_id"] == zebra]
+    assert left and left[0]["status"] == "left out" and "no word matches" in left[0]["note"]
+    assert any("zebra" in line and "left out" in line for line in result.summary())
+    # Markers: each scene event and each word an anchor landed on.
+    names = {name for _, name in read["markers"]}
+    assert {"a door slams", "slammed.", "rain on a roof", "fell"} <= names
+    # The narration is on its own track everywhere.
+    assert any(i.track == "narration" and i.position_s == 0 for i in read["rpp"])
+    # The looping bed fills its sentence span in its copy.
+    rain = next(r for r in read["cues"] if r["sound_id"] == tones.ids["rain"])
+    info = sf.info(str(out / rain["file"]))
+    assert info.frames == round(0.8 * RATE) and info.samplerate == RATE
+    # AAF: a timecode slot at the start timecode, the clip name is the caption.
+    assert read["timecode"] == {"start": 90000, "fps": 25, "drop": False}
+    assert {c.name for c in read["aaf"]} >= {"numeric", "slam", "rain", "sting"}
+    for name in ("README.txt", "cues.csv", "scene.RPP", "scene.aaf", "scene.otio", "mix.wav"):
+        assert (out / name).is_file(), name
+    assert not list(tmp_path.glob(".bundle.*")), "the temporary folder is gone"
+
+
+def test_clip_gains_are_the_woven_static_gain_and_copies_are_unity(
+    data_dir: Path, tmp_path: Path, tones: ToneSession
+) -> None:
+    from foley.level import reference_gain_db
+    from foley.weave.mix import LAYER_GAIN_DB
+
+    out = tmp_path / "bundle"
+    _spot(
+        data_dir, tones.session_id, out, rate=SOURCE_RATE, formats=frozenset({"bwf", "rpp", "csv"})
+    )
+    items, _, _ = parse_rpp((out / "scene.RPP").read_text())
+    numeric = next(i for i in items if i.name == "numeric")
+    source = tone(SOURCE_RATE, 0.2, 1000.0)
+    layer_db = LAYER_GAIN_DB["sfx_fg"]
+    want = reference_gain_db(source, SOURCE_RATE, peak_ceiling_dbfs=-1 - layer_db) + layer_db
+    assert want != 0.0
+    assert 20 * np.log10(numeric.volume) == pytest.approx(want, abs=0.01)
+    # The copy itself is at unity gain: the source's samples, to 24 bits.
+    copy, _ = sf.read(str(out / numeric.file), dtype="float32")
+    assert np.max(np.abs(copy - source)) < 2e-7
+
+
+def test_mix_is_what_render_scene_bounces(
+    data_dir: Path, tmp_path: Path, tones: ToneSession
+) -> None:
+    from foley_tui.cli import main
+
+    out = tmp_path / "bundle"
+    _spot(data_dir, tones.session_id, out, formats=frozenset({"mix", "csv"}))
+    assert main(["render-scene", tones.session_id, "-o", str(tmp_path / "ref.wav")]) == 0
+    ours, _ = sf.read(str(out / "mix.wav"), dtype="float32")
+    ref, _ = sf.read(str(tmp_path / "ref.wav"), dtype="float32")
+    assert ours.shape == ref.shape and np.array_equal(ours, ref)
+
+
+def test_bit_depths_rates_and_timecode_rates(
+    data_dir: Path, tmp_path: Path, tones: ToneSession, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = scene_rows(tones.session_id, capsys)
+    cases: list[tuple[dict[str, Any], str, int, int]] = [
+        (
+            {"bits": 16, "fps": "29.97df", "start_tc": "01:00:00;00"},
+            "pcm_s16le",
+            48000,
+            round(107892 * 1001 / 30000 * 48000),
+        ),
+        (
+            {"float_": True, "fps": "23.976", "start_tc": "01:00:00:00", "rate": 96000},
+            "pcm_f32le",
+            96000,
+            round(86400 * 1001 / 24000 * 96000),
+        ),
+        (
+            {"fps": "29.97", "start_tc": "00:59:59:29"},
+            "pcm_s24le",
+            48000,
+            round((3600 * 30 - 1) * 1001 / 30000 * 48000),
+        ),
+        (
+            {"fps": "24", "start_tc": "10:00:00:00", "rate": 44100},
+            "pcm_s24le",
+            44100,
+            36000 * 44100,
+        ),
+        ({"fps": "30", "start_tc": "00:00:01:15"}, "pcm_s24le", 48000, 72000),
+    ]
+    for i, (options, codec, rate, start) in enumerate(cases):
+        out = tmp_path / f"b{i}"
+        _spot(data_dir, tones.session_id, out, **options, formats=frozenset({"bwf", "otio", "csv"}))
+        read = check_bundle(
+            out,
+            scene_samples(rows, rate),
+            rate=rate,
+            start_samples=start,
+            formats=frozenset({"bwf", "otio", "csv"}),
+        )
+        first = read["cues"][0]
+        assert ffprobe(out / first["file"])["streams"][0]["codec_name"] == codec
+
+
+def test_overlapping_picks_spill_onto_numbered_tracks(
+    data_dir: Path, tmp_path: Path, tones: ToneSession, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = SessionService(data_dir).get(tones.session_id)
+    path = tmp_path / "audio" / "over.wav"
+    sf.write(str(path), tone(SOURCE_RATE, 0.3, 900.0), SOURCE_RATE)
+    candidate = candidate_from_audio(path)
+    store.cache_candidates([candidate])
+    sid = candidate["sound"]["id"]
+    store.picks_ns[sid] = {"sound_id": sid, "layer": "sfx_fg", "onset": 0.6}  # over "numeric"
+    out = tmp_path / "bundle"
+    _spot(data_dir, tones.session_id, out)
+    read = check_bundle(out, scene_samples(scene_rows(tones.session_id, capsys), RATE))
+    tracks = {c.track for c in read["otio"]}
+    assert {"sfx_fg", "sfx_fg (2)"} <= tracks
+    assert next(c.track for c in read["otio"] if c.metadata["sound_id"] == sid) == "sfx_fg (2)"
+    assert {c.slot for c in read["aaf"]} >= {"sfx_fg L", "sfx_fg (2) L", "sfx_fg (2) R"}
+
+
+def test_handles_keep_the_tail_a_bed_cuts(
+    data_dir: Path, tmp_path: Path, tones: ToneSession, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = SessionService(data_dir).get(tones.session_id)
+    path = tmp_path / "audio" / "bed.wav"
+    sf.write(str(path), tone(SOURCE_RATE, 2.0, 400.0), SOURCE_RATE)
+    candidate = candidate_from_audio(path)
+    candidate["event"] = {"query": "wind", "layer": "ambience", "onset": "during 'rain'"}
+    store.cache_candidates([candidate])
+    sid = candidate["sound"]["id"]
+    store.picks_ns[sid] = {"sound_id": sid, "layer": None, "onset": None}
+    out = tmp_path / "bundle"
+    _spot(data_dir, tones.session_id, out, handles_s=0.5)
+    read = check_bundle(out, scene_samples(scene_rows(tones.session_id, capsys), RATE))
+    row = next(r for r in read["cues"] if r["sound_id"] == sid)
+    # The bed plays its sentence span (0.8 s); half a second of the rest is kept after it.
+    assert sf.info(str(out / row["file"])).frames == round(0.8 * RATE) + round(0.5 * RATE)
+    item = next(i for i in read["rpp"] if i.file == row["file"])
+    assert item.length_s == pytest.approx(0.8) and item.offset_s == 0
+
+
+def test_refuses_a_non_empty_folder_and_force_replaces_it_whole(
+    data_dir: Path, tmp_path: Path, tones: ToneSession
+) -> None:
+    out = tmp_path / "bundle"
+    out.mkdir()
+    (out / "mine.txt").write_text("keep me")
+    with pytest.raises(SpotError, match="not empty"):
+        _spot(data_dir, tones.session_id, out)
+    assert (out / "mine.txt").read_text() == "keep me"
+    _spot(data_dir, tones.session_id, out, force=True, formats=frozenset({"csv"}))
+    assert not (out / "mine.txt").exists() and (out / "cues.csv").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_cancel_leaves_nothing(data_dir: Path, tmp_path: Path, tones: ToneSession) -> None:
+    store = SessionService(data_dir).get(tones.session_id)
+    calls = []
+
+    def cancelled() -> bool:
+        calls.append(1)
+        return len(calls) > 3
+
+    with pytest.raises(SpotCancelled):
+        spot(store, build_scene(store), tmp_path / "bundle", SpotOptions(), cancelled=cancelled)
+    assert not (tmp_path / "bundle").exists()
+    assert [p for p in tmp_path.iterdir() if p.name.startswith(".bundle")] == []
+
+
+def test_missing_and_undecodable_audio_is_listed_and_the_rest_written(
+    data_dir: Path, tmp_path: Path, tones: ToneSession
+) -> None:
+    (tmp_path / "audio" / "slam.wav").unlink()
+    (tmp_path / "audio" / "sting.wav").write_bytes(b"RIFF\0\0\0\0WAVEjunk" * 8)
+    out = tmp_path / "bundle"
+    result = _spot(data_dir, tones.session_id, out)
+    cues = read_cues(out / "cues.csv")
+    status = {r["caption"]: (r["status"], r["note"]) for r in cues}
+    assert status["numeric"][0] == "placed" and status["rain"][0] == "placed"
+    assert status["slam"][0] == "left out" and "no audio" in status["slam"][1]
+    assert status["sting"][0] == "left out" and "audio" in status["sting"][1]
+    assert any("slam" in line for line in result.summary())
+
+
+def test_no_placed_pick_says_so(data_dir: Path, tmp_path: Path) -> None:
+    service = SessionService(data_dir)
+    session = service.create("empty")
+    with pytest.raises(SpotError, match="no placed pick"):
+        _spot(data_dir, session, tmp_path / "bundle")
+    assert not (tmp_path / "bundle").exists()
+
+
+def test_unsafe_captions_become_safe_unique_names(data_dir: Path, tmp_path: Path) -> None:
+    service = SessionService(data_dir)
+    session = service.create("names")
+    store = service.get(session)
+    for i, caption in enumerate(["a/b\\c: d?", "bell\x07\x1b[31m", "é" * 250, "CON", "  ..  "]):
+        path = tmp_path / f"s{i}.wav"
+        sf.write(str(path), tone(RATE, 0.1, 500.0 + i), RATE)
+        candidate = candidate_from_audio(path)
+        candidate["sound"]["caption"] = caption
+        store.cache_candidates([candidate])
+        sid = candidate["sound"]["id"]
+        store.picks_ns[sid] = {"sound_id": sid, "layer": "sfx_fg", "onset": float(i)}
+    out = tmp_path / "bundle"
+    _spot(data_dir, session, out, formats=frozenset({"bwf", "csv"}))
+    files = sorted((out / "sfx_fg").iterdir())
+    assert len(files) == 5
+    for f in files:
+        name = f.name
+        assert len(name.encode()) <= 255
+        assert not any(ch in name for ch in '/\\:?*"<>|') and all(ord(ch) >= 32 for ch in name)
+        assert not name.startswith((" ", "."))
+        assert not name.upper().startswith("CON.")
+
+
+def test_stacked_and_sequential_layouts(data_dir: Path, tmp_path: Path) -> None:
+    service = SessionService(data_dir)
+    session = service.create("folder")
+    store = service.get(session)
+    for i in range(3):
+        path = tmp_path / f"s{i}.wav"
+        sf.write(str(path), tone(RATE, 0.5, 500.0 + i), RATE)
+        candidate = candidate_from_audio(path)
+        store.cache_candidates([candidate])
+        sid = candidate["sound"]["id"]
+        store.picks_ns[sid] = {"sound_id": sid, "layer": None, "onset": None}
+    stacked = _spot(data_dir, session, tmp_path / "a", formats=frozenset({"csv", "rpp"}))
+    assert any("stack at 0:00" in w for w in stacked.plan.warnings)
+    items, _, _ = parse_rpp((tmp_path / "a" / "scene.RPP").read_text())
+    assert [i.position_s for i in items] == [0, 0, 0]
+    assert {i.track for i in items} == {"sfx_fg", "sfx_fg (2)", "sfx_fg (3)"}
+    _spot(data_dir, session, tmp_path / "b", layout="sequential", formats=frozenset({"csv", "rpp"}))
+    items, _, _ = parse_rpp((tmp_path / "b" / "scene.RPP").read_text())
+    assert sorted(i.position_s for i in items) == pytest.approx([0.0, 1.5, 3.0])
+    assert {i.track for i in items} == {"sfx_fg"}
+
+
+def test_mute_solo_and_range_select_picks_at_absolute_positions(
+    data_dir: Path, tmp_path: Path, tones: ToneSession
+) -> None:
+    out = tmp_path / "a"
+    _spot(data_dir, tones.session_id, out, mute=frozenset({"ambience"}), formats=frozenset({"csv"}))
+    placed = {r["caption"] for r in read_cues(out / "cues.csv") if r["status"] == "placed"}
+    assert placed == {"numeric", "slam", "sting"}
+    out = tmp_path / "b"
+    _spot(data_dir, tones.session_id, out, solo=frozenset({"sfx_fg"}), formats=frozenset({"csv"}))
+    placed = {r["caption"] for r in read_cues(out / "cues.csv") if r["status"] == "placed"}
+    assert placed == {"numeric", "slam"}
+    out = tmp_path / "c"
+    _spot(data_dir, tones.session_id, out, start_s=0.7, end_s=1.9, formats=frozenset({"csv"}))
+    rows = [r for r in read_cues(out / "cues.csv") if r["status"] == "placed"]
+    assert {r["caption"]: float(r["onset_s"]) for r in rows} == {
+        "slam": 0.8,
+        "rain": 1.8,
+        "sting": 1.8,
+    }
+
+
+def test_attribution_goes_to_credits_and_the_ixml(
+    data_dir: Path, tmp_path: Path, tones: ToneSession
+) -> None:
+    from tests.spot_check import ixml_user
+
+    store = SessionService(data_dir).get(tones.session_id)
+    sid = tones.ids["slam"]
+    candidate = store.candidate(sid)
+    assert candidate is not None
+    candidate["sound"]["license"].update(
+        {
+            "license_name": "CC BY 4.0",
+            "license_url": "https://creativecommons.org/licenses/by/4.0/",
+            "requires_attribution": True,
+            "attribution_text": "Door slam by Jane Doe (freesound.org/s/1)",
+            "creator_name": "Jane Doe",
+        }
+    )
+    candidate["sound"]["ucs_category"] = "DOORS"
+    candidate["sound"]["ucs_subcategory"] = "WOOD"
+    store.candidates[sid] = candidate
+    out = tmp_path / "bundle"
+    _spot(data_dir, tones.session_id, out)
+    credits = (out / "CREDITS.txt").read_text()
+    assert "Door slam by Jane Doe" in credits and "CC BY 4.0" in credits
+    assert "numeric" not in credits
+    row = next(r for r in read_cues(out / "cues.csv") if r["sound_id"] == sid)
+    assert row["licence"] == "CC BY 4.0" and row["attribution"].startswith("Door slam")
+    user = ixml_user(out / row["file"])
+    assert user["ATTRIBUTION"].startswith("Door slam") and user["CATEGORY"] == "DOORS"
+    assert user["SUBCATEGORY"] == "WOOD" and user["EVENT"] == "a door slams"
+    assert user["@SCENE"] == "a door slams"
+    otio_meta = json.loads((out / "scene.otio").read_text())
+    assert "Door slam by Jane Doe" in json.dumps(otio_meta)
+
+
+def test_reference_points_the_projects_at_the_originals(
+    data_dir: Path, tmp_path: Path, tones: ToneSession
+) -> None:
+    out = tmp_path / "bundle"
+    _spot(
+        data_dir, tones.session_id, out, reference=True, formats=frozenset({"rpp", "otio", "csv"})
+    )
+    assert not any(p.suffix == ".wav" for p in out.rglob("*"))
+    items, _, _ = parse_rpp((out / "scene.RPP").read_text())
+    for item in items:
+        assert not Path(item.file).is_absolute()
+        assert (out / item.file).resolve().is_file()
