@@ -24,6 +24,8 @@ from foley_tui.spot import names
 from foley_tui.spot.bwf import Bext, BwfWriter, Frames, ixml
 from foley_tui.spot.plan import NARRATION, SpotClip, SpotPlan
 
+#: The parts that carry clip gains.
+GAIN_FORMATS = frozenset({"rpp", "aaf", "otio", "csv"})
 #: Source frames decoded per read.
 READ_FRAMES = 65536
 
@@ -166,7 +168,8 @@ def read_clip(
     options = plan.options
     rate = options.rate
     channels = _channels(clip)
-    measure = clip.layer != NARRATION
+    # The gain is for the projects and the cue sheet; BWF copies alone are at unity.
+    measure = clip.layer != NARRATION and bool(options.formats & GAIN_FORMATS)
     kept: list[Frames] = []
     writer: BwfWriter | None = None
     target = folder / clip.file

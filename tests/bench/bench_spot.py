@@ -1,0 +1,197 @@
+"""Spot benchmark: a 200-pick scene of 5-second clips (mixed rates and formats) spotted to
+a bundle, against a plain soundfile read-and-write of the same files in the same run.
+
+1. **Throughput**: ``spot`` (every pick converted to a 48 kHz 24-bit Broadcast WAV with
+   its bext and iXML, its woven clip gain measured, the RPP, AAF, OTIO and cue sheet
+   written; no reference mix) against, for each source file, ``sf.read`` of the whole
+   file and ``sf.write`` of it as 24-bit WAV at its own rate (no conversion, no
+   metadata). Both are reported as MB/s of decoded audio (frames x channels x 4 bytes of
+   float32), so their ratio is the ratio of times; the goal is >= 0.7x.
+2. **Memory**: the peak RSS of a process that spots 50 picks against one that spots 200
+   (the same clips): the bundle streams each clip, so the peak must not grow with the
+   scene.
+
+Runnable standalone (``python tests/bench/bench_spot.py [--runs N]``) or via
+``make bench``; prints a table and writes tests/bench/results/bench_spot.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import soundfile as sf
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT))
+
+RUNS = 3
+PICKS = 200
+SECONDS = 5.0
+#: (rate, channels, container, subtype) cycled over the picks.
+KINDS = [
+    (44100, 2, "WAV", "PCM_16"),
+    (48000, 2, "WAV", "PCM_24"),
+    (96000, 1, "FLAC", "PCM_24"),
+    (48000, 1, "FLAC", "PCM_16"),
+    (44100, 2, "AIFF", "PCM_16"),
+]
+
+
+def make_files(folder: Path, count: int) -> list[Path]:
+    rng = np.random.default_rng(7)
+    paths = []
+    for i in range(count):
+        rate, channels, container, subtype = KINDS[i % len(KINDS)]
+        frames = round(SECONDS * rate)
+        t = np.arange(frames) / rate
+        data = 0.1 * np.sin(2 * np.pi * (200 + 7 * i) * t)[:, None] + 0.02 * rng.standard_normal(
+            (frames, channels)
+        )
+        ext = {"WAV": "wav", "FLAC": "flac", "AIFF": "aiff"}[container]
+        path = folder / f"clip{i:03d}.{ext}"
+        sf.write(str(path), data.astype(np.float32), rate, subtype=subtype, format=container)
+        paths.append(path)
+    return paths
+
+
+def make_session(data_dir: Path, paths: list[Path]) -> str:
+    from foley_tui.store import SessionService
+    from foley_tui.store.local import candidate_from_audio
+
+    service = SessionService(data_dir)
+    session = service.create("bench spot")
+    store = service.get(session)
+    candidates = [candidate_from_audio(p) for p in paths]
+    store.cache_candidates(candidates)
+    layers = ["sfx_fg", "ambience", "stinger", "music"]
+    for i, candidate in enumerate(candidates):
+        sid = candidate["sound"]["id"]
+        store.picks_ns[sid] = {"sound_id": sid, "layer": layers[i % 4], "onset": round(i * 0.7, 3)}
+    return session
+
+
+def decoded_mb(paths: list[Path]) -> float:
+    return sum(sf.info(str(p)).frames * sf.info(str(p)).channels * 4 for p in paths) / 1e6
+
+
+def baseline(paths: list[Path], out: Path) -> float:
+    out.mkdir()
+    started = time.perf_counter()
+    for path in paths:
+        data, rate = sf.read(str(path), dtype="float32", always_2d=True)
+        sf.write(str(out / f"{path.stem}.wav"), data, rate, subtype="PCM_24")
+    return time.perf_counter() - started
+
+
+#: What is spotted: the copies alone (the decode-and-write path the baseline does), and
+#: the whole bundle (clip gains measured with foley's loudness code, AAF via pyaaf2).
+VARIANTS = {
+    "copies": frozenset({"bwf"}),
+    "bundle": frozenset({"bwf", "rpp", "aaf", "otio", "csv"}),
+}
+
+
+def ours(data_dir: Path, session: str, out: Path, formats: frozenset[str]) -> float:
+    from foley_tui.scene.build import build_scene
+    from foley_tui.spot.bundle import spot
+    from foley_tui.spot.plan import SpotOptions
+    from foley_tui.store import SessionService
+
+    started = time.perf_counter()
+    store = SessionService(data_dir).get(session)
+    options = SpotOptions(formats=formats)
+    spot(store, build_scene(store), out, options)
+    return time.perf_counter() - started
+
+
+_CHILD = """
+import os, resource, sys
+sys.path.insert(0, {root!r})
+os.environ["FOLEY_DATA_DIR"] = {data!r}
+from pathlib import Path
+from foley_tui.scene.build import build_scene
+from foley_tui.spot.bundle import spot
+from foley_tui.spot.plan import SpotOptions
+from foley_tui.store import SessionService
+store = SessionService(Path({data!r})).get({session!r})
+options = SpotOptions(formats=frozenset({{"bwf", "rpp", "csv"}}))
+spot(store, build_scene(store), Path({out!r}), options)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def peak_rss_kb(data_dir: Path, session: str, out: Path) -> int:
+    code = _CHILD.format(root=str(ROOT), data=str(data_dir), session=session, out=str(out))
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
+    )
+    return int(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> dict[str, Any]:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=RUNS)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-spot-") as tmp:
+        root = Path(tmp)
+        data_dir = root / "data"
+        data_dir.mkdir()
+        os.environ["FOLEY_DATA_DIR"] = str(data_dir)
+        (root / "src").mkdir()
+        paths = make_files(root / "src", PICKS)
+        session = make_session(data_dir, paths)
+        small = make_session(data_dir, paths[:50])
+        mb = decoded_mb(paths)
+        # The first spot imports scipy (foley's loudness meter) and pyaaf2: not a run.
+        ours(data_dir, small, root / "warm", VARIANTS["bundle"])
+        base_t: list[float] = []
+        our_t: dict[str, list[float]] = {name: [] for name in VARIANTS}
+        for run in range(args.runs):  # interleaved: all see the same machine load
+            base_t.append(baseline(paths, root / f"base{run}"))
+            for name, formats in VARIANTS.items():
+                our_t[name].append(ours(data_dir, session, root / f"{name}{run}", formats))
+        rss_small = peak_rss_kb(data_dir, small, root / "rss50")
+        rss_big = peak_rss_kb(data_dir, session, root / "rss200")
+    base_med = statistics.median(base_t)
+    result: dict[str, Any] = {
+        "picks": PICKS,
+        "decoded_mb": round(mb, 1),
+        "baseline_s": [round(t, 3) for t in base_t],
+        "baseline_mb_s": round(mb / base_med, 1),
+        "peak_rss_mb_50": round(rss_small / 1024, 1),
+        "peak_rss_mb_200": round(rss_big / 1024, 1),
+    }
+    print(f"decoded audio: {result['decoded_mb']} MB in {PICKS} clips")
+    print(f"plain soundfile read+write: {result['baseline_mb_s']} MB/s (median {base_med:.2f} s)")
+    for name, times in our_t.items():
+        med = statistics.median(times)
+        result[f"{name}_s"] = [round(t, 3) for t in times]
+        result[f"{name}_mb_s"] = round(mb / med, 1)
+        result[f"{name}_ratio"] = round(base_med / med, 3)
+        print(
+            f"spot {name} ({','.join(sorted(VARIANTS[name]))}): {result[f'{name}_mb_s']} MB/s "
+            f"(median {med:.2f} s), {result[f'{name}_ratio']}x the baseline"
+        )
+    print(
+        f"peak RSS: 50 picks {result['peak_rss_mb_50']} MB, "
+        f"200 picks {result['peak_rss_mb_200']} MB"
+    )
+    out = HERE / "results"
+    out.mkdir(exist_ok=True)
+    (out / "bench_spot.json").write_text(json.dumps(result, indent=2))
+    return result
+
+
+if __name__ == "__main__":
+    main()
