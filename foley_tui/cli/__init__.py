@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "foley_tui.cli.store",
     "foley_tui.cli.candidates",
     "foley_tui.cli.scene",
+    "foley_tui.cli.spot",
     "foley_tui.cli.app",
     "foley_tui.cli.demo",
     "foley_tui.cli.messages",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -129,6 +130,20 @@ def session_verbs(subparsers: Any, common: argparse.ArgumentParser) -> Any:
         group = subparsers.add_parser("session", parents=[common], help="manage one session")
         return group.add_subparsers(dest="session_command", metavar="VERB", required=True)
     return next(a for a in group._actions if isinstance(a, argparse._SubParsersAction))
+
+
+def time_arg(text: str) -> float:
+    """A time given on the command line (an argparse ``type``): seconds or [h:]m:ss.sss."""
+    try:
+        parts = [float(p) for p in text.strip().split(":")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a time: {text!r} (seconds or m:ss.sss)") from None
+    if not parts or len(parts) > 3 or any(not math.isfinite(p) or p < 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"not a time: {text!r} (seconds or m:ss.sss)")
+    total = 0.0
+    for part in parts:
+        total = total * 60 + part
+    return total
 
 
 def print_json(value: Any) -> None:

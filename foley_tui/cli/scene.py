@@ -30,6 +30,7 @@ from foley_tui.cli.common import (
     open_session,
     print_json,
     session_verbs,
+    time_arg,
 )
 from foley_tui.scene.narration import NarrationError, make_narration, write_narration
 from foley_tui.scene.reading import clock
@@ -61,20 +62,6 @@ def _guard(func: Handler) -> Handler:
 
 def _store(args: argparse.Namespace) -> SessionStore:
     return open_session(args, touch=False)
-
-
-def _seconds(text: str) -> float:
-    """A time given on the command line: seconds or [h:]m:ss.sss."""
-    try:
-        parts = [float(p) for p in text.strip().split(":")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a time: {text!r} (seconds or m:ss.sss)") from None
-    if not parts or len(parts) > 3 or any(not math.isfinite(p) or p < 0 for p in parts):
-        raise argparse.ArgumentTypeError(f"not a time: {text!r} (seconds or m:ss.sss)")
-    total = 0.0
-    for part in parts:
-        total = total * 60 + part
-    return total
 
 
 def _override(args: argparse.Namespace) -> Narration | None:
@@ -283,8 +270,8 @@ def _scene_options(p: argparse.ArgumentParser) -> None:
 
 
 def _mix_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--from", dest="start", type=_seconds, metavar="S", help="start at S")
-    p.add_argument("--to", dest="end", type=_seconds, metavar="S", help="stop at S")
+    p.add_argument("--from", dest="start", type=time_arg, metavar="S", help="start at S")
+    p.add_argument("--to", dest="end", type=time_arg, metavar="S", help="stop at S")
     p.add_argument("--mute", action="append", metavar="LANE", help="mute a lane (repeatable)")
     p.add_argument("--solo", action="append", metavar="LANE", help="solo a lane (repeatable)")
     p.add_argument("--no-narration", action="store_true", help="leave the narration out")
@@ -299,7 +286,7 @@ def _mix_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--pre-roll",
-        type=_seconds,
+        type=time_arg,
         default=2.0,
         metavar="S",
         help="with --candidate, start S seconds before it (default 2)",
