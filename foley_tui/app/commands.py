@@ -1,4 +1,5 @@
-"""Command palette providers: every audition action, searchable by name (ctrl+p)."""
+"""Command palette providers: every action of the screen below the palette (the audition
+screen's, or the timeline's), searchable by name (ctrl+p)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,15 @@ from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 
 from foley_tui.keys import keymap
 from foley_tui.screens.audition.screen import AuditionScreen
+from foley_tui.screens.timeline.screen import TimelineScreen
 
 PALETTE_SCOPES = ("audition", "candidate-list")
 """Whose actions the palette offers over the audition screen."""
+TIMELINE_SCOPE = "timeline"
+"""Whose actions it offers over the timeline (its own, and the audition ids it honours)."""
 
 
-def _commands(screen: AuditionScreen) -> list[tuple[str, str, Callable[[], object]]]:
-    """(title, help, run) for each action that applies right now, from the registry."""
+def _audition_commands(screen: AuditionScreen) -> list[tuple[str, str, Callable[[], object]]]:
     commands: list[tuple[str, str, Callable[[], object]]] = []
     seen: set[str] = set()
     for spec in keymap.KEYS:
@@ -31,16 +34,46 @@ def _commands(screen: AuditionScreen) -> list[tuple[str, str, Callable[[], objec
     return commands
 
 
-class AuditionCommands(Provider):
-    """The audition screen's actions in the palette."""
+def _timeline_commands(screen: TimelineScreen) -> list[tuple[str, str, Callable[[], object]]]:
+    commands: list[tuple[str, str, Callable[[], object]]] = []
+    seen: set[str] = set()
+    for spec in keymap.KEYS:
+        here = (
+            [(spec.action, spec.description, spec.tooltip)] if spec.scope == TIMELINE_SCOPE else []
+        )
+        here += [
+            (also.action, also.description or spec.description, also.tooltip or spec.tooltip)
+            for also in spec.also
+            if also.scope == TIMELINE_SCOPE
+        ]
+        for action, description, tooltip in here:
+            if action in seen:
+                continue
+            seen.add(action)
+            run = partial(screen.run_action, action)
+            commands.append((f"Timeline: {description}", tooltip, run))
+    return commands
 
-    def _screen(self) -> AuditionScreen | None:
+
+def _commands(screen: object) -> list[tuple[str, str, Callable[[], object]]]:
+    """(title, help, run) for each action that applies right now, from the registry."""
+    if isinstance(screen, AuditionScreen):
+        return _audition_commands(screen)
+    if isinstance(screen, TimelineScreen):
+        return _timeline_commands(screen)
+    return []
+
+
+class AuditionCommands(Provider):
+    """The audition screen's (or the timeline's) actions in the palette."""
+
+    def _screen(self) -> AuditionScreen | TimelineScreen | None:
         # The palette is itself a screen; the one below it is where actions apply. Over
-        # any other screen (sessions, help) audition actions would act on a hidden screen.
+        # any other screen (sessions, help) these actions would act on a hidden screen.
         for screen in reversed(self.app.screen_stack):
             if isinstance(screen, CommandPalette):
                 continue
-            return screen if isinstance(screen, AuditionScreen) else None
+            return screen if isinstance(screen, AuditionScreen | TimelineScreen) else None
         return None
 
     async def discover(self) -> Hits:

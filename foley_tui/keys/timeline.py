@@ -132,6 +132,16 @@ TIMELINE_KEYS: tuple[KeySpec, ...] = (
         "Timeline",
     ),
     binding(
+        "timeline-spot",
+        "S",
+        "spot",
+        "Spot…",
+        "Spot the scene to a folder for an editor: timestamped BWFs, RPP, AAF, OTIO",
+        _T,
+        "Timeline",
+        show=True,
+    ),
+    binding(
         "timeline-loop-start",
         "(",
         "loop_edge('start')",

@@ -71,8 +71,9 @@ def check_target(out: Path, force: bool) -> None:
         raise SpotError(f"{out} exists and is not a folder")
     if out.is_dir() and any(out.iterdir()) and not force:
         raise SpotError(f"{out} exists and is not empty (use --force to replace it)")
-    if not out.parent.is_dir():
-        raise SpotError(f"no folder {out.parent}")
+    parent = next((p for p in out.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise SpotError(f"{parent} is not a folder")
 
 
 def spot(
@@ -98,6 +99,7 @@ def spot(
         raise SpotError(
             f"no placed pick to spot in {store.session_id}" + (f" ({why})" if why else "")
         )
+    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".{out.name}.spot-{secrets.token_hex(4)}"
     tmp.mkdir()
     try:

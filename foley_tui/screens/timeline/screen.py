@@ -348,6 +348,16 @@ class TimelineScreen(Screen[None]):
             self._on_volume(self.volume_db)
         self.notify(f"Volume {self.volume_db:+.0f} dB", timeout=1)
 
+    # -- actions: hand off ------------------------------------------------------------
+    def action_spot(self) -> None:
+        """Spot the scene to a folder (a dialog; the bundle is written in its worker)."""
+        from foley_tui.screens.spot import SpotScreen, default_folder
+
+        self._stop_scene()
+        title = getattr(self.store.meta(), "title", None) or self.store.session_id
+        folder = default_folder(str(title), self.model.scene.narration)
+        self.app.push_screen(SpotScreen(self.store, folder))
+
     # -- actions: decide -------------------------------------------------------------
     def _write(self, what: Callable[[], object]) -> bool:
         try:

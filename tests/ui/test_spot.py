@@ -1,0 +1,157 @@
+"""Spotting from the app: the timeline's ``S`` (and the palette) opens the dialog, the
+bundle is written in a worker with a progress bar, the summary shows, Esc cancels cleanly.
+The demo's bundle passes the same read-back checks as the command line's."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, ProgressBar, Static
+
+from foley_tui.app.foley_app import FoleyApp
+from foley_tui.demo.build import build_demo
+from foley_tui.screens.audition.screen import AuditionScreen
+from foley_tui.screens.spot import SpotScreen
+from foley_tui.screens.timeline.screen import TimelineScreen
+from foley_tui.store import SessionService
+from tests.fakes import FakePlayer
+from tests.spot_check import check_bundle, scene_rows, scene_samples
+
+SIZE = (120, 36)
+
+
+async def _wait(pilot: Pilot[Any], kind: type, tries: int = 500) -> Any:
+    for _ in range(tries):
+        await pilot.pause(0.01)
+        if isinstance(pilot.app.screen, kind):
+            return pilot.app.screen
+    raise AssertionError(f"no {kind.__name__}; on {type(pilot.app.screen).__name__}")
+
+
+async def _spot_dialog(pilot: Pilot[Any], out: Path) -> SpotScreen:
+    await _wait(pilot, AuditionScreen)
+    await pilot.press("t")
+    await _wait(pilot, TimelineScreen)
+    await pilot.press("S")
+    dialog: SpotScreen = await _wait(pilot, SpotScreen)
+    dialog.query_one(Input).value = str(out)
+    return dialog
+
+
+def _app(data_dir: Path) -> tuple[FoleyApp, str]:
+    service = SessionService(data_dir)
+    demo = build_demo(data_dir, service=service)
+    return FoleyApp(service.get(demo), FakePlayer(), service=service), demo
+
+
+async def test_the_timeline_key_spots_the_demo(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    app, demo = _app(data_dir)
+    out = tmp_path / "storm"
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await _spot_dialog(pilot, out)
+        assert dialog.query_one(Input).value == str(out)
+        await pilot.press("enter")
+        for _ in range(3000):
+            await pilot.pause(0.01)
+            if dialog.result is not None:
+                break
+        assert dialog.result is not None, "the bundle was written"
+        summary = str(dialog.query_one("#spot-summary", Static).render())
+        assert "spotted 5 pick(s)" in summary
+        bar = dialog.query_one("#spot-progress", ProgressBar)
+        assert bar.progress == bar.total
+        await pilot.press("escape")
+        await _wait(pilot, TimelineScreen)
+    rows = scene_rows(demo, capsys)
+    playable = {r["sound_id"] for r in rows if r["playable"]}
+    expected = {k: v for k, v in scene_samples(rows, 48000).items() if k in playable}
+    check_bundle(out, expected)
+
+
+async def test_the_default_folder_is_beside_the_narration(data_dir: Path) -> None:
+    app, _ = _app(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await _wait(pilot, AuditionScreen)
+        await pilot.press("t")
+        timeline: TimelineScreen = await _wait(pilot, TimelineScreen)
+        narration = timeline.model.scene.narration
+        assert narration is not None
+        await pilot.press("S")
+        dialog = await _wait(pilot, SpotScreen)
+        folder = Path(dialog.query_one(Input).value)
+        assert folder.parent == narration.path.parent and folder.name.endswith(" spot")
+        await pilot.press("escape")
+        await _wait(pilot, TimelineScreen)
+
+
+async def test_escape_cancels_and_leaves_nothing(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from foley_tui.spot import bundle
+
+    app, _ = _app(data_dir)
+    out = tmp_path / "storm"
+    started = threading.Event()
+    release = threading.Event()
+    real = bundle.read_clip
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        started.set()
+        release.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bundle, "read_clip", held)
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await _spot_dialog(pilot, out)
+        await pilot.press("enter")
+        for _ in range(1000):
+            await pilot.pause(0.01)
+            if started.is_set():
+                break
+        assert dialog.running
+        await pilot.press("escape")
+        release.set()
+        await _wait(pilot, TimelineScreen)
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".storm")] == []
+
+
+async def test_a_folder_in_the_way_is_refused_in_the_dialog(data_dir: Path, tmp_path: Path) -> None:
+    app, _ = _app(data_dir)
+    out = tmp_path / "taken"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await _spot_dialog(pilot, out)
+        await pilot.press("enter")
+        for _ in range(1000):
+            await pilot.pause(0.01)
+            if str(dialog.query_one("#spot-error", Static).render()):
+                break
+        assert "not empty" in str(dialog.query_one("#spot-error", Static).render())
+        assert not dialog.running and dialog.result is None
+    assert (out / "keep.txt").read_text() == "mine"
+
+
+async def test_the_palette_offers_spot_over_the_timeline(data_dir: Path) -> None:
+    from foley_tui.app.commands import AuditionCommands, _commands
+
+    app, _ = _app(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await _wait(pilot, AuditionScreen)
+        await pilot.press("t")
+        timeline = await _wait(pilot, TimelineScreen)
+        assert AuditionCommands(timeline)._screen() is timeline
+        assert "Timeline: Spot…" in {title for title, _, _ in _commands(timeline)}
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"Spot")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await _wait(pilot, SpotScreen)
