@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING
 
 from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 
 from foley_tui.keys import keymap
 from foley_tui.screens.audition.screen import AuditionScreen
-from foley_tui.screens.timeline.screen import TimelineScreen
+
+if TYPE_CHECKING:
+    from foley_tui.screens.timeline.screen import TimelineScreen
 
 PALETTE_SCOPES = ("audition", "candidate-list")
 """Whose actions the palette offers over the audition screen."""
@@ -55,11 +58,19 @@ def _timeline_commands(screen: TimelineScreen) -> list[tuple[str, str, Callable[
     return commands
 
 
+def _timeline_class() -> type[TimelineScreen]:
+    # Imported when the palette opens, not with the app: the timeline (and the scene
+    # model it imports) is not needed for the first frame.
+    from foley_tui.screens.timeline.screen import TimelineScreen
+
+    return TimelineScreen
+
+
 def _commands(screen: object) -> list[tuple[str, str, Callable[[], object]]]:
     """(title, help, run) for each action that applies right now, from the registry."""
     if isinstance(screen, AuditionScreen):
         return _audition_commands(screen)
-    if isinstance(screen, TimelineScreen):
+    if isinstance(screen, _timeline_class()):
         return _timeline_commands(screen)
     return []
 
@@ -73,7 +84,7 @@ class AuditionCommands(Provider):
         for screen in reversed(self.app.screen_stack):
             if isinstance(screen, CommandPalette):
                 continue
-            return screen if isinstance(screen, AuditionScreen | TimelineScreen) else None
+            return screen if isinstance(screen, AuditionScreen | _timeline_class()) else None
         return None
 
     async def discover(self) -> Hits:
