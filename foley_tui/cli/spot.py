@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from foley_tui.cli.common import CliError, guard, open_session, time_arg
+from foley_tui.cli.common import SESSION_HELP, CliError, guard, open_session, time_arg
 
 #: How a bundle's parts are named on the command line.
 FORMAT_HELP = "comma list of bwf,rpp,aaf,otio,csv,mix (default: all; rpp, aaf, otio imply bwf)"
@@ -92,7 +92,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="write the scene as a bundle for an editor: timestamped BWFs, RPP, AAF, OTIO",
     )
-    p.add_argument("session", metavar="SESSION", help="id, unique id prefix or title")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="the bundle's folder")
     p.add_argument("--rate", type=int, metavar="HZ", help="sample rate (default 48000)")
     p.add_argument(

@@ -123,9 +123,7 @@ class MessagesScreen(ModalScreen[None]):
         if self.sound_id is None:
             label.update(Text("Not attached to a candidate (none highlighted)", style="dim"))
         elif self.attach:
-            label.update(
-                Text(f"Attached to {escape_line(self.caption or '')} (ctrl+t: detach)")
-            )
+            label.update(Text(f"Attached to {escape_line(self.caption or '')} (ctrl+t: detach)"))
         else:
             label.update(
                 Text(

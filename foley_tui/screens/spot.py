@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, ProgressBar, Static
 
-from foley_tui.keys import keymap
+from foley_tui.keys.bindings import bindings
 
 if TYPE_CHECKING:
     from foley_tui.scene.narration import Narration
@@ -54,7 +54,7 @@ class SpotScreen(ModalScreen["SpotResult | None"]):
     """Choose a folder, spot the scene into it, show what was written."""
 
     DEFAULT_CSS = SPOT_CSS
-    BINDINGS = keymap.bindings("dialog")
+    BINDINGS = bindings("dialog")
 
     def __init__(self, store: SessionStore, folder: Path) -> None:
         super().__init__()
