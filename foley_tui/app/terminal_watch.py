@@ -99,6 +99,12 @@ class TerminalWatch:
         """Stop watching (returns at once; the thread ends within one interval)."""
         self._stop.set()
 
+    def join(self, timeout_s: float | None = None) -> None:
+        """Wait for the watch's thread to end: it ends after calling back, or within one
+        interval of :meth:`stop`. Returns at once if it never started."""
+        if self._thread is not None:
+            self._thread.join(timeout_s)
+
     @property
     def alive(self) -> bool:
         return self._thread is not None and self._thread.is_alive()

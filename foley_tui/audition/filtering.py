@@ -30,8 +30,6 @@ from foley_tui.domain import Row
 #: Queries whose matches are kept (each holds two lists of up to every row).
 QUERIES_KEPT = 8
 
-_contains = str.__contains__
-
 
 def search_text(row: Row | None, sound_id: str) -> str:
     """What the filter matches for one row: the same text as the stored index's
@@ -61,7 +59,10 @@ class ViewCache:
     change (the ids list is also compared by identity: a new list starts afresh).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, contains: Callable[[str, str], bool] = str.__contains__) -> None:
+        """``contains(text, term)`` is the one text test, mapped over the texts in C
+        (another one lets a caller count or change what is compared)."""
+        self._contains = contains
         self._ids: list[str] | None = None
         self._texts: list[str] = []
         self._matches: OrderedDict[tuple[str, ...], tuple[list[str], list[str]]] = OrderedDict()
@@ -123,7 +124,7 @@ class ViewCache:
                 todo = tuple(t for t in key if not any(t in o for o in old))
         # Longest first: the most selective term leaves the least for the others.
         for term in sorted(todo, key=len, reverse=True):
-            mask = list(map(_contains, base_texts, repeat(term)))
+            mask = list(map(self._contains, base_texts, repeat(term)))
             base_ids = list(compress(base_ids, mask))
             base_texts = list(compress(base_texts, mask))
         self._matches[key] = (base_ids, base_texts)

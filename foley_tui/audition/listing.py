@@ -268,7 +268,7 @@ class Listing:
         if settings.sort != "rank" and self.rows:  # ids are kept in rank order
             rows = self.rows
             pending = Row("", rank=len(rows), complete=False)
-            key = self._sort_key(settings.sort)
+            key = self.sort_key(settings.sort)
             order = self._search.ordered(
                 self.ids,
                 settings.sort,
@@ -343,7 +343,8 @@ class Listing:
             return frozenset((sid, p.onset) for sid, p in picks.items())
         return None
 
-    def _sort_key(self, sort: str) -> Any:
+    def sort_key(self, sort: str) -> Any:
+        """The key that orders rows under ``sort`` (rank, then id, breaks ties)."""
         picks = self.decisions.picks
         if sort == "caption":
             return lambda r: (r.caption.lower() or "\uffff", r.rank, r.sound_id)

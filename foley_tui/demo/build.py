@@ -58,6 +58,7 @@ __all__ = [
     "GENERATED_PROMPT",
     "LOCAL_FOLDER",
     "LOUDNESS_LUFS",
+    "REPO_SOUNDS",
     "SOUNDS",
     "DemoError",
     "DemoSound",
@@ -80,7 +81,7 @@ LOCAL_FOLDER = "foley-tui-demo"
 
 # Where the FLACs live: the repo (editable install, a clone) or the wheel's data files
 # (pyproject's [tool.setuptools.data-files] installs them under <prefix>/share/).
-_REPO_SOUNDS = Path(__file__).resolve().parents[2] / "assets" / "demo" / "sounds"
+REPO_SOUNDS = Path(__file__).resolve().parents[2] / "assets" / "demo" / "sounds"
 _SHARE_SUBDIR = Path("share") / "foley-tui" / "demo" / "sounds"
 
 
@@ -88,16 +89,17 @@ class DemoError(RuntimeError):
     """The demo cannot be built (its sounds are missing, the data dir is not writable)."""
 
 
-def sounds_dir() -> Path:
+def sounds_dir(source_tree: Path | None = REPO_SOUNDS) -> Path:
     """The folder holding the bundled demo FLACs.
 
-    Looks in the source tree first (editable installs and clones), then in the install
-    prefix's ``share/foley-tui/demo/sounds`` (a wheel install).
+    Looks in the source tree first (``source_tree``: editable installs and clones; None
+    to look only where an install puts them), then in the install prefix's
+    ``share/foley-tui/demo/sounds`` (a wheel install).
 
     Raises:
         DemoError: If neither holds the sounds.
     """
-    candidates = [_REPO_SOUNDS]
+    candidates = [] if source_tree is None else [source_tree]
     for scheme_path in {sysconfig.get_path("data"), sysconfig.get_path("data", "posix_user")}:
         if scheme_path:
             candidates.append(Path(scheme_path) / _SHARE_SUBDIR)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console, RenderableType
+from textual.strip import Strip
 
 from foley_tui.app.foley_app import FoleyApp
 from foley_tui.config import Settings
@@ -163,14 +164,15 @@ async def test_list_renders_only_visible_rows(monkeypatch: pytest.MonkeyPatch) -
     session_id = service.create("big")
     store = service.get(session_id)
     store.cache_candidates(candidate(i, None) for i in range(3000))
-    rendered: list[str] = []
-    original = CandidateList._render_row
+    rendered: list[int] = []
+    original = CandidateList.render_line
 
-    def counting(self: CandidateList, sound_id: str, *args: object) -> object:
-        rendered.append(sound_id)
-        return original(self, sound_id, *args)  # type: ignore[arg-type]
+    def counting(self: CandidateList, y: int) -> Strip:
+        if y > 0:  # line 0 is the column header
+            rendered.append(round(self.scroll_offset.y) + y - 1)
+        return original(self, y)
 
-    monkeypatch.setattr(CandidateList, "_render_row", counting)
+    monkeypatch.setattr(CandidateList, "render_line", counting)
     from foley_tui.app.foley_app import FoleyApp
 
     app = FoleyApp(store, FakePlayer(), service=service)
@@ -180,4 +182,6 @@ async def test_list_renders_only_visible_rows(monkeypatch: pytest.MonkeyPatch) -
         rendered.clear()
         await pilot.press("G")
         assert current(app) == screen.listing.view[-1]
+        # Only the rows on screen are drawn: the last ones, never the 3,000.
         assert 0 < len(set(rendered)) <= 30
+        assert len(screen.listing.view) - 1 in rendered

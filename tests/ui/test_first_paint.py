@@ -11,13 +11,15 @@ from typing import Any
 import pytest
 from textual.message import Message
 
+from foley_tui.app.foley_app import FoleyApp
 from foley_tui.audition.events import PENDING
-from foley_tui.audition.opening import FIRST_PAGE_ROWS, Opening
+from foley_tui.audition.opening import FIRST_PAGE_ROWS, Opening, OpeningRead
 from foley_tui.domain import Row
 from foley_tui.screens.audition.reports import IdsListed, RowsLoaded, SessionOpened
 from foley_tui.store import SessionStore
 from foley_tui.store.index_db import Page
 from foley_tui.widgets.filter_input import FilterInput
+from tests.fakes import FakePlayer
 from tests.ui.conftest import IDS, SIZE, Session, ready
 from tests.ui.seed import seed_session
 
@@ -164,9 +166,10 @@ async def test_an_opening_read_before_mount_is_the_first_frame(session: Session)
     the time the screen mounts, the mount applies it: no message round trip."""
     await _first_messages(session)  # builds the index
     seen: list[Message] = []
-    app = session.app()
-    opening = app._opening
-    assert opening is not None and opening.wait(10) is not None
+    store = session.service.get(session.session_id)
+    opening = OpeningRead(store)  # what the command line starts before Textual
+    assert opening.wait(10) is not None
+    app = FoleyApp(store, FakePlayer(), service=session.service, opening=opening)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
         await pilot.pause()
         screen = app.audition

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.widgets import Input, Label
+from textual.widgets import Input, Label, Static
 
 from foley_tui.screens.onset import OnsetScreen
 from foley_tui.screens.reason import PRESET_REASONS, RejectReasonScreen
@@ -161,7 +161,8 @@ async def test_a_refused_undo_offers_to_skip_and_never_touches_the_agents_pick(
         await pilot.press("u")  # compare-and-swap: refused, nothing written
         await pilot.pause()
         assert isinstance(app.screen, ConfirmModal)
-        assert "changed outside foley-tui" in app.screen._message
+        shown = " ".join(str(widget.content) for widget in app.screen.query(Static))
+        assert "changed outside foley-tui" in shown
         await pilot.press("y")  # skip past the entry
         await pilot.pause()
         assert not isinstance(app.screen, ConfirmModal)

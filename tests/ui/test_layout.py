@@ -8,7 +8,9 @@ from typing import Any
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
-from textual.widgets import Static
+from rich.text import Text
+from textual.coordinate import Coordinate
+from textual.widgets import DataTable, Static
 
 from foley_tui.widgets.candidate_list import CandidateList, Columns
 from foley_tui.widgets.status_line import StatusInfo, render_status
@@ -110,5 +112,8 @@ async def test_sessions_titles_are_cut_by_cells() -> None:
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, SessionsScreen)
-        cell = screen._title_cell(replace(first, title=title))
+        screen.sessions = (replace(first, title=title),)
+        await pilot.pause()
+        cell = screen.query_one(DataTable).get_cell_at(Coordinate(0, 0))
+        assert isinstance(cell, Text)
         assert cell_len(cell.plain) <= TITLE_WIDTH and cell.plain.endswith("…")

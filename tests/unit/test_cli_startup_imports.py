@@ -4,6 +4,7 @@ frame does not need."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -11,7 +12,10 @@ import sys
 
 def _imported_after(setup: str, modules: tuple[str, ...]) -> list[str]:
     """Which of ``modules`` (a name, or a prefix ending in ``.``) a fresh interpreter has
-    imported once it ran ``setup``."""
+    imported once it ran ``setup``. Every name must exist: a module renamed or moved
+    fails here instead of passing forever as "not imported"."""
+    missing = [m for m in modules if importlib.util.find_spec(m.rstrip(".")) is None]
+    assert not missing, f"no such modules: {missing}"
     code = (
         f"import sys\n{setup}\n"
         f"wanted = {modules!r}\n"

@@ -73,12 +73,12 @@ async def test_palette_over_the_sessions_screen_offers_no_audition_actions(
     app = FoleyApp(service.get(demo_id), FakePlayer(), service=service)
     async with app.run_test(size=(120, 30)) as pilot:
         await _wait_for(pilot, AuditionScreen)
-        provider = AuditionCommands(app.screen)
-        assert provider._screen() is app.screen  # on the audition screen: its actions
+        offered = [hit.text async for hit in AuditionCommands(app.screen).discover()]
+        assert "Decide: Pick" in offered  # on the audition screen: its actions
         await pilot.press("S")
         sessions = await _wait_for(pilot, SessionsScreen)
         # Audition actions would act on the hidden screen below.
-        assert AuditionCommands(sessions)._screen() is None
+        assert [hit async for hit in AuditionCommands(sessions).discover()] == []
 
 
 def test_sessions_keys_can_be_remapped_by_id(data_dir: Path) -> None:

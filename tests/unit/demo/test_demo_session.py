@@ -154,12 +154,12 @@ def test_sounds_are_found_where_a_wheel_installs_them(
     prefix = tmp_path / "prefix"
     share = prefix / "share" / "foley-tui" / "demo" / "sounds"
     shutil.copytree(demo.sounds_dir(), share)
-    monkeypatch.setattr(demo, "_REPO_SOUNDS", tmp_path / "no-such-checkout")
     monkeypatch.setattr(sysconfig, "get_path", lambda name, scheme=None: str(prefix))
-    assert demo.sounds_dir() == share
+    assert demo.sounds_dir(source_tree=tmp_path / "no-such-checkout") == share
+    assert demo.sounds_dir(source_tree=None) == share
     shutil.rmtree(share)
     with pytest.raises(demo.DemoError, match="not installed"):
-        demo.sounds_dir()
+        demo.sounds_dir(source_tree=None)
 
 
 def test_missing_sounds_are_a_clear_error_and_leave_no_session(
