@@ -7,6 +7,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests check what is true, not how fast: hypothesis's default 200 ms deadline
+# per example is a wall-clock limit that a loaded CI machine misses (timings belong to
+# tests/bench/).
+settings.register_profile("foley-tui", deadline=None)
+settings.load_profile("foley-tui")
 
 
 @pytest.fixture(autouse=True)
