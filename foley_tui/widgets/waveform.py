@@ -2,15 +2,20 @@
 
 Peaks are computed by a worker (quick overview first, exact later) and handed in with
 :meth:`Waveform.set_peaks`; the position comes from ``PlayheadMoved`` messages. Rendering
-is a few short lines, so it is cheap to repaint at the playhead's rate.
+is a few short lines, so it is cheap to repaint at the playhead's rate. With skip-silence
+the leading silence a preview skips (up to ``first_sound_s``) is drawn dimmed. A click
+asks to seek there (:class:`SeekRequested`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rich.segment import Segment
 from rich.style import Style
+from textual import events
+from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
@@ -34,16 +39,43 @@ def amplitudes(peaks: Sequence[tuple[float, float]], width: int) -> list[float]:
     return out
 
 
+@dataclass
+class SeekRequested(Message):
+    """The user clicked the waveform (or spectrogram): play the sound from ``position_s``."""
+
+    position_s: float
+
+
+def column_of(position_s: float, duration_s: float, width: int, playing: bool) -> int:
+    """The playhead's column, or -1 when it is not shown (stopped at the start)."""
+    if duration_s <= 0 or width <= 0 or not (playing or position_s > 0):
+        return -1
+    return min(int(position_s / duration_s * width), width - 1)
+
+
+def position_at(x: int, width: int, duration_s: float) -> float:
+    """The time a click on column ``x`` stands for: the start of that column."""
+    if width <= 0 or duration_s <= 0:
+        return 0.0
+    return min(max(x, 0), width - 1) / width * duration_s
+
+
 class Waveform(Widget):
     """The highlighted candidate's waveform with a moving playhead."""
 
-    COMPONENT_CLASSES = {"waveform--played", "waveform--rest", "waveform--playhead"}
+    COMPONENT_CLASSES = {
+        "waveform--played",
+        "waveform--rest",
+        "waveform--playhead",
+        "waveform--skipped",
+    }
 
     DEFAULT_CSS = """
     Waveform { height: 2; }
     Waveform > .waveform--played { color: $accent; }
     Waveform > .waveform--rest { color: $primary 60%; }
     Waveform > .waveform--playhead { color: $warning; text-style: bold; }
+    Waveform > .waveform--skipped { color: $text-disabled; }
     """
 
     position_s: reactive[float] = reactive(0.0)
@@ -51,6 +83,8 @@ class Waveform(Widget):
     playing: reactive[bool] = reactive(False)
     message: reactive[str] = reactive("")
     """Shown instead of bars (no audio, computing, unplayable...)."""
+    first_sound_s: reactive[float] = reactive(0.0)
+    """Where a skip-silence preview starts (0: from the top); the part before is dimmed."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -69,9 +103,15 @@ class Waveform(Widget):
         self._peaks = ()
         self._amps_width = -1
         self.position_s = 0.0
+        self.first_sound_s = 0.0
         self.playing = False
         self.message = message
         self.refresh()
+
+    def on_click(self, event: events.Click) -> None:
+        if self._peaks and self.duration_s > 0:
+            event.stop()
+            self.post_message(SeekRequested(position_at(event.x, self.size.width, self.duration_s)))
 
     def render_line(self, y: int) -> Strip:
         """Two halves mirrored around the middle: the upper rows grow up with lower-eighth
@@ -87,11 +127,14 @@ class Waveform(Widget):
             self._amps_width = width
         upper = height // 2 or 1
         lower = height - upper
-        head = -1
-        if self.duration_s > 0 and (self.playing or self.position_s > 0):
-            head = min(int(self.position_s / self.duration_s * width), width - 1)
+        head = column_of(self.position_s, self.duration_s, width, self.playing)
+        # Columns wholly before the first sound are the skipped silence.
+        skip = 0
+        if self.duration_s > 0 and self.first_sound_s > 0:
+            skip = int(self.first_sound_s / self.duration_s * width)
         played = base + self.get_component_rich_style("waveform--played")
         rest = base + self.get_component_rich_style("waveform--rest")
+        skipped = base + self.get_component_rich_style("waveform--skipped")
         playhead = base + self.get_component_rich_style("waveform--playhead")
         flip = Style(reverse=True)
         below = y >= upper
@@ -102,7 +145,7 @@ class Waveform(Widget):
         for x, amp in enumerate(self._amps):
             level = max(round(amp * rows_half * 8), 1)
             fill = min(max(level - offset, 0), 8)
-            style = played if x < head else rest
+            style = skipped if x < skip else played if x < head else rest
             if x == head:
                 segments.append(Segment("┃", playhead))
             elif below:
