@@ -12,6 +12,7 @@
     loop = false
     volume_db = 0.0
     loudness_match = false
+    skip_silence = true   # previews start at the first sound (placements never skip)
     details_min_width = 100
     allow_network = false
     poll_interval_s = 0.5
@@ -50,6 +51,9 @@ class Settings:
     loop: bool = False
     volume_db: float = 0.0
     loudness_match: bool = False
+    skip_silence: bool = True
+    """A preview from the top starts at the first audible sample (default for sessions
+    that never set it; ``Z`` toggles it). Placements, mixes and spots never skip."""
     details_min_width: int = 100
     """Below this terminal width the details pane hides."""
     allow_network: bool = False

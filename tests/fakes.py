@@ -92,14 +92,23 @@ class FakePlayer:
         self._record("pause")
         if self.state is PlayerState.PLAYING:
             self.state = PlayerState.PAUSED
+            self._notify()
 
     def resume(self) -> None:
         self._record("resume")
         if self.state is PlayerState.PAUSED:
             self.state = PlayerState.PLAYING
+            self._notify()
 
     def toggle_pause(self) -> None:
+        """As the real players: pauses what plays, resumes what is paused."""
         self._record("toggle_pause")
+        if self.state is PlayerState.PLAYING:
+            self.state = PlayerState.PAUSED
+            self._notify()
+        elif self.state is PlayerState.PAUSED:
+            self.state = PlayerState.PLAYING
+            self._notify()
 
     def seek(self, seconds: float, *, relative: bool = False) -> None:
         self._record("seek", seconds, relative)

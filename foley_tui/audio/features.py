@@ -25,7 +25,7 @@ import hashlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -313,10 +313,17 @@ class Described:
 
 
 def describe_all(
-    sounds: Iterable[Sound], cache: FeatureCache, *, flush_every: int = 200
+    sounds: Iterable[Sound],
+    cache: FeatureCache,
+    *,
+    flush_every: int = 200,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> Described:
     """Raw vectors for ``sounds``: cached ones read in one query, the rest analysed (and
-    stored in batches, so an interrupted run keeps what it did)."""
+    stored in batches, so an interrupted run keeps what it did). ``progress(done, total)``
+    is called after each analysis; ``cancelled()`` True stops early (what was analysed is
+    kept in the cache and returned)."""
     items = list(sounds)
     keys: dict[str, str] = {}
     errors: dict[str, str] = {}
@@ -329,12 +336,15 @@ def describe_all(
     vectors: dict[str, Vector] = {}
     pending: dict[str, Vector] = {}
     analysed = 0
+    todo = sum(1 for key in set(keys.values()) if key not in cached)
     for sound in items:
         key = keys.get(sound.sound_id)
         if key is None:
             continue
         vector = cached.get(key)
         if vector is None:
+            if cancelled is not None and cancelled():
+                break
             try:
                 vector = analyse(sound.path)
             except FeatureError as exc:
@@ -342,6 +352,8 @@ def describe_all(
                 continue
             cached[key] = pending[key] = vector
             analysed += 1
+            if progress is not None:
+                progress(analysed, todo)
             if len(pending) >= flush_every:
                 cache.put_many(pending)
                 pending = {}

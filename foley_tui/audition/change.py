@@ -35,6 +35,8 @@ class Change:
     """The highlighted row's decision changed: redraw the details."""
     player: bool = False
     """A preview setting changed (loop, volume, loudness match): tell the player."""
+    pane: bool = False
+    """The waveform pane changed what it shows (waveform or spectrogram)."""
     notices: tuple[str, ...] = ()
     """Short messages for the user."""
     error: str | None = None
@@ -60,6 +62,7 @@ class Change:
             status=self.status or other.status,
             details=self.details or other.details,
             player=self.player or other.player,
+            pane=self.pane or other.pane,
             notices=self.notices + other.notices,
             error=other.error or self.error,
             blocked=other.blocked or self.blocked,

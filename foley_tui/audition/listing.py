@@ -40,6 +40,10 @@ class ViewSettings:
     loop: bool = False
     volume_db: float = 0.0
     loudness_match: bool = False
+    skip_silence: bool = True
+    """A preview from the top starts at the first audible sample (never a placement)."""
+    spectrogram: bool = False
+    """The waveform pane shows the spectrogram."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,6 +54,8 @@ class ViewSettings:
             "loop": self.loop,
             "volume_db": self.volume_db,
             "loudness_match": self.loudness_match,
+            "skip_silence": self.skip_silence,
+            "spectrogram": self.spectrogram,
         }
 
     def cycle_status(self) -> str:
@@ -84,6 +90,8 @@ class ViewSettings:
             parts.append(f"vol {vs.volume_db:+.0f} dB")
         if vs.loudness_match:
             parts.append("LUFS match")
+        if not vs.skip_silence:
+            parts.append("silence kept")
         return parts
 
     @classmethod
@@ -106,6 +114,8 @@ class ViewSettings:
             loop=pick("loop", bool, defaults.loop),
             volume_db=float(pick("volume_db", (int, float), defaults.volume_db)),
             loudness_match=pick("loudness_match", bool, defaults.loudness_match),
+            skip_silence=pick("skip_silence", bool, defaults.skip_silence),
+            spectrogram=pick("spectrogram", bool, defaults.spectrogram),
         )
 
 

@@ -62,7 +62,11 @@ class AuditionModel:
         self.listing = Listing()
         s = self.settings
         self.view = ViewSettings(
-            autoplay=s.autoplay, loop=s.loop, volume_db=s.volume_db, loudness_match=s.loudness_match
+            autoplay=s.autoplay,
+            loop=s.loop,
+            volume_db=s.volume_db,
+            loudness_match=s.loudness_match,
+            skip_silence=s.skip_silence,
         )
         self.title = self.store.session_id
         self.cursor: str | None = None
@@ -102,7 +106,11 @@ class AuditionModel:
             self.restore_cursor = meta.cursor
             self.view = ViewSettings.from_dict(meta.view, self.view)
         change |= Change(
-            status=True, player=True, notices=tuple(opening.notices), query=self.view.query
+            status=True,
+            player=True,
+            pane=True,
+            notices=tuple(opening.notices),
+            query=self.view.query,
         )
         if opening.page is not None:
             change |= self.page_listed(opening.page, opening.picks, opening.rejects)
@@ -498,6 +506,16 @@ class AuditionModel:
     def toggle_loudness(self) -> Change:
         self.view.loudness_match = not self.view.loudness_match
         return Change(player=True) | self._save_view()
+
+    def toggle_skip_silence(self) -> Change:
+        """Previews start at the first sound, or at 0 (placements and mixes never skip)."""
+        self.view.skip_silence = not self.view.skip_silence
+        said = "from the first sound" if self.view.skip_silence else "from 0 (silence kept)"
+        return Change(notices=(f"Previews start {said}.",)) | self._save_view()
+
+    def toggle_spectrogram(self) -> Change:
+        self.view.spectrogram = not self.view.spectrogram
+        return Change(pane=True) | self._save_view()
 
     def toggles(self) -> list[str]:
         """The view's active settings, as the status line shows them."""

@@ -131,6 +131,50 @@ SCREEN_KEYS: tuple[KeySpec, ...] = (
         "reason",
         "Dialogs",
     ),
+    # -- similar sounds -----------------------------------------------------------------
+    binding(
+        "similar-up", "up,k", "move(-1)", "Up", "Highlight the nearer sound", "similar", "Similar"
+    ),
+    binding(
+        "similar-down",
+        "down,j",
+        "move(1)",
+        "Down",
+        "Highlight the farther sound",
+        "similar",
+        "Similar",
+    ),
+    binding(
+        "similar-play",
+        "space",
+        "play_stop",
+        "Play",
+        "Play the highlighted sound, or stop it",
+        "similar",
+        "Similar",
+        show=True,
+        key_display="space",
+    ),
+    binding(
+        "similar-go",
+        "enter",
+        "go",
+        "Go to",
+        "Close and highlight this sound in the list",
+        "similar",
+        "Similar",
+        show=True,
+    ),
+    binding(
+        "similar-close",
+        "escape,=",
+        "close",
+        "Close",
+        "Back to the list where it was",
+        "similar",
+        "Similar",
+        show=True,
+    ),
     # -- conversation panel ------------------------------------------------------------
     binding(
         "messages",

@@ -74,6 +74,7 @@ SCOPES: dict[str, Scope] = {
         Scope("messages", "Conversation panel"),
         Scope("timeline", "Timeline"),
         Scope("reason", "Reject reason dialog"),
+        Scope("similar", "Similar sounds"),
     )
 }
 
@@ -87,6 +88,7 @@ CONTEXTS: tuple[tuple[str, ...], ...] = (
     ("app", "messages"),
     ("app", "timeline"),
     ("app", "dialog", "reason"),
+    ("app", "similar"),
 )
 """Scopes live at the same time (focused widget + its screen + the app)."""
 

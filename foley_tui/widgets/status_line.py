@@ -3,7 +3,7 @@ the picks, audio device, view."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -41,6 +41,9 @@ class StatusInfo:
     store_down: str = ""
     """The shared store is unreachable, e.g. ``Redis down``: decisions are refused until
     it answers again (cleared then). Shown right after the counts, never cut off."""
+    clock: str = ""
+    """The preview's position and length (``0:01.250 / 0:03.000``) while it plays or is
+    paused; right after the title."""
 
 
 TITLE_CELLS = 24
@@ -72,6 +75,9 @@ def _line(info: StatusInfo, title_cells: int, *, compact: bool) -> Text:
         text.append(" ")
     gap = " " if compact else "  "
     sep = "" if compact else " "
+    if info.clock:
+        text.append(f"▶ {info.clock}", style="bold")
+        text.append(gap)
     text.append(f"✔{sep}{info.picked}", style="green")
     text.append(gap)
     text.append(f"✘{sep}{info.rejected}", style="red")
@@ -143,10 +149,25 @@ class StatusLine(Static):
     """
 
     _info: StatusInfo | None = None
+    _clock = ""
 
     def show(self, info: StatusInfo) -> None:
+        if info.clock != self._clock:
+            info = replace(info, clock=self._clock)
         self._info = info
         self.update(render_status(info, self.size.width or None), layout=False)
+
+    def set_clock(self, clock: str) -> None:
+        """The playhead readout, at the playhead's rate: only the line is redrawn."""
+        if clock == self._clock:
+            return
+        self._clock = clock
+        if self._info is not None:
+            self.show(self._info)
+
+    @property
+    def clock(self) -> str:
+        return self._clock
 
     def on_resize(self) -> None:
         if self._info is not None:

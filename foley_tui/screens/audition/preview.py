@@ -9,6 +9,10 @@ thread workers, which post their results to this widget: the UI thread reads no 
 file and no audio (a row not read yet says "reading…" if that takes a moment; a play of
 it starts when its audio is found). What the screen must redraw (the status line, the
 footer) goes back as a :class:`~foley_tui.audition.change.Change` through ``apply``.
+
+It composes :class:`~foley_tui.screens.audition.panes.Panes` (the waveform or
+spectrogram) and :class:`~foley_tui.screens.audition.transport.Transport` (pause, A/B,
+click-to-seek, the readout, skip-silence).
 """
 
 from __future__ import annotations
@@ -28,17 +32,20 @@ from foley_tui.audition.change import Change
 from foley_tui.audition.model import AuditionModel
 from foley_tui.config import Settings
 from foley_tui.domain import Pick, Reject, Row
+from foley_tui.screens.audition.panes import Panes
 from foley_tui.screens.audition.reports import (
     DetailsRead,
     PeaksReady,
     PlayerStateChanged,
     PlayheadMoved,
     SourceResolved,
+    SpectrogramReady,
     worker_failure,
 )
+from foley_tui.screens.audition.transport import Transport
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
-from foley_tui.widgets.waveform import Waveform
+from foley_tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
     from foley_tui.audio.blob import RemoteAudio
@@ -82,10 +89,11 @@ class Previewer(Widget):
         self._sources: OrderedDict[str, Source | Unplayable] = OrderedDict()
         self._asking: set[str] = set()
         """Sounds with no local audio whose shared (Redis) audio a worker is looking up."""
-        self._play_after: tuple[str, float] | None = None
+        self._play_after: tuple[str, float, bool] | None = None
         """A play asked for while its sound was being read or looked up: started on the
         answer."""
-        self._peaks_for: str | None = None
+        self.panes = Panes(self, model, self.show_details)
+        self.transport = Transport(self, player)
         self._timer: Timer | None = None
         self._reading: str | None = None
         """The highlighted row whose candidate a worker is reading for the details."""
@@ -151,9 +159,9 @@ class Previewer(Widget):
     def on_player_state_changed(self, message: PlayerStateChanged) -> None:
         status = message.status
         self.check_audio()
-        waveform = self._widget(Waveform)
-        waveform.playing = status.state is PlayerState.PLAYING
-        if waveform.playing and self._timer is not None:
+        playing = status.state is PlayerState.PLAYING
+        self.panes.playing(playing)
+        if playing and self._timer is not None:
             self._timer.resume()
         else:
             self.post_message(PlayheadMoved(status.position_s, status.duration_s))
@@ -168,24 +176,25 @@ class Previewer(Widget):
             self._timer.pause()
 
     def on_playhead_moved(self, message: PlayheadMoved) -> None:
-        waveform = self._widget(Waveform)
         if self.playing_id == self.model.cursor:
-            waveform.position_s = message.position_s
-            if message.duration_s > 0:
-                waveform.duration_s = message.duration_s
-        waveform.playing = self.player.status().state is PlayerState.PLAYING
+            self.panes.playhead(message.position_s, message.duration_s)
+        self.panes.playing(self.player.status().state is PlayerState.PLAYING)
+        readout = self.transport.readout(message.position_s, message.duration_s)
+        self._widget(StatusLine).set_clock(readout)
 
     @property
     def has_source(self) -> bool:
         return self.player.status().source is not None
 
     # -- playing ----------------------------------------------------------------------
-    def play(self, sound_id: str, start_s: float = 0.0) -> None:
+    def play(self, sound_id: str, start_s: float = 0.0, *, exact: bool = False) -> None:
+        """Play ``sound_id`` from ``start_s``; from the top (0, not ``exact``) with
+        skip-silence on, from where the sound starts."""
         source = self._sources.get(sound_id)
         if source is None or (isinstance(source, Unplayable) and sound_id in self._asking):
             # Not found yet (the prefetch usually has: then nothing is read here) or the
             # shared store is being asked: it starts on the answer, if still wanted.
-            self._play_after = (sound_id, start_s)
+            self._play_after = (sound_id, start_s, exact)
             if source is None:
                 self._read(sound_id, group="resolve")
             return
@@ -194,7 +203,7 @@ class Previewer(Widget):
             self.notify(f"Can't play: {source.reason}", severity="warning", timeout=4)
             return
         self.playing_id = sound_id
-        self._start(source, start_s)
+        self._start(source, self.transport.start_of(sound_id, source, start_s, exact=exact))
 
     def _start(self, source: Source, start_s: float) -> None:
         """play() on the UI thread when it reads no file (the prefetch warmed the head:
@@ -315,7 +324,7 @@ class Previewer(Widget):
         the row the cursor moved to meanwhile), or news of the highlighted row."""
         pending, self._play_after = self._play_after, None
         if pending is not None and pending[0] == sound_id:
-            self.play(sound_id, pending[1])
+            self.play(sound_id, pending[1], exact=pending[2])
         elif pending is not None:
             self._play_after = pending
         reading, cursor = self._reading, self.model.cursor
@@ -323,7 +332,7 @@ class Previewer(Widget):
             self.show_details()
         elif sound_id == cursor and source != previous:
             # The prefetch worker resolves rows ahead of the cursor: re-show only on news.
-            self._peaks_for = None
+            self.panes.peaks_for = None
             self.show_details()
 
     # -- details and waveform ---------------------------------------------------------
@@ -349,12 +358,11 @@ class Previewer(Widget):
 
     def show_details(self) -> None:
         details: Details = self._widget(Details)
-        waveform: Waveform = self._widget(Waveform)
         sound_id = self.model.cursor
         if sound_id is None:
             self._reading = None
             details.show(None, None, None, None, None)
-            waveform.clear("")
+            self.panes.clear("")
             return
         row = self.model.listing.rows.get(sound_id)
         if not self._known(sound_id):
@@ -378,14 +386,12 @@ class Previewer(Widget):
         messages = self.ledger().for_sound(sound_id)
         details.show(sound_id, candidate, row, decision, source, conflict, messages)
         self.schedule_prefetch()
-        if self._peaks_for == sound_id:
-            return
-        self._peaks_for = sound_id
         if isinstance(source, Source):
-            waveform.clear("waveform…")
-            self._compute_peaks(sound_id, source, max(waveform.size.width, 40))
-        else:
-            waveform.clear(f"⊘ {source.reason}" if source else "⊘ candidate unreadable")
+            self.panes.show(sound_id, source)
+        elif self.panes.peaks_for != sound_id:
+            self.panes.unplayable(
+                sound_id, f"⊘ {source.reason}" if source else "⊘ candidate unreadable"
+            )
             asked = sound_id in self._asking  # that worker tries the network too
             if self.settings.allow_network and candidate is not None and not asked:
                 self._fetch_preview(sound_id, candidate)
@@ -393,7 +399,7 @@ class Previewer(Widget):
     def _still_reading(self, sound_id: str, row: Row | None) -> None:
         if self._reading == sound_id:
             self._widget(Details).show_reading(sound_id, row)
-            self._widget(Waveform).clear("")
+            self.panes.clear("")
 
     @work(thread=True, group="fetch", exclusive=True, exit_on_error=False, name="fetch preview")
     def _fetch_preview(self, sound_id: str, candidate: Mapping[str, Any]) -> None:
@@ -409,30 +415,17 @@ class Previewer(Widget):
         )
         self.post_message(SourceResolved(sound_id, source))
 
-    @work(thread=True, group="peaks", exclusive=True, exit_on_error=False, name="waveform")
-    def _compute_peaks(self, sound_id: str, source: Source, width: int) -> None:
-        # numpy/soundfile load here, in the worker, not before the first paint.
-        from foley_tui.audio.decode import DecodeError
-        from foley_tui.audio.peaks import progressive_peaks
-
-        worker = get_current_worker()
-        post = self.post_message
-        try:
-            for result in progressive_peaks(source, width):
-                if worker.is_cancelled:
-                    return
-                post(PeaksReady(sound_id, result.peaks, result.duration_s, result.exact))
-        except (DecodeError, OSError) as exc:
-            post(PeaksReady(sound_id, (), 0.0, True, error=str(exc)))
-
     def on_peaks_ready(self, message: PeaksReady) -> None:
-        if message.sound_id != self.model.cursor:
-            return
-        waveform = self._widget(Waveform)
-        if message.error:
-            waveform.clear(f"⊘ {message.error}")
-        else:
-            waveform.set_peaks(message.peaks, message.duration_s)
+        self.transport.measured(message.sound_id, message.first_sound_s)
+        self.panes.peaks_ready(message)
+
+    def on_spectrogram_ready(self, message: SpectrogramReady) -> None:
+        playing = self.playing_id == message.sound_id
+        self.panes.spectrogram_ready(message, self.player.status().position_s if playing else None)
+
+    def skip_silence_changed(self) -> None:
+        source = self._sources.get(self.model.cursor or "")
+        self.panes.skip_silence_changed(source if isinstance(source, Source) else None)
 
     # -- prefetch: warm the player for the next key -----------------------------------
     def schedule_prefetch(self) -> None:

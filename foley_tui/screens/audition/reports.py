@@ -9,7 +9,7 @@ stale positions or progress ticks collapses to the latest one.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 from textual.worker import Worker, WorkerState
@@ -18,6 +18,9 @@ from foley_tui.audio.base import PlayerStatus, Source, Unplayable
 from foley_tui.audition.change import Outside
 from foley_tui.audition.opening import Opening
 from foley_tui.domain import Pick, Reject, Row
+
+if TYPE_CHECKING:
+    from foley_tui.audition.similar import SimilarResult
 
 
 class IdsListed(Message):
@@ -133,6 +136,7 @@ class PeaksReady(Message):
         duration_s: float,
         exact: bool,
         error: str | None = None,
+        first_sound_s: float | None = None,
     ) -> None:
         super().__init__()
         self.sound_id = sound_id
@@ -141,9 +145,41 @@ class PeaksReady(Message):
         self.exact = exact
         self.error = error
         """Why there are no peaks (the file could not be decoded)."""
+        self.first_sound_s = first_sound_s
+        """Where the sound starts (skip-silence), measured by the exact pass."""
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, PeaksReady) and message.sound_id == self.sound_id
+
+
+class SpectrogramReady(Message):
+    """The spectrogram of ``sound_id`` (levels[band][column]), or why there is none."""
+
+    def __init__(
+        self,
+        sound_id: str,
+        levels: Sequence[Sequence[float]],
+        duration_s: float,
+        error: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.sound_id = sound_id
+        self.levels = levels
+        self.duration_s = duration_s
+        self.error = error
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SpectrogramReady) and message.sound_id == self.sound_id
+
+
+class SimilarFound(Message):
+    """The sounds most like ``sound_id`` (a worker ranked them), or why it could not."""
+
+    def __init__(self, sound_id: str, result: SimilarResult | None, error: str | None) -> None:
+        super().__init__()
+        self.sound_id = sound_id
+        self.result = result
+        self.error = error
 
 
 class SourceResolved(Message):

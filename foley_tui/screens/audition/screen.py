@@ -41,13 +41,15 @@ from foley_tui.screens.audition.loader import SessionLoader
 from foley_tui.screens.audition.preview import Previewer
 from foley_tui.screens.audition.reports import worker_failure
 from foley_tui.screens.audition.scene_actions import InContext, open_timeline
+from foley_tui.screens.audition.similar_search import SimilarSearch
 from foley_tui.store import SessionStore
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
 from foley_tui.widgets.filter_input import FilterInput
 from foley_tui.widgets.key_hints import KeyHints
+from foley_tui.widgets.spectrogram import Spectrogram
 from foley_tui.widgets.status_line import StatusLine, status_info
-from foley_tui.widgets.waveform import Waveform
+from foley_tui.widgets.waveform import SeekRequested, Waveform
 
 __all__ = ["AuditionScreen"]
 
@@ -63,6 +65,7 @@ NEEDS_ROW = frozenset(
         "edit_onset",
         "nudge_onset",
         "in_context",
+        "similar",
     }
 )
 """Actions that need a highlighted candidate."""
@@ -99,6 +102,9 @@ class AuditionScreen(Screen[None]):
         )
         self.dialogs = DecisionDialogs(self, self.model)
         self.in_context = InContext(self.model, player, settings)
+        self.similar = SimilarSearch(
+            self.model, self.previewer, lambda sid: self.candidate_list.move_to_id(sid)
+        )
         # Textual sets ``-narrow`` / ``-wide`` on the screen from the terminal width; the
         # details pane hides when narrow (app.tcss).
         self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (settings.details_min_width, "-wide")]
@@ -145,17 +151,20 @@ class AuditionScreen(Screen[None]):
             with VerticalScroll(id="details-pane"):
                 yield Details(id="details")
         yield Waveform(id="waveform")
+        yield Spectrogram(id="spectrogram")
         yield FilterInput(placeholder="filter: caption, tags, id, source", id="filter")
         yield StatusLine(id="status")
         yield KeyHints(compact=True)
         yield self.loader
         yield self.previewer
         yield self.in_context
+        yield self.similar
 
     def on_mount(self) -> None:
         self.previewer.start()
         self.candidate_list.focus()
         self.query_one(Waveform).clear("")
+        self.query_one(Spectrogram).clear("")
         # Read since the app started: when it is in, the first frame has the rows.
         self.loader.start()
         # Messages and spend another process (the agent) wrote appear live.
@@ -185,6 +194,8 @@ class AuditionScreen(Screen[None]):
         self.model.sync_cursor(cl.highlighted, cl.cursor)
         if change.player:
             self.previewer.sync_settings()
+        if change.pane:
+            self.previewer.panes.sync()
         if change.status:
             self.update_status()
         if change.details:
@@ -244,6 +255,9 @@ class AuditionScreen(Screen[None]):
         self.previewer.schedule_details()
         self.in_context.rested(event.sound_id)
 
+    def on_seek_requested(self, message: SeekRequested) -> None:
+        self.previewer.transport.seek_to(self.current_id, message.position_s)
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A failure of the screen's own workers (the loader's and the previewer's say
         theirs) is a notice."""
@@ -261,6 +275,8 @@ class AuditionScreen(Screen[None]):
             return True if self.model.can_redo else None
         if action == "seek":
             return True if self.previewer.has_source else None
+        if action == "ab":
+            return True if len(self.previewer.transport.auditioned) == 2 else None
         if action == "sessions":
             return _sessions_available() and getattr(self.app, "service", None) is not None
         return True
@@ -294,6 +310,24 @@ class AuditionScreen(Screen[None]):
 
     def action_seek(self, seconds: float) -> None:
         self.player.seek(float(seconds), relative=True)
+
+    def action_toggle_pause(self) -> None:
+        self.previewer.transport.toggle_pause(self.current_id)
+
+    def action_ab(self) -> None:
+        other = self.previewer.transport.ab()
+        if other is not None:
+            self.candidate_list.move_to_id(other)
+
+    def action_toggle_skip_silence(self) -> None:
+        self.run_intent(self.model.toggle_skip_silence)
+        self.previewer.skip_silence_changed()
+
+    def action_toggle_spectrogram(self) -> None:
+        self.run_intent(self.model.toggle_spectrogram)
+
+    def action_similar(self) -> None:
+        self.similar.start(self.current_id)
 
     def action_toggle_autoplay(self) -> None:
         self.run_intent(self.model.toggle_autoplay)
