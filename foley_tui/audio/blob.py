@@ -51,11 +51,38 @@ class RemoteBlob:
     fetch: Fetch = field(compare=False, repr=False)
     head: bytes = field(default=b"", compare=False, repr=False)
 
+    @classmethod
+    def of(cls, stored: StoredRange) -> RemoteBlob:
+        """The blob of bytes a store offers (any object of :class:`StoredRange`'s shape)."""
+        if isinstance(stored, RemoteBlob):
+            return stored
+        return cls(
+            name=stored.name, size=stored.size, key=stored.key, fetch=stored.fetch, head=stored.head
+        )
+
     def open(self) -> BlobReader:
         return BlobReader(self)
 
     def __str__(self) -> str:
         return self.name
+
+
+class StoredRange(Protocol):
+    """Bytes a store offers by range (the session store's ``StoredBytes``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def head(self) -> bytes: ...
+
+    def fetch(self, start: int, end: int) -> bytes: ...
 
 
 class RemoteAudio(Protocol):
@@ -65,7 +92,7 @@ class RemoteAudio(Protocol):
     def where(self) -> str:
         """What messages call the store (``Redis at redis://host:6379/0``)."""
 
-    def find(self, sound_id: str) -> RemoteBlob | None:
+    def find(self, sound_id: str) -> StoredRange | None:
         """The audio kept for ``sound_id``, or None when there is none. Raises
         ``OSError`` when the store cannot be reached."""
 

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from foley_tui.audio.base import AudioFormat, Source, Unplayable
-from foley_tui.audio.blob import RemoteAudio
+from foley_tui.audio.blob import RemoteAudio, RemoteBlob
 from foley_tui.safe_io import MAX_RECORD_BYTES, UnsafeFileError, open_regular, read_capped
 
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
@@ -340,19 +340,20 @@ def _from_remote(
     if not isinstance(sound_id, str) or not sound_id:
         return None
     try:
-        blob = remote.find(sound_id)
+        found = remote.find(sound_id)
     except FileNotFoundError as exc:
         attempts.fail(KIND_MISSING, str(exc.strerror or exc))
         return None
     except OSError as exc:
         attempts.fail(KIND_NETWORK, f"cannot reach the audio on {remote.where}: {exc}")
         return None
-    if blob is None:
+    if found is None:
         attempts.fail(
             KIND_MISSING,
             f"no audio on {remote.where} (push the session with --with-audio to share it)",
         )
         return None
+    blob = RemoteBlob.of(found)
     if blob.size == 0:
         attempts.fail(KIND_EMPTY, f"zero-length {blob.name}")
         return None

@@ -40,7 +40,7 @@ from foley_tui.domain import (
 )
 from foley_tui.scene.reading import nudged
 from foley_tui.store import JournalEntry, SessionStore, UndoConflictError
-from foley_tui.store.changes import DecisionWatch, watch
+from foley_tui.store.changes import DecisionWatch
 from foley_tui.store.index_db import Page
 
 VOLUME_STEP_DB = 2.0
@@ -88,7 +88,7 @@ class AuditionModel:
         self.generation = 0
         """Bumped by every write of ours, so a poll that raced with it is discarded."""
         self._guard = RepeatGuard(self.clock)
-        self._watch: DecisionWatch = watch(self.store)
+        self._watch: DecisionWatch = self.store.decision_watch()
 
     # ------------------------------------------------------------------ opening
     def open(self, opening: Opening | None = None) -> Change:
@@ -405,7 +405,7 @@ class AuditionModel:
 
     def agents_picks(self, sound_ids: list[str]) -> list[str]:
         """Those of ``sound_ids`` whose pick is not in our journal: foley's agent made it."""
-        ours = {sid for entry in self.store.journal() for sid, _b, _a in entry.changes()}
+        ours = self.store.journaled_sounds()
         return [sid for sid in sound_ids if sid not in ours]
 
     def pick_dropping(self, sound_id: str, others: list[str]) -> Change:

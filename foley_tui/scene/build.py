@@ -252,7 +252,7 @@ def build_scene(
     words = list(found.words) if found is not None else []
     picks = []
     remote = store.remote_audio() if resolve_audio else None
-    for sound_id, record in store._read_all(store.picks_ns, "picks"):
+    for sound_id, record in store.read_all("picks"):
         candidate = store.candidate(sound_id)
         picks.append(
             scene_pick(

@@ -14,12 +14,19 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Callable, Hashable, Iterator, MutableMapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, MutableMapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
 
+from foley_tui.domain import Pick, Reject, Row
 from foley_tui.store.codec import dumps, encode_key, loads_object
 from foley_tui.store.errors import StoreProblem
+from foley_tui.store.reads import Problems
+
+if TYPE_CHECKING:
+    from foley_tui.store.byte_store import ByteStore
+    from foley_tui.store.index_db import Page
 
 #: Name of our hidden folder inside a session folder.
 STATE_DIR = ".foley-tui"
@@ -89,24 +96,34 @@ class JournalReplaced(Exception):
     replaced the session, or the file was deleted or truncated): read it anew from 0."""
 
 
-@dataclass(slots=True)
-class JournalAppend:
-    """What :meth:`StateBackend.journal_append` did: the records other processes had
-    appended since the caller's offset (read from ``read_from``), and where ours went."""
+class JournalAppender:
+    """One append to the journal, open: the records other processes appended since the
+    caller's offset, then :meth:`write` of ours (its seq follows theirs)."""
 
-    records: list[dict[str, Any]] = field(default_factory=list)
-    read_from: int = 0
-    start: int = 0
-    end: int = 0
+    def __init__(self, state: StateBackend, offset: int) -> None:
+        self._state = state
+        self.records, self.end = state.journal_read(offset)
+
+    def write(self, record: dict[str, Any]) -> int:
+        """Append ``record`` durably; the journal's offset after it."""
+        return self._state.journal_write(record, self.end)
 
 
 class StateBackend:
     """Our own per-session state: metadata, an append-only journal, the candidate index.
 
-    Journal offsets are opaque positions (bytes in a file, lines in memory) that only ever
-    grow; every read and append costs what is new since the caller's offset, never the
-    whole journal.
+    Journal offsets are opaque positions (bytes in a file, lines in memory, seqs on
+    Redis) that only ever grow. No journal method holds the whole journal: reads of what
+    is new cost what is new, :meth:`journal_scan` and :meth:`journal_back` read in blocks.
     """
+
+    #: Whether our other state (the conversation, the usage counters) is kept by this
+    #: backend; in memory it lives in the objects that use it.
+    keeps_documents = True
+
+    def where(self, name: str) -> str:
+        """What messages call our state file ``name`` (its path on files)."""
+        return name
 
     def read_meta(self) -> dict[str, Any] | None:
         raise NotImplementedError
@@ -114,9 +131,19 @@ class StateBackend:
     def write_meta(self, meta: dict[str, Any], *, durable: bool = True) -> None:
         raise NotImplementedError
 
-    def journal_read(self, offset: int, end: int | None = None) -> tuple[list[dict[str, Any]], int]:
-        """Complete records between ``offset`` and ``end`` (default: the end of the
-        journal) and the offset after the last one read."""
+    def journal_read(self, offset: int) -> tuple[list[dict[str, Any]], int]:
+        """Complete records from ``offset`` to the end of the journal, and the offset
+        after the last one. Raises :class:`JournalReplaced` when ``offset`` does not
+        point into this journal."""
+        raise NotImplementedError
+
+    def journal_scan(self) -> Iterator[dict[str, Any]]:
+        """Every complete record, oldest first, read a block at a time."""
+        raise NotImplementedError
+
+    def journal_back(self) -> Iterator[dict[str, Any]]:
+        """Complete records from the newest back, read a block at a time: undo needs
+        the journal's tail only."""
         raise NotImplementedError
 
     def journal_tail(self) -> tuple[int | None, int]:
@@ -124,17 +151,27 @@ class StateBackend:
         complete record): what a process needs to append without reading the journal."""
         raise NotImplementedError
 
-    def journal_append(
-        self, offset: int, build: Callable[[list[dict[str, Any]]], dict[str, Any]]
-    ) -> JournalAppend:
-        """Append one record durably (on disk when this returns). Call under :meth:`lock`.
-
-        Records appended since ``offset`` (by other processes) are read first and given
-        to ``build``, which returns ours (its seq follows theirs)."""
+    def journal_write(self, record: dict[str, Any], at: int) -> int:
+        """Append ``record`` durably (on disk when this returns) after offset ``at``, the
+        end of the last complete record the caller read; return the offset after it.
+        Call under :meth:`lock`. Raises :class:`JournalReplaced` when ``at`` does not
+        point into this journal."""
         raise NotImplementedError
+
+    @contextlib.contextmanager
+    def journal_append(self, offset: int) -> Iterator[JournalAppender]:
+        """Open one append after ``offset``: read what others appended since, then
+        write ours. Call under :meth:`lock`. Raises :class:`JournalReplaced` when
+        ``offset`` does not point into this journal."""
+        yield JournalAppender(self, offset)
 
     def journal_token(self) -> Hashable:
         raise NotImplementedError
+
+    def journal_token_at(self, end: int) -> Hashable:
+        """:meth:`journal_token` of the journal when it ends at ``end`` (right after our
+        own append there)."""
+        return self.journal_token()
 
     def journal_reset(self) -> None:
         """Forget what was read of the journal (after :class:`JournalReplaced`)."""
@@ -184,12 +221,18 @@ class StateBackend:
     def write_index(self, index: Any) -> None:
         return None
 
+    def last_write_ns(self) -> int:
+        """When our journal last changed (ns since the epoch), 0 when unknown."""
+        return 0
+
     @property
     def problems(self) -> list[StoreProblem]:
         return []
 
 
 class MemoryState(StateBackend):
+    keeps_documents = False
+
     def __init__(self) -> None:
         self._meta: bytes | None = None
         self._journal: list[bytes] = []
@@ -201,9 +244,23 @@ class MemoryState(StateBackend):
     def write_meta(self, meta: dict[str, Any], *, durable: bool = True) -> None:
         self._meta = dumps(meta)
 
-    def journal_read(self, offset: int, end: int | None = None) -> tuple[list[dict[str, Any]], int]:
-        lines = self._journal[offset:end]
+    def journal_read(self, offset: int) -> tuple[list[dict[str, Any]], int]:
+        if offset > len(self._journal):
+            raise JournalReplaced
+        lines = self._journal[offset:]
         return [r for r in map(_record_of, lines) if r is not None], offset + len(lines)
+
+    def journal_scan(self) -> Iterator[dict[str, Any]]:
+        for line in list(self._journal):
+            record = _record_of(line)
+            if record is not None:
+                yield record
+
+    def journal_back(self) -> Iterator[dict[str, Any]]:
+        for line in reversed(list(self._journal)):
+            record = _record_of(line)
+            if record is not None:
+                yield record
 
     def journal_tail(self) -> tuple[int | None, int]:
         for line in reversed(self._journal):
@@ -212,20 +269,191 @@ class MemoryState(StateBackend):
                 return record["seq"], len(self._journal)
         return None, len(self._journal)
 
-    def journal_append(
-        self, offset: int, build: Callable[[list[dict[str, Any]]], dict[str, Any]]
-    ) -> JournalAppend:
+    def journal_write(self, record: dict[str, Any], at: int) -> int:
         with self._lock:
-            read_from = offset if offset <= len(self._journal) else 0
-            records, start = self.journal_read(read_from)
-            record = build(records)
+            if at > len(self._journal):
+                raise JournalReplaced
             self._journal.append(json.dumps(record, allow_nan=False).encode())
-            return JournalAppend(records, read_from, start, start + 1)
+            return len(self._journal)
 
     def journal_token(self) -> Hashable:
         return len(self._journal)
+
+    def journal_token_at(self, end: int) -> Hashable:
+        return end
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
         with self._lock:
             yield
+
+
+Stamp = tuple[int, int]
+"""(mtime_ns, size) of one file, or (version of its last write, 0) on Redis."""
+
+FolderState = Mapping[str, Stamp] | int
+"""Per-entry stamps of a namespace, or one write counter where entries cannot be told
+apart (memory)."""
+
+NAMESPACE_NAMES = ("candidates", "picks", "rejects")
+
+
+class SessionBackend(Protocol):
+    """Where one session lives (files, memory, any three mappings, Redis): the methods
+    every backend implements, so that no caller asks which one it has.
+
+    Namespaces are named ``candidates``, ``picks`` and ``rejects``; a method that reads
+    notes what it could not use in the :class:`~foley_tui.store.reads.Problems` given.
+    """
+
+    @property
+    def candidates(self) -> MutableMapping[str, dict[str, Any]]: ...
+
+    @property
+    def picks(self) -> MutableMapping[str, dict[str, Any]]: ...
+
+    @property
+    def rejects(self) -> MutableMapping[str, dict[str, Any]]: ...
+
+    @property
+    def state(self) -> StateBackend: ...
+
+    @property
+    def label(self) -> str:
+        """What the status line calls this store when it does not answer."""
+        ...
+
+    def namespace(self, name: str) -> MutableMapping[str, dict[str, Any]]:
+        """The namespace mapping called ``name``."""
+        ...
+
+    def names(self, name: str, problems: Problems) -> list[str]:
+        """Keys of a namespace, sorted; foreign names are reported, never fatal."""
+        ...
+
+    def read(self, name: str, key: str, problems: Problems) -> dict[str, Any] | None:
+        """One entry, or None when absent or unreadable (noted)."""
+        ...
+
+    def read_all(self, name: str, problems: Problems) -> list[tuple[str, dict[str, Any]]]:
+        """Every readable (key, dict) of a namespace, sorted by key."""
+        ...
+
+    def count(self, name: str) -> int:
+        """How many entries a namespace holds (what foley's ``add_pick`` returns)."""
+        ...
+
+    def path_of(self, name: str, key: str) -> str:
+        """Where an entry lives, for a problem report ("" when it has no path)."""
+        ...
+
+    def raw(self, name: str, key: str) -> bytes:
+        """The exact stored bytes of an entry (KeyError when absent)."""
+        ...
+
+    def put(self, name: str, key: str, value: dict[str, Any]) -> None:
+        """Write an entry; a :class:`~foley_tui.store.records.RawRecord` goes back as
+        its exact bytes, never re-encoded."""
+        ...
+
+    def discard(self, name: str, key: str) -> None:
+        """Remove an entry if present."""
+        ...
+
+    def cache_candidates(self, items: Iterable[tuple[str, dict[str, Any]]]) -> int:
+        """Write candidates (sound id, dict); the count written."""
+        ...
+
+    def warm(self) -> None:
+        """Build what opening skipped to paint sooner (call it from a worker)."""
+        ...
+
+    def bulk_reads(self) -> contextlib.AbstractContextManager[None]:
+        """Within: reads of every candidate are answered from one pass (an export)."""
+        ...
+
+    def change_token(self) -> Hashable:
+        """Differs after any write to candidates, picks, rejects or the journal."""
+        ...
+
+    def last_write(self) -> datetime | None:
+        """When the session last changed, None when the backend cannot tell."""
+        ...
+
+    def stamps(self, name: str) -> FolderState:
+        """Per-entry stamps of ``picks`` or ``rejects``: what a watcher compares."""
+        ...
+
+    def stamps_after_write(self, name: str, state: FolderState, key: str) -> FolderState:
+        """``state`` with the stamp of ``key`` as it is after our own write."""
+        ...
+
+    def candidates_token(self) -> Hashable:
+        """Differs after any write to the candidates (cheap: for polling)."""
+        ...
+
+    def rows_reader(self, problems: Problems, decisions: DecisionReads) -> RowsReader:
+        """The part that reads the list rows of this backend's candidates."""
+        ...
+
+    def remote_audio(self) -> ByteStore | None:
+        """Audio bytes kept for candidates whose file is not on this machine."""
+        ...
+
+    def change_feed(self, *, block_ms: int = 1000, since: str = "$") -> Feed | None:
+        """A blocking feed of the session's changes; None where writes are polled."""
+        ...
+
+
+class RowsReader(Protocol):
+    """The list rows of a session's candidates (see :mod:`foley_tui.store.rows`)."""
+
+    def candidate_ids(self) -> list[str]: ...
+
+    def rows(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        partial: Callable[[list[Row]], None] | None = None,
+    ) -> list[Row]: ...
+
+    def quick_rows(self) -> list[Row] | None: ...
+
+    def page(self, query: PageQuery) -> Page | None: ...
+
+    def prepare_filter(self) -> bool: ...
+
+    def search_ready(self) -> bool:
+        """Whether the ``/`` filter of a page is answered from a search index now."""
+        ...
+
+    def count_hint(self) -> int: ...
+
+
+class DecisionReads(Protocol):
+    """The decisions a rows reader filters and sorts a page by."""
+
+    def picks(self) -> dict[str, Pick]: ...
+
+    def rejects(self) -> dict[str, Reject]: ...
+
+
+class Feed(Protocol):
+    """A blocking feed of a session's changes (:class:`~foley_tui.store.redis.feed.ChangeFeed`)."""
+
+    def wait(self) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PageQuery:
+    """What one screen of the list asks for (see ``SessionStore.page``)."""
+
+    sort: str = "rank"
+    status: str = "all"
+    query: str = ""
+    offset: int = 0
+    limit: int = 100
+    around: str | None = None
+    picks: Mapping[str, Pick] | None = None
+    rejects: Mapping[str, Reject] | None = None

@@ -14,7 +14,6 @@ import base64
 import binascii
 import hashlib
 import json
-from collections.abc import Callable
 from typing import Any
 
 from foley_tui.domain import ValidationError, validate_layer, validate_onset
@@ -34,8 +33,8 @@ from foley_tui.store.codec import (
     validate_session_id,
 )
 from foley_tui.store.errors import InvalidSessionIdError, SessionImportError
-from foley_tui.store.files import FileNamespace
 from foley_tui.store.messages import MESSAGES_FILE, check_records, encode_lines
+from foley_tui.store.reads import Problems
 from foley_tui.store.records import (
     JOURNAL_KINDS,
     SCHEMA_VERSION,
@@ -90,11 +89,6 @@ def checksum_of(doc: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(canonical_bytes(doc)).hexdigest()
 
 
-def fixed_record(record: dict[str, Any]) -> Callable[[list[dict[str, Any]]], dict[str, Any]]:
-    """A ``journal_append`` builder that writes ``record`` as it is (an import keeps it)."""
-    return lambda _new: record
-
-
 class _DuplicateKeyError(ValueError):
     pass
 
@@ -138,12 +132,10 @@ def parse_export(raw: bytes, source: str = "the export") -> Any:
         raise SessionImportError(f"{source}: {exc}") from None
 
 
-def listed_keys(ns: Any) -> list[str]:
-    """Keys of a namespace from its folder (file names decoded one by one)."""
-    if isinstance(ns, FileNamespace):
-        entries, _ = ns.scan(stat=False)
-        return sorted(e.key for e in entries)
-    return sorted(ns)
+def listed_keys(store: SessionStore) -> list[str]:
+    """Keys of the candidates from their folder itself (file names decoded one by one),
+    never through the index; foreign names are left to the other reads to report."""
+    return store.backend.names("candidates", Problems(list))
 
 
 def _canonical_ok(value: Any) -> bool:
@@ -158,14 +150,13 @@ def carry_raw(doc: dict[str, Any], store: SessionStore) -> None:
     """Move every record the canonical JSON cannot carry into ``raw`` as its file's bytes."""
     raw: dict[str, dict[str, str]] = {}
     for name in NAMESPACES:
-        ns: Any = store.candidates if name == "candidates" else getattr(store, f"{name}_ns")
         for key, value in list(doc[name].items()):
             if _canonical_ok(value):
                 continue
             del doc[name][key]
             try:
-                data = ns.raw(key)
-            except (OSError, KeyError, AttributeError) as exc:
+                data = store.backend.raw(name, key)
+            except (OSError, KeyError, ValueError) as exc:
                 doc["problems"].append(
                     {"namespace": name, "key": key, "reason": f"not exported: {exc}"}
                 )

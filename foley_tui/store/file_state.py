@@ -17,7 +17,7 @@ import re
 import stat
 import threading
 import time
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 from foley_tui.safe_io import (
@@ -34,7 +34,7 @@ from foley_tui.store.backend import (
     LOCK_FILE,
     META_FILE,
     STATE_DIR,
-    JournalAppend,
+    JournalAppender,
     JournalReplaced,
     StateBackend,
     _record_of,
@@ -45,6 +45,8 @@ from foley_tui.store.files import atomic_write, check_folder, fsync_dir, read_ob
 
 #: Bytes read per step when looking for the journal's last record from its end.
 _TAIL_CHUNK = 1 << 16
+#: Bytes read per step when reading the whole journal (never all of it at once).
+_SCAN_CHUNK = 1 << 20
 #: Our own records start this way (``to_record`` puts ``seq`` first, compact separators):
 #: the tail search tries ``json.loads`` only on such lines.
 _RECORD_START = re.compile(rb'(?m)^\{"seq":(\d+),')
@@ -58,6 +60,37 @@ def _write_durably(fd: int, data: bytes) -> None:
     os.fdatasync(fd)
 
 
+def _lines_back(fd: int, size: int) -> Iterator[tuple[int, bytes]]:
+    """(offset, line) of every complete line of ``fd``, newest first, read
+    ``_TAIL_CHUNK`` bytes at a time; a torn last line (no newline yet) is left out."""
+    end = size
+    carry = b""  # bytes [pos, end) not yet yielded: whole lines after its first newline
+    pos = size
+    seen_newline = False
+    while pos > 0:
+        step = min(_TAIL_CHUNK, pos)
+        pos -= step
+        data = os.pread(fd, step, pos) + carry
+        if not seen_newline:
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                carry = b""  # all torn tail so far: nothing complete yet
+                end = pos
+                continue
+            seen_newline = True
+            data = data[: cut + 1]
+            end = pos + cut + 1
+        # data holds [pos, end) and ends with a newline; its first line may be cut.
+        lines = data[:-1].split(b"\n")
+        line_end = end
+        for line in reversed(lines[1:] if pos > 0 else lines):
+            start = line_end - len(line) - 1
+            yield start, line
+            line_end = start
+        carry = data[: line_end - pos] if pos > 0 else b""
+        end = line_end
+
+
 def _strict_json(value: Any) -> Any:
     """``value`` with non-finite floats as null: a raw record foley wrote with a NaN
     onset must not make a decision about that sound fail (the journal is strict JSON)."""
@@ -68,6 +101,37 @@ def _strict_json(value: Any) -> Any:
     if isinstance(value, list):
         return [_strict_json(v) for v in value]
     return value
+
+
+def _journal_line(record: dict[str, Any]) -> bytes:
+    return json.dumps(_strict_json(record), separators=(",", ":"), allow_nan=False).encode() + b"\n"
+
+
+class _FileAppender(JournalAppender):
+    """An append on one open descriptor of the journal (see FileState.journal_append)."""
+
+    def __init__(self, state: FileState, fd: int, offset: int, size: int) -> None:
+        self._file_state = state
+        self._fd = fd
+        self._size = size
+        self.new_file = False
+        self.records: list[dict[str, Any]] = []
+        self.end = offset
+        if size > offset:
+            # Other processes appended since we last looked: read only that part.
+            self.records, self.end = state._parse(os.pread(fd, size - offset, offset), offset)
+
+    def write(self, record: dict[str, Any]) -> int:
+        line = _journal_line(record)
+        if self.end < self._size:
+            # A crash tore the last record (we hold the lock: nobody is writing):
+            # it is garbage, and ours starts on a fresh line.
+            self._file_state._bad_journal_lines.add(self.end)
+            line = b"\n" + line
+        _write_durably(self._fd, line)
+        self.new_file = self._size == 0
+        self._size += len(line)
+        return self._size
 
 
 class FileState(StateBackend):
@@ -192,7 +256,7 @@ class FileState(StateBackend):
         self._journal_ino = st.st_ino
         return same
 
-    def journal_read(self, offset: int, end: int | None = None) -> tuple[list[dict[str, Any]], int]:
+    def journal_read(self, offset: int) -> tuple[list[dict[str, Any]], int]:
         try:
             fd = self._open_ours(JOURNAL_FILE)
         except FileNotFoundError:
@@ -207,18 +271,69 @@ class FileState(StateBackend):
             if not self._same_journal(st, offset):
                 raise JournalReplaced
             size = st.st_size
-            stop = size if end is None else min(end, size)
-            if stop <= offset:
+            if size <= offset:
                 return [], offset
-            if stop - offset > MAX_JOURNAL_BYTES:
-                self._problem(
-                    JOURNAL_FILE, f"journal too large to read (over {MAX_JOURNAL_BYTES >> 20} MB)"
-                )
+            if size - offset > MAX_JOURNAL_BYTES:
+                self._too_large()
                 return [], offset
-            data = os.pread(fd, stop - offset, offset)
+            data = os.pread(fd, size - offset, offset)
         finally:
             os.close(fd)
         return self._parse(data, offset)
+
+    def _too_large(self) -> None:
+        self._problem(
+            JOURNAL_FILE, f"journal too large to read (over {MAX_JOURNAL_BYTES >> 20} MB)"
+        )
+
+    def _open_journal(self) -> int | None:
+        try:
+            return self._open_ours(JOURNAL_FILE)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:  # a link, FIFO or device: refused, never read
+            self._problem(JOURNAL_FILE, exc.strerror or str(exc))
+            return None
+
+    def journal_scan(self) -> Iterator[dict[str, Any]]:
+        fd = self._open_journal()
+        if fd is None:
+            return
+        try:
+            size = os.fstat(fd).st_size
+            if size > MAX_JOURNAL_BYTES:
+                self._too_large()
+                return
+            pos = 0
+            carry = b""
+            while pos < size:
+                block = os.pread(fd, min(_SCAN_CHUNK, size - pos), pos)
+                if not block:
+                    break
+                data = carry + block
+                start = pos - len(carry)
+                pos += len(block)
+                records, end = self._parse(data, start)
+                carry = data[end - start :]
+                yield from records
+        finally:
+            os.close(fd)
+
+    def journal_back(self) -> Iterator[dict[str, Any]]:
+        fd = self._open_journal()
+        if fd is None:
+            return
+        try:
+            for offset, line in _lines_back(fd, os.fstat(fd).st_size):
+                if not line.strip():
+                    continue
+                record = _record_of(line)
+                if record is None:
+                    self._bad_journal_lines.add(offset)
+                    continue
+                yield record
+        finally:
+            os.close(fd)
 
     def journal_tail(self) -> tuple[int | None, int]:
         try:
@@ -263,41 +378,43 @@ class FileState(StateBackend):
         finally:
             os.close(fd)
 
-    def journal_append(
-        self, offset: int, build: Callable[[list[dict[str, Any]]], dict[str, Any]]
-    ) -> JournalAppend:
+    @contextlib.contextmanager
+    def journal_append(self, offset: int) -> Iterator[JournalAppender]:
+        """One open of the journal: what others appended since ``offset`` is read from
+        the same descriptor ours is then appended to."""
+        self.ensure()
+        fd = self._open_ours(JOURNAL_FILE, append=True)
+        try:
+            st = os.fstat(fd)
+            if not self._same_journal(st, offset):
+                raise JournalReplaced
+            appender = _FileAppender(self, fd, offset, st.st_size)
+            yield appender
+        finally:
+            os.close(fd)
+        if appender.new_file:
+            fsync_dir(self.path)  # a new journal: make its name durable too
+
+    def journal_write(self, record: dict[str, Any], at: int) -> int:
         self.ensure()
         fd = self._open_ours(JOURNAL_FILE, append=True)
         try:
             st = os.fstat(fd)
             size = st.st_size
-            # Another file than the one our offset points into: read it all anew.
-            read_from = offset if self._same_journal(st, offset) else 0
-            records: list[dict[str, Any]] = []
-            complete = read_from
-            if size > read_from:
-                # Other processes appended since we last looked: read only that part.
-                records, complete = self._parse(
-                    os.pread(fd, size - read_from, read_from), read_from
-                )
-            record = build(records)
-            line = (
-                json.dumps(_strict_json(record), separators=(",", ":"), allow_nan=False).encode()
-                + b"\n"
-            )
-            start = size
-            if complete < size:
+            if not self._same_journal(st, at):
+                raise JournalReplaced
+            line = _journal_line(record)
+            if at < size:
                 # A crash tore the last record (we hold the lock: nobody is writing):
                 # it is garbage, and ours starts on a fresh line.
-                self._bad_journal_lines.add(complete)
+                self._bad_journal_lines.add(at)
                 line = b"\n" + line
-                start = size + 1
             _write_durably(fd, line)
         finally:
             os.close(fd)
         if size == 0:
             fsync_dir(self.path)  # a new journal: make its name durable too
-        return JournalAppend(records, read_from, start, size + len(line))
+        return size + len(line)
 
     def append_line(self, name: str, line: bytes, *, expect: int | None = None) -> tuple[int, int]:
         """Append one newline-terminated record to our file ``name``, durably (fdatasync
@@ -321,6 +438,15 @@ class FileState(StateBackend):
 
     def journal_token(self) -> Hashable:
         return self.token_of(JOURNAL_FILE)
+
+    def where(self, name: str) -> str:
+        return self._file(name)
+
+    def last_write_ns(self) -> int:
+        try:
+            return os.stat(self._file(JOURNAL_FILE)).st_mtime_ns
+        except OSError:
+            return 0
 
     def token_of(self, name: str) -> Hashable:
         try:

@@ -172,7 +172,7 @@ class HistoryFeed:
         if token == self._token:
             return False
         self._token = token
-        items = window(self.conversation.last(self.n), self.store.journal()[-self.n :], self.n)
+        items = window(self.conversation.last(self.n), self.store.last_entries(self.n), self.n)
         changed = items != self.items
         self.items = items
         return changed

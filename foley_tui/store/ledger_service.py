@@ -1,9 +1,10 @@
 """The session service's conversation and ledger: messages, the history window, usage.
 
-A mixin of :class:`~foley_tui.store.service.SessionService` (after the CleverAgents
-session-service contract: ``append_message``, ``update_token_usage``, the history window).
-Everything goes through :meth:`SessionService.get` with ``touch=False``: telling or
-counting is not opening a session, and an unknown session raises SessionNotFoundError.
+The ledger part of :class:`~foley_tui.store.service.SessionService` (after the
+CleverAgents session-service contract: ``append_message``, ``update_token_usage``, the
+history window). Every session is opened through the service's ``get`` with
+``touch=False``: telling or counting is not opening a session, and an unknown session
+raises SessionNotFoundError.
 
 Headless: never imports textual.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from foley_tui.store.errors import StoreWriteError
 from foley_tui.store.records import _write_error
@@ -38,14 +39,19 @@ def _saving(what: str) -> Iterator[None]:
         raise _write_error(exc, what) from exc
 
 
-class LedgerServiceMixin:
+class Opener(Protocol):
+    """How the ledger part opens a session (the service's ``get``)."""
+
+    def __call__(self, session_id: str, *, touch: bool = True) -> SessionStore: ...
+
+
+class Ledgers:
     """Messages, history window and usage of the sessions of a service."""
 
-    #: In-memory services keep only the last ``_window`` messages of a session.
-    _window: int | None = None
-
-    def get(self, session_id: str, *, touch: bool = True) -> SessionStore:
-        raise NotImplementedError
+    def __init__(self, get: Opener, *, window: int | None = None) -> None:
+        self.get = get
+        #: In-memory services keep only the last ``window`` messages of a session.
+        self._window = window
 
     def conversation(self, session_id: str) -> Conversation:
         """The session's conversation (shared with anyone holding the same store)."""
@@ -89,7 +95,7 @@ class LedgerServiceMixin:
             n = history.DEFAULT_WINDOW
         store = self.get(session_id, touch=False)
         messages = conversation_of(store, window=self._window).last(n)
-        return history.window(messages, store.journal()[-n:] if n > 0 else [], n)
+        return history.window(messages, store.last_entries(n), n)
 
     def update_token_usage(
         self,
@@ -124,4 +130,4 @@ class LedgerServiceMixin:
         )
 
 
-__all__ = ["LedgerServiceMixin"]
+__all__ = ["Ledgers", "Opener"]

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import collections
 import json
-import os
 import threading
 import weakref
 from collections.abc import Hashable, Mapping
@@ -29,9 +28,8 @@ from datetime import datetime
 from typing import Any
 
 from foley_tui.domain import ValidationError
-from foley_tui.store.backend import MemoryState, StateBackend
+from foley_tui.store.backend import StateBackend
 from foley_tui.store.errors import StoreProblem
-from foley_tui.store.file_state import FileState
 from foley_tui.store.records import iso, new_ulid, now_utc, parse_iso
 
 MESSAGES_FILE = "messages.jsonl"
@@ -143,12 +141,8 @@ class Conversation:
         self.window = window
         # In memory the deque below is the whole storage (bounded by ``window``); any other
         # backend (files, a shared store) keeps the log and we read it incrementally.
-        self._stored = not isinstance(state, MemoryState)
-        self._where = (
-            os.path.join(state.path, MESSAGES_FILE)
-            if isinstance(state, FileState)
-            else MESSAGES_FILE
-        )
+        self._stored = state.keeps_documents
+        self._where = state.where(MESSAGES_FILE)
         self._messages: collections.deque[Message] = collections.deque(maxlen=window)
         # sound id -> its messages (what a candidate's details show), kept as we read.
         self._by_sound: dict[str, list[Message]] = {}

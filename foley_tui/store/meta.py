@@ -1,23 +1,26 @@
-"""Metadata of a session store: title, cursor, view, opened/updated times.
+"""The metadata document of a session store: title, cursor, view, opened/updated times.
 
-Kept in ``.foley-tui/meta.json``; cursor/view writes are coalesced (see
-``META_COALESCE_S``) and made durable by :meth:`MetaMixin.flush`.
+:class:`MetaDocument` is a part of :class:`~foley_tui.store.session.SessionStore` with its
+own state: the document as read, whether a write is owed and when it last wrote.
+Kept in ``.foley-tui/meta.json`` (per user on Redis); cursor/view writes are coalesced
+(see ``META_COALESCE_S``) and made durable by :meth:`MetaDocument.flush`.
 Headless: never imports textual.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
+import threading
 import time
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from foley_tui.domain import ValidationError
 from foley_tui.limits import sanitize_view
+from foley_tui.store.backend import StateBackend
+from foley_tui.store.codec import dumps
 from foley_tui.store.errors import StoreWriteError
-from foley_tui.store.file_state import FileState
-from foley_tui.store.reads import StoreReads
 from foley_tui.store.records import (
     SCHEMA_VERSION,
     SessionMeta,
@@ -32,8 +35,22 @@ from foley_tui.store.records import (
 META_COALESCE_S = 1.0
 
 
-class MetaMixin(StoreReads):
-    """Title, cursor, view and times of a session (our metadata, never foley's files)."""
+class MetaDocument:
+    """Title, cursor, view and times of a session (our metadata, never foley's files).
+
+    Thread-safe: the document is read and changed under the part's lock; one writer at
+    a time writes a snapshot taken under it, so the stored document never goes back to
+    an older snapshot and no write holds the lock.
+    """
+
+    def __init__(self, state: StateBackend, session_path: str | os.PathLike[str] | None) -> None:
+        self.state = state
+        self.session_path = session_path
+        self._lock = threading.RLock()
+        self._write_lock = threading.Lock()
+        self._meta: dict[str, Any] | None = None
+        self._dirty = False
+        self._written = 0.0
 
     def _fs_created(self) -> datetime:
         if self.session_path is not None:
@@ -44,11 +61,17 @@ class MetaMixin(StoreReads):
                 pass
         return now_utc()
 
-    def _meta_dict(self) -> dict[str, Any]:
+    def document(self) -> dict[str, Any]:
+        """The document itself (change it only through :meth:`update`)."""
         with self._lock:
-            return self._load_meta()
+            return self._load()
 
-    def _load_meta(self) -> dict[str, Any]:
+    def update(self, **fields: Any) -> None:
+        """Change fields of the document in memory (:meth:`write` stores it)."""
+        with self._lock:
+            self._load().update(fields)
+
+    def _load(self) -> dict[str, Any]:
         if self._meta is None:
             stored = self.state.read_meta() or {}
             created = parse_iso(stored.get("created")) or self._fs_created()
@@ -73,32 +96,15 @@ class MetaMixin(StoreReads):
                 self._meta["origin"] = "foley"
         return self._meta
 
-    def last_write(self) -> datetime | None:
-        """When candidates, picks, rejects or the journal last changed (file times)."""
-        latest = 0
-        paths = [
-            getattr(ns, "path", None) for ns in (self.candidates, self.picks_ns, self.rejects_ns)
-        ]
-        if isinstance(self.state, FileState):
-            paths.append(os.path.join(self.state.path, "journal.jsonl"))
-        for path in paths:
-            if path:
-                with contextlib.suppress(OSError):
-                    latest = max(latest, os.stat(path).st_mtime_ns)
-        if not latest and self._journal:
-            return self._journal[-1].at
-        return fs_time(latest) if latest else None
-
-    def meta(self) -> SessionMeta:
-        meta = self._meta_dict()
+    def meta(self, last_write: Callable[[], datetime | None]) -> SessionMeta:
+        """The document as :class:`SessionMeta`; ``updated`` is the later of its own and
+        ``last_write()`` (listing sessions never reads whole journals)."""
+        meta = self.document()
         created = parse_iso(meta["created"]) or now_utc()
         updated = parse_iso(meta["updated"]) or created
-        # File times cover the journal too: listing sessions never reads whole journals.
-        last = self.last_write()
+        last = last_write()
         if last and last > updated:
             updated = last
-        if self._journal and self._journal[-1].at > updated:
-            updated = self._journal[-1].at
         return SessionMeta(
             title=meta["title"],
             created=created,
@@ -110,37 +116,36 @@ class MetaMixin(StoreReads):
             origin=meta["origin"],
         )
 
-    def _write_meta(self, *, durable: bool = True) -> None:
-        # One writer at a time, each writing a snapshot taken under the cache lock: the
-        # file never goes back to an older snapshot and no write holds the cache lock.
-        with self._meta_write_lock:
+    def write(self, *, durable: bool = True) -> None:
+        """Store the document now."""
+        with self._write_lock:
             with self._lock:
-                meta = self._load_meta()
+                meta = self._load()
                 snapshot = {**meta, "view": dict(meta["view"])}
-                self._meta_dirty = False
+                self._dirty = False
             try:
                 self.state.write_meta(snapshot, durable=durable)
             except OSError as exc:
                 with self._lock:
-                    self._meta_dirty = True
+                    self._dirty = True
                 if isinstance(exc, StoreWriteError):
                     raise
                 raise _write_error(exc, "could not save the session metadata") from exc
-            self._meta_written = time.monotonic()
+            self._written = time.monotonic()
 
     def set_title(self, title: str | None) -> None:
         if title is not None and not isinstance(title, str):
             raise ValidationError(f"title must be text (got {title!r})")
         with self._lock:
-            meta = self._load_meta()
+            meta = self._load()
             meta["title"] = (title or "").strip() or None
             meta["updated"] = iso(now_utc())
-        self._write_meta()
+        self.write()
 
     def set_cursor(self, sound_id: str | None) -> None:
         """Remember the cursor; written at most once a second (and by :meth:`flush`)."""
         with self._lock:
-            meta = self._load_meta()
+            meta = self._load()
             if meta["cursor"] == sound_id:
                 return
             meta["cursor"] = sound_id
@@ -149,34 +154,32 @@ class MetaMixin(StoreReads):
     def set_view(self, view: dict[str, Any]) -> None:
         if not isinstance(view, dict):
             raise ValidationError(f"view must be a dict (got {type(view).__name__})")
-        from foley_tui.store.codec import dumps
-
         view = sanitize_view(view)
         dumps(view)  # refuse what cannot be stored before keeping it
         with self._lock:
-            meta = self._load_meta()
+            meta = self._load()
             meta["view"] = dict(view)
         self._touch_coalesced()
 
     def mark_opened(self) -> None:
         with self._lock:
-            meta = self._load_meta()
+            meta = self._load()
             meta["opened"] = iso(now_utc())
-            self._meta_dirty = True
-        self._write_meta(durable=False)
+            self._dirty = True
+        self.write(durable=False)
 
     def _touch_coalesced(self) -> None:
         with self._lock:
-            self._meta_dirty = True
-        if time.monotonic() - self._meta_written >= META_COALESCE_S:
-            self._write_meta(durable=False)
+            self._dirty = True
+        if time.monotonic() - self._written >= META_COALESCE_S:
+            self.write(durable=False)
             with self._lock:
-                self._meta_dirty = True  # still owe a durable write at flush()
+                self._dirty = True  # still owe a durable write at flush()
 
     def flush(self) -> None:
         """Write pending cursor/view changes durably (call when the app quits)."""
-        if self._meta_dirty:
-            self._write_meta(durable=True)
+        if self._dirty:
+            self.write(durable=True)
 
-    def close(self) -> None:
-        self.flush()
+
+__all__ = ["META_COALESCE_S", "MetaDocument"]

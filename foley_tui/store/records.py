@@ -18,7 +18,6 @@ from typing import Any
 from foley_tui.domain import Status, ValidationError, validate_layer, validate_onset
 from foley_tui.store.codec import DecodeError, loads_object
 from foley_tui.store.errors import StoreWriteError
-from foley_tui.store.files import FileNamespace
 
 #: Version of our metadata/journal/export formats.
 SCHEMA_VERSION = 1
@@ -437,11 +436,21 @@ def _reason(exc: BaseException) -> str:
     return str(exc)
 
 
-def _discard(ns: MutableMapping[str, dict[str, Any]], key: str) -> None:
-    if isinstance(ns, FileNamespace):
-        ns.discard(key)
-    else:
-        ns.pop(key, None)
+def store_candidate(
+    ns: MutableMapping[str, dict[str, Any]], sid: str, data: dict[str, Any]
+) -> None:
+    """``ns[sid] = data`` with the store's errors: a value JSON cannot hold is a
+    ValidationError, a failed write a StoreWriteError."""
+    try:
+        ns[sid] = data
+    except ValueError as exc:
+        if isinstance(exc, ValidationError):
+            raise
+        raise ValidationError(f"candidate {sid!r}: {exc}") from None
+    except OSError as exc:
+        raise StoreWriteError(
+            exc.errno, f"could not cache candidate {sid!r}: {exc.strerror or exc}"
+        ) from exc
 
 
 def _write_error(exc: OSError, message: str) -> StoreWriteError:

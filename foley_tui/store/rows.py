@@ -1,7 +1,10 @@
-"""Candidate rows for the list: the compact index, loaded, checked and rebuilt.
+"""The rows reader of a session store: candidate ids and list rows.
 
-Only files whose (name, mtime, size) changed since the index was written are parsed;
-the hot path of opening a session is one scan and a digest compare.
+:class:`IndexedRows` (files) keeps the compact index, loaded, checked and rebuilt: only
+files whose (name, mtime, size) changed since the index was written are parsed; the hot
+path of opening a session is one scan and a digest compare. :class:`MappingRows` reads
+any candidates mapping entry by entry. (Redis keeps its own rows index:
+:mod:`foley_tui.store.redis.rows`.)
 Headless: never imports textual.
 """
 
@@ -12,10 +15,10 @@ import math
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, MutableMapping
+from typing import TYPE_CHECKING, Any
 
-from foley_tui.domain import Pick, Reject, Row, whole
+from foley_tui.domain import Row, whole
 from foley_tui.safe_io import UnsafeFileError
 from foley_tui.store import index_db, index_schema
 from foley_tui.store.codec import DecodeError, decode_name, names_match_keys
@@ -23,9 +26,12 @@ from foley_tui.store.errors import StoreProblem
 from foley_tui.store.files import RETRY_DELAYS, FileNamespace, check_folder, read_object
 from foley_tui.store.index import CandidateIndex, scan_digest, scan_stats
 from foley_tui.store.index_db import Page
-from foley_tui.store.reads import RACY_NS, StoreReads
+from foley_tui.store.reads import RACY_NS, Problems, read_value
 from foley_tui.store.records import _reason
 from foley_tui.store.recovery import sweep_temp_names
+
+if TYPE_CHECKING:
+    from foley_tui.store.backend import DecisionReads, PageQuery, StateBackend
 
 
 def _num(value: object) -> float | None:
@@ -92,11 +98,8 @@ def _text(value: object) -> str:
     return text
 
 
-def _count_names(ns: object) -> int:
+def _count_names(path: str) -> int:
     """How many entries a namespace folder holds (bounds the size of a valid index)."""
-    path = getattr(ns, "path", None)
-    if not isinstance(path, str):
-        return 0
     try:
         return len(os.listdir(path))
     except OSError:
@@ -136,23 +139,97 @@ def _make_row(sound_id: str, rank: int, values: list[Any], unreadable: str | Non
     )
 
 
-class RowsMixin(StoreReads):
-    """Candidate ids and list rows of a session, from the compact index when on files."""
+class CountHint:
+    """How many candidates the last listing found, shared by the rows reader that
+    learns it and the backend whose change token stats every candidate of a small
+    session only."""
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class MappingRows:
+    """List rows of any candidates mapping, each read and parsed (no index)."""
+
+    def __init__(self, ns: MutableMapping[str, dict[str, Any]], problems: Problems) -> None:
+        self.ns = ns
+        self.problems = problems
+
+    def count_hint(self) -> int:
+        return len(self.ns)
+
+    def candidate_ids(self) -> list[str]:
+        return sorted(self.ns)
+
+    def rows(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        partial: Callable[[list[Row]], None] | None = None,
+    ) -> list[Row]:
+        keys = list(self.ns)
+        rows = []
+        for rank, key in enumerate(keys):
+            value = read_value(self.ns, "candidates", key, self.problems)
+            if value is None:
+                problem = self.problems.get("candidates", key)
+                reason = problem.reason if problem else "unreadable"
+                rows.append(_make_row(key, rank, _EMPTY_VALUES, reason))
+            else:
+                rows.append(_make_row(key, rank, _row_values(value), None))
+            if progress is not None and (rank % 1000 == 0 or rank == len(keys) - 1):
+                progress(rank + 1, len(keys))
+        return rows
+
+    def quick_rows(self) -> list[Row] | None:
+        return None
+
+    def page(self, query: PageQuery) -> Page | None:
+        return None
+
+    def prepare_filter(self) -> bool:
+        return False
+
+    def search_ready(self) -> bool:
+        return False
+
+
+class IndexedRows:
+    """Candidate ids and list rows of a session on files, from the compact index."""
+
+    def __init__(
+        self,
+        ns: FileNamespace,
+        state: StateBackend,
+        problems: Problems,
+        decisions: DecisionReads,
+        hint: CountHint,
+    ) -> None:
+        self.ns = ns
+        self.state = state
+        self.problems = problems
+        self.decisions = decisions
+        self.hint = hint
+        self._index: CandidateIndex | None = None
+        self._index_conn: sqlite3.Connection | None = None
+        #: (scanned_ns, digest, rows, search index built) of the open index connection.
+        self._index_info: tuple[int, bytes, int, bool] | None = None
+        self._index_verified = False
+
+    def count_hint(self) -> int:
+        return self.hint.value
 
     def candidate_ids(self) -> list[str]:
         """Candidate ids from file names only (fast, for the first paint)."""
-        if isinstance(self.candidates, FileNamespace):
-            # The index maps names to keys (a pure function of the name, so even a stale
-            # index is right); keep it loaded: rows() comes next and reuses it.
-            index = self._load_index()
-            known = index.key_of_name() if index is not None and _keys_match(index) else None
-            entries, problems = self.candidates.scan(stat=False, known=known)
-            self._scan_problems["candidates"] = problems
-            # change_token() stats every candidate of a small session only: tell it the
-            # size now, or its first call (right after the first paint) stats 100k files.
-            self._candidate_count_hint = len(entries)
-            return sorted(e.key for e in entries)
-        return self._names(self.candidates, "candidates")
+        # The index maps names to keys (a pure function of the name, so even a stale
+        # index is right); keep it loaded: rows() comes next and reuses it.
+        index = self._load_index()
+        known = index.key_of_name() if index is not None and _keys_match(index) else None
+        entries, problems = self.ns.scan(stat=False, known=known)
+        self.problems.set_scan("candidates", problems)
+        # change_token() stats every candidate of a small session only: tell it the
+        # size now, or its first call (right after the first paint) stats 100k files.
+        self.hint.value = len(entries)
+        return sorted(e.key for e in entries)
 
     def rows(
         self,
@@ -163,14 +240,12 @@ class RowsMixin(StoreReads):
 
         Only files whose (name, mtime, size) changed since the index was written are
         parsed, one at a time: full candidate dicts are never all held at once.
-        Unreadable files give a row with ``unreadable`` set and are in :meth:`problems`.
+        Unreadable files give a row with ``unreadable`` set and are in the problems.
         ``partial`` receives the rows parsed so far in batches while files are parsed (a
         first open of a big session), so a list can fill in progressively; their ``rank``
         is provisional until the returned list.
         """
-        if not isinstance(self.candidates, FileNamespace):
-            return self._rows_generic(progress)
-        return self._rows_indexed(self.candidates, progress, partial)
+        return self._rows_indexed(self.ns, progress, partial)
 
     def quick_rows(self) -> list[Row] | None:
         """The stored index's rows after a names-only check: no stat of every file.
@@ -178,14 +253,12 @@ class RowsMixin(StoreReads):
         For the first paint of a big session (about half the cost of :meth:`rows` at
         100k files: the per-file ``fstatat`` is skipped). The names match the folder,
         but a file rewritten in place since the index was written still shows its old
-        values, so call :meth:`rows` next for the exact list (it also refreshes
-        :meth:`problems`). None when there is no usable index, the folder's names differ
-        from it, or the backend is not files.
+        values, so call :meth:`rows` next for the exact list (it also refreshes the
+        problems). None when there is no usable index or the folder's names differ
+        from it.
         """
-        if not isinstance(self.candidates, FileNamespace):
-            return None
         try:
-            names = os.listdir(self.candidates.path)
+            names = os.listdir(self.ns.path)
         except FileNotFoundError:
             names = []
         except OSError:
@@ -199,31 +272,16 @@ class RowsMixin(StoreReads):
         current.difference_update([name for name in names if name[:1] == "."])
         if current != expected:
             return None
-        self._candidate_count_hint = len(current)  # as in candidate_ids()
+        self.hint.value = len(current)  # as in candidate_ids()
         return index.rows()
 
-    def page(
-        self,
-        *,
-        sort: str = "rank",
-        status: str = "all",
-        query: str = "",
-        offset: int = 0,
-        limit: int = 100,
-        around: str | None = None,
-        picks: Mapping[str, Pick] | None = None,
-        rejects: Mapping[str, Reject] | None = None,
-    ) -> Page | None:
+    def page(self, query: PageQuery) -> Page | None:
         """One screen of the list straight from the stored index: O(screen), not O(session).
 
         Picks and rejects are read first (they decide the status filter and the layer
         and onset sorts); the rows come from the SQLite index, ``verified`` only once
         :meth:`rows` has checked every file's (mtime, size) in this process. None when
-        there is no usable index (call :meth:`rows`). ``query`` filters like the list's
-        ``/``: every term a substring of caption, tags, id or source. ``around``: a sound
-        id the page should hold near its middle (a saved cursor), when the view shows it
-        (``offset`` is then ignored). ``picks``/``rejects``: the decisions when the caller
-        has just read them (else they are read here).
+        there is no usable index (call :meth:`rows`).
         """
         db = self._index_db()
         if db is None:
@@ -231,7 +289,7 @@ class RowsMixin(StoreReads):
         checked = self._index_info
         assert checked is not None
         searchable = checked[3]
-        long_terms = any(len(term) >= 3 for term in query.split())
+        long_terms = any(len(term) >= 3 for term in query.query.split())
         # The trigram index is built on first use (seconds at 100k): build it now, then
         # answer from it (call prepare_filter() from a worker to do it early).
         if not searchable and long_terms and self.prepare_filter():
@@ -240,34 +298,34 @@ class RowsMixin(StoreReads):
                 return None
             checked = self._index_info
             searchable = checked[3]
-        if picks is None:
-            picks = self.picks()
+        picks = self.decisions.picks() if query.picks is None else query.picks
         placed = {
             p.sound_id: (p.layer, p.onset if isinstance(p.onset, int | float) else None)
             for p in picks.values()
         }
-        rejected = list(self.rejects() if rejects is None else rejects)
+        rejected = list(self.decisions.rejects() if query.rejects is None else query.rejects)
+        offset = query.offset
         try:
-            if around is not None:
+            if query.around is not None:
                 at = index_db.position(
                     db,
-                    around,
-                    sort=sort,
-                    status=status,
-                    query=query,
+                    query.around,
+                    sort=query.sort,
+                    status=query.status,
+                    query=query.query,
                     picks=placed,
                     rejects=rejected,
                     searchable=searchable,
                 )
                 if at is not None:
-                    offset = max(0, at - limit // 2)
+                    offset = max(0, at - query.limit // 2)
             return index_db.page(
                 db,
-                sort=sort,
-                status=status,
-                query=query,
+                sort=query.sort,
+                status=query.status,
+                query=query.query,
                 offset=offset,
-                limit=limit,
+                limit=query.limit,
                 picks=placed,
                 rejects=rejected,
                 verified=self._index_verified,
@@ -311,6 +369,9 @@ class RowsMixin(StoreReads):
         self._close_index_db()
         return index_db.build_search(path)
 
+    def search_ready(self) -> bool:
+        return self._index_info is not None and self._index_info[3]
+
     def _close_index_db(self) -> None:
         if self._index_conn is not None:
             with contextlib.suppress(sqlite3.Error):
@@ -318,25 +379,10 @@ class RowsMixin(StoreReads):
             self._index_conn = None
         self._index_info = None
 
-    def _rows_generic(self, progress: Callable[[int, int], None] | None) -> list[Row]:
-        keys = list(self.candidates)
-        rows = []
-        for rank, key in enumerate(keys):
-            value = self._read(self.candidates, "candidates", key)
-            if value is None:
-                problem = self._problems.get(("candidates", key))
-                reason = problem.reason if problem else "unreadable"
-                rows.append(_make_row(key, rank, _EMPTY_VALUES, reason))
-            else:
-                rows.append(_make_row(key, rank, _row_values(value), None))
-            if progress is not None and (rank % 1000 == 0 or rank == len(keys) - 1):
-                progress(rank + 1, len(keys))
-        return rows
-
     def _load_index(self, expected_rows: int | None = None) -> CandidateIndex | None:
         if self._index is None:
             if expected_rows is None:
-                expected_rows = _count_names(self.candidates)
+                expected_rows = _count_names(self.ns.path)
             loaded = self.state.read_index(expected_rows)
             # A damaged, foreign or crafted index reads as none: it is only a cache.
             self._index = loaded if isinstance(loaded, CandidateIndex) else None
@@ -352,20 +398,20 @@ class RowsMixin(StoreReads):
         try:
             check_folder(ns.path)
         except OSError as exc:  # candidates/ is a link out of the session: nothing read
-            self._scan_problems["candidates"] = [
-                StoreProblem("candidates", "", ns.path, exc.strerror or str(exc))
-            ]
-            self._candidate_count_hint = 0
+            self.problems.set_scan(
+                "candidates", [StoreProblem("candidates", "", ns.path, exc.strerror or str(exc))]
+            )
+            self.hint.value = 0
             return []
         temps: list[str] = []
         names, mtimes, sizes = scan_stats(ns.path, temps=temps)
         if temps:  # an interrupted add of ours: swept here, off the first paint
-            self._note_recovered(sweep_temp_names(ns.path, temps))
+            self.problems.recovered(sweep_temp_names(ns.path, temps))
         old = self._load_index(len(names))
         if old is not None and not _keys_match(old):
             old = None  # a crafted index naming files with other ids: rebuilt
         digest = scan_digest(names, mtimes, sizes)
-        self._candidate_count_hint = len(names)
+        self.hint.value = len(names)
         if (
             old is not None
             and digest == old.digest
@@ -392,22 +438,22 @@ class RowsMixin(StoreReads):
 
     def _index_problems(self, ns: FileNamespace, index: CandidateIndex) -> None:
         """Report the index's foreign names, folders and unreadable rows as problems."""
-        self._scan_problems["candidates"] = [
-            StoreProblem("candidates", key, os.path.join(ns.path, name), reason)
-            for key, name, reason in index.problems
-        ]
+        self.problems.set_scan(
+            "candidates",
+            [
+                StoreProblem("candidates", key, os.path.join(ns.path, name), reason)
+                for key, name, reason in index.problems
+            ],
+        )
         unreadable = index.unreadable
         if unreadable.count(None) != len(unreadable):
             names = index.names
             for i, reason in enumerate(unreadable):
                 if reason is not None:
                     path = os.path.join(ns.path, names[i])
-                    self._note(StoreProblem("candidates", index.keys[i], path, reason))
-        if any(ns_name == "candidates" for ns_name, _ in self._problems):
-            present = set(index.keys)  # drop problems of files now gone
-            for ns_name, key in list(self._problems):
-                if ns_name == "candidates" and key not in present:
-                    del self._problems[(ns_name, key)]
+                    self.problems.note(StoreProblem("candidates", index.keys[i], path, reason))
+        if self.problems.keys_in("candidates"):
+            self.problems.keep_only("candidates", set(index.keys))  # files now gone
 
     def _rebuild_index(
         self,
@@ -459,7 +505,7 @@ class RowsMixin(StoreReads):
                 failed.append((key, name, mtime, size, order))
                 continue
             rows.append((order, name, mtime, size, None, key, *_row_values(data)))
-            self._clear_problem("candidates", key)
+            self.problems.clear("candidates", key)
             if done % 1000 == 0:
                 if progress is not None:
                     progress(done, total)
@@ -484,7 +530,7 @@ class RowsMixin(StoreReads):
                     still.append((key, name, mtime, size, order))
                     continue
                 rows.append((order, name, mtime, size, None, key, *_row_values(data)))
-                self._clear_problem("candidates", key)
+                self.problems.clear("candidates", key)
             failed = still
             if failed and delay is not None:
                 time.sleep(delay)

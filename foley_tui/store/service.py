@@ -1,6 +1,6 @@
-"""The session service: create, find, list, rename and delete sessions (export and
-import: :mod:`foley_tui.store.transfer_service`; messages and usage:
-:mod:`foley_tui.store.ledger_service`).
+"""The session service: create, find, list, rename and delete sessions. It holds two
+parts: export and import (:class:`~foley_tui.store.transfer_service.Transfers`) and the
+conversations and ledgers (:class:`~foley_tui.store.ledger_service.Ledgers`).
 
 After the CleverAgents session-service contract: ULID ids for new sessions, errors under
 one :class:`SessionServiceError`. Sessions made by foley (``default``...) are listed too.
@@ -17,20 +17,25 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from foley_tui import paths
-from foley_tui.store.backend import STATE_DIR, MemoryNamespace, MemoryState
+from foley_tui.store.backend import STATE_DIR
 from foley_tui.store.codec import validate_session_id
 from foley_tui.store.errors import InvalidSessionIdError, SessionNotFoundError, SessionServiceError
-from foley_tui.store.file_state import FileState
-from foley_tui.store.files import FileNamespace, fsync_dir
-from foley_tui.store.ledger_service import LedgerServiceMixin
+from foley_tui.store.files import fsync_dir
+from foley_tui.store.ledger_service import Ledgers
 from foley_tui.store.records import iso, new_ulid, now_utc
 from foley_tui.store.recovery import recover, sweep_temps
-from foley_tui.store.session import SessionStore
+from foley_tui.store.session import SessionStore, file_store
 from foley_tui.store.session_dirs import NAMESPACES, is_session_dir, linked_part, walk_session_ids
-from foley_tui.store.transfer_service import TransferServiceMixin
+from foley_tui.store.transfer_service import ImportedSession, Transfers, write_files
 from foley_tui.store.trash import move_to_trash
+
+if TYPE_CHECKING:
+    from foley_tui.store.history import HistoryItem
+    from foley_tui.store.messages import Conversation, Message
+    from foley_tui.store.usage import GenerationCost, Ledger, Usage
 
 #: Sessions an in-memory service holds (least recently used evicted beyond), and the
 #: open stores a file service keeps cached (the same bound; dropping one loses nothing).
@@ -60,7 +65,7 @@ class SessionInfo:
         return self.title or self.session_id
 
 
-class SessionService(LedgerServiceMixin, TransferServiceMixin):
+class SessionService:
     #: One line per leftover of an earlier crash this service cleaned up (stale import
     #: folders, an interrupted ``--overwrite``, stale temp files): the CLI prints them.
     recovered: builtins.list[str] = []
@@ -91,8 +96,15 @@ class SessionService(LedgerServiceMixin, TransferServiceMixin):
         self._window: int | None = None
         self._pinned = frozenset()
         self._lock = threading.RLock()
+        self._parts()
         # What a killed import left behind is finished or rolled back on the next run.
         self.recovered = recover(self.sessions_dir)
+
+    def _parts(self) -> None:
+        #: Export and import.
+        self.transfers = Transfers(self)
+        #: Conversations, history windows and usage counters.
+        self.ledgers = Ledgers(self.get, window=self._window)
 
     @classmethod
     def in_memory(cls, max_sessions: int = MAX_SESSIONS, window: int = 20) -> SessionService:
@@ -109,6 +121,7 @@ class SessionService(LedgerServiceMixin, TransferServiceMixin):
         service._window = window
         service._pinned = frozenset()
         service._lock = threading.RLock()
+        service._parts()
         return service
 
     @property
@@ -186,15 +199,7 @@ class SessionService(LedgerServiceMixin, TransferServiceMixin):
                     f"session {session_id!r} is (inside) a symbolic link to "
                     f"{os.readlink(link)!r}: refused (sessions must be real folders)"
                 )
-            store = SessionStore(
-                session_id,
-                candidates=FileNamespace(folder / "candidates", "candidates", durable=False),
-                picks=FileNamespace(folder / "picks", "picks", durable=True),
-                rejects=FileNamespace(folder / "rejects", "rejects", durable=True),
-                state=FileState(folder),
-                data_dir=self.data_dir,
-                session_path=folder,
-            )
+            store = file_store(session_id, folder, self.data_dir)
             self._admit(self._stores, session_id, store)
             swept = sweep_temps([folder / "picks", folder / "rejects", folder / STATE_DIR])
             if swept:
@@ -229,12 +234,15 @@ class SessionService(LedgerServiceMixin, TransferServiceMixin):
                     f"could not create a session in {self.sessions_dir}: {exc.strerror or exc}"
                 ) from exc
             store = self._open(session_id)
-        meta = store._meta_dict()
         created = iso(now_utc())
-        meta.update(created=created, updated=created, origin="foley-tui")
-        meta["title"] = (title or "").strip() or None
+        store.meta_doc.update(
+            created=created,
+            updated=created,
+            origin="foley-tui",
+            title=(title or "").strip() or None,
+        )
         try:
-            store._write_meta()
+            store.meta_doc.write()
         except OSError as exc:
             raise SessionServiceError(str(exc)) from exc
         return session_id
@@ -368,5 +376,102 @@ class SessionService(LedgerServiceMixin, TransferServiceMixin):
                 return
             parts.pop()
 
+    # ------------------------------------------------------------------ what the parts use
+    @property
+    def in_memory_store(self) -> bool:
+        return self._memory is not None
 
-__all__ = ["MemoryNamespace", "MemoryState", "SessionInfo", "SessionService"]
+    @property
+    def window(self) -> int | None:
+        return self._window
+
+    def exists(self, session_id: str) -> bool:
+        return self._exists(session_id)
+
+    def open(self, session_id: str) -> SessionStore:
+        return self._open(session_id)
+
+    def adopt(self, session_id: str, store: SessionStore) -> None:
+        """Hold ``store`` as the session ``session_id`` (an in-memory import)."""
+        with self._lock:
+            if self._memory is not None:
+                self._memory.pop(session_id, None)
+                self._admit(self._memory, session_id, store)
+            self._stores.pop(session_id, None)
+
+    def forget(self, session_id: str) -> None:
+        """Drop the open store of ``session_id`` (its session was replaced)."""
+        with self._lock:
+            self._stores.pop(session_id, None)
+
+    def write_import(self, imported: ImportedSession) -> None:
+        """Write an imported session (staged, then renamed into place)."""
+        left = write_files(self.sessions_dir, self._path(imported.session_id), imported)
+        if left:
+            self.recovered = [*self.recovered, *left]
+
+    # ------------------------------------------------------------------ export, import
+    def export_session(self, session_id: str) -> dict[str, Any]:
+        """One JSON document with everything of the session and a SHA-256 checksum."""
+        return self.transfers.export_session(session_id)
+
+    def export_to_file(self, session_id: str, path: Path | str, *, overwrite: bool = False) -> Path:
+        return self.transfers.export_to_file(session_id, path, overwrite=overwrite)
+
+    def import_from_file(self, path: Path | str, *, overwrite: bool = False) -> str:
+        return self.transfers.import_from_file(path, overwrite=overwrite)
+
+    def import_session(self, doc: dict[str, Any], *, overwrite: bool = False) -> str:
+        """Import an export document; refuses a bad schema version, checksum or shape."""
+        return self.transfers.import_session(doc, overwrite=overwrite)
+
+    # ------------------------------------------------------------------ messages, usage
+    def conversation(self, session_id: str) -> Conversation:
+        """The session's conversation (shared with anyone holding the same store)."""
+        return self.ledgers.conversation(session_id)
+
+    def ledger(self, session_id: str) -> Ledger:
+        return self.ledgers.ledger(session_id)
+
+    def append_message(
+        self,
+        session_id: str,
+        role: str,
+        content: str,
+        metadata: dict[str, Any] | None = None,
+    ) -> Message:
+        """Append a message (role ``user``, ``agent`` or ``system``) to the session's
+        conversation, durably (see :meth:`Ledgers.append_message`)."""
+        return self.ledgers.append_message(session_id, role, content, metadata)
+
+    def messages(self, session_id: str) -> builtins.list[Message]:
+        """Every message of the session held (in memory: the last ``window``)."""
+        return self.ledgers.messages(session_id)
+
+    def history_window(self, session_id: str, n: int | None = None) -> builtins.list[HistoryItem]:
+        """The last ``n`` messages and decisions interleaved by time, newest last."""
+        return self.ledgers.history_window(session_id, n)
+
+    def update_token_usage(
+        self,
+        session_id: str,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cost: object = 0,
+    ) -> Usage:
+        """Add to the session's counters; return the new totals (see
+        :meth:`Ledgers.update_token_usage`)."""
+        return self.ledgers.update_token_usage(session_id, input_tokens, output_tokens, cost)
+
+    def usage(self, session_id: str) -> Usage:
+        """The session's counters (zeros when nothing was recorded)."""
+        return self.ledgers.usage(session_id)
+
+    def generation_cost(
+        self, session_id: str
+    ) -> tuple[GenerationCost, dict[str | None, GenerationCost]]:
+        """(total, per event) generation cost of the session's cached candidates."""
+        return self.ledgers.generation_cost(session_id)
+
+
+__all__ = ["SessionInfo", "SessionService"]

@@ -12,7 +12,6 @@ Headless: never imports textual.
 
 from __future__ import annotations
 
-import os
 import threading
 import weakref
 from collections.abc import Hashable, Iterable, Mapping
@@ -22,10 +21,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from foley_tui.domain import ValidationError
-from foley_tui.store.backend import MemoryState, StateBackend
+from foley_tui.store.backend import StateBackend
 from foley_tui.store.codec import DecodeError, dumps, loads_object
 from foley_tui.store.errors import StoreProblem
-from foley_tui.store.file_state import FileState
 from foley_tui.store.messages import MAX_RACES
 from foley_tui.store.records import iso, now_utc, parse_iso
 
@@ -142,10 +140,8 @@ class Ledger:
     def __init__(self, state: StateBackend) -> None:
         self.state = state
         # In memory the counters live in this object; otherwise in the backend's document.
-        self._stored = not isinstance(state, MemoryState)
-        self._where = (
-            os.path.join(state.path, USAGE_FILE) if isinstance(state, FileState) else USAGE_FILE
-        )
+        self._stored = state.keeps_documents
+        self._where = state.where(USAGE_FILE)
         self._memory = Usage()
         self._lock = threading.Lock()
         self._problems: list[StoreProblem] = []

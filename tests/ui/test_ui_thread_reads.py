@@ -25,7 +25,8 @@ from typing import Any
 
 import pytest
 
-from foley_tui.store.journal import JournalMixin
+from foley_tui.store.decisions import Commit, Current, Planned
+from foley_tui.store.records import JournalEntry, Verdicts
 from tests.ui.conftest import SIZE, Session, ready, settle, wait_workers
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -139,17 +140,10 @@ def recorder(session: Session, monkeypatch: pytest.MonkeyPatch) -> Iterator[Reco
         rec.note("sqlite", database)
         return real_connect(database, *args, **kw)
 
-    real_locked = JournalMixin._locked
-
-    @contextlib.contextmanager
-    def locked(self: Any) -> Iterator[None]:
-        rec.local.deciding = getattr(rec.local, "deciding", 0) + 1
-        try:
-            with real_locked(self):
-                yield
-        finally:
-            rec.local.deciding -= 1
-
+    # The store the app opens (the service keeps it): its decisions go through a commit
+    # that marks the thread as deciding while it reads and writes.
+    decisions = session.service.get(session.session_id).decisions
+    decisions.commit = _MarkingCommit(decisions.commit, rec)
     monkeypatch.setattr(os, "open", os_open)
     monkeypatch.setattr(builtins, "open", builtin_open)
     monkeypatch.setattr(os, "read", read)
@@ -157,8 +151,34 @@ def recorder(session: Session, monkeypatch: pytest.MonkeyPatch) -> Iterator[Reco
     monkeypatch.setattr(os, "scandir", scandir)
     monkeypatch.setattr(os, "listdir", listdir)
     monkeypatch.setattr(sqlite3, "connect", connect)
-    monkeypatch.setattr(JournalMixin, "_locked", locked)
     yield rec
+
+
+class _MarkingCommit:
+    """A store's commit that marks the calling thread as inside a decision."""
+
+    def __init__(self, inner: Commit, rec: Recorder) -> None:
+        self.inner = inner
+        self.rec = rec
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[None]:
+        local = self.rec.local
+        local.deciding = getattr(local, "deciding", 0) + 1
+        try:
+            with self.inner.session():
+                yield
+        finally:
+            local.deciding -= 1
+
+    def read(self, sound_ids: list[str]) -> list[Current]:
+        return self.inner.read(sound_ids)
+
+    def unchanged(self, before: Verdicts, after: Verdicts) -> bool:
+        return self.inner.unchanged(before, after)
+
+    def apply(self, planned: list[Planned], kind: str, target: int | None) -> JournalEntry | None:
+        return self.inner.apply(planned, kind, target)
 
 
 def _describe(accesses: list[Access], kind: Callable[[str], str | None]) -> str:

@@ -16,7 +16,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.widget import Widget
@@ -43,6 +43,7 @@ from foley_tui.screens.audition.reports import (
 from foley_tui.startup import resume_gc
 
 if TYPE_CHECKING:
+    from foley_tui.store.backend import Feed
     from foley_tui.store.history import LedgerWatch
 
 
@@ -150,9 +151,7 @@ class SessionLoader(Widget):
         # Now, not at the first paint: importing (dol, ~65 ms) holds the import lock the
         # UI thread may need to paint (measured: the first frame reached the terminal
         # ~150 ms later when this ran right after it).
-        warm = getattr(store, "warm", None)
-        if callable(warm):
-            warm()
+        store.warm()
         if len(rows) <= EVENT_SCAN_LIMIT:
             events = {}
             for row in rows:
@@ -197,7 +196,7 @@ class SessionLoader(Widget):
         """The shared store went down or came back: say so; the screen stays as it is
         (a decision meanwhile is refused with the store's own message). Sources resolved
         while it was down said "unreachable": they are forgotten when it is back."""
-        self.model.store_down = "" if message.up else _store_name(self.model.store) + " down"
+        self.model.store_down = "" if message.up else self.model.store.label + " down"
         self.apply(Change(status=True, candidates=message.up))
         if message.up:
             self.notify("The session store is reachable again.", title="Store back", timeout=4)
@@ -222,17 +221,16 @@ class SessionLoader(Widget):
     def _follow_writers(self) -> None:
         """The rows are in: start following other writers. A store with a change feed
         (Redis) is followed with blocking reads, no polling; files are polled."""
-        make_feed = getattr(self.model.store, "change_feed", None)
-        if callable(make_feed):
-            self._follow(make_feed)
+        feed = self.model.store.change_feed()
+        if feed is not None:
+            self._follow(feed)
             return
         self.set_interval(self.settings.poll_interval_s, self._tick)
 
     @work(thread=True, group="follow", exit_on_error=False, name="follow session")
-    def _follow(self, make_feed: Callable[[], Any]) -> None:
+    def _follow(self, feed: Feed) -> None:
         """Wake on each change of the shared session; say when the server goes away and
         comes back (then catch up)."""
-        feed = make_feed()
         worker = get_current_worker()
         try:
             while not worker.is_cancelled:
@@ -293,7 +291,3 @@ class SessionLoader(Widget):
             with contextlib.suppress(RuntimeError):  # the app closed meanwhile
                 self.app.call_from_thread(self.apply, Change(details=messages, status=usage))
 
-
-def _store_name(store: Any) -> str:
-    """What the status line calls the session's store when it is unreachable."""
-    return "Redis" if hasattr(store, "change_feed") else "store"

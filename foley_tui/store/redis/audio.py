@@ -2,9 +2,9 @@
 
 ``session push --with-audio`` stores each candidate's audio once, content-addressed
 (``<prefix>audio:<sha256>``, shared by sessions), and maps sound id -> sha256 in the
-session's ``audio`` HASH. :class:`RedisAudio` is the resolver's
-:class:`~foley_tui.audio.blob.RemoteAudio` over them: finding a sound's audio costs two
-round trips and a few KB (its header, to sniff the format); the player then reads it by
+session's ``audio`` HASH. :class:`RedisAudio` is a
+:class:`~foley_tui.store.byte_store.ByteStore` over them: finding a sound's bytes costs two
+round trips and a few KB (their head, to sniff the format); the player then reads them by
 range (``GETRANGE``) as it decodes, into memory only.
 
 Headless: never imports textual.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import errno
 
-from foley_tui.audio.blob import RemoteBlob
+from foley_tui.store.byte_store import StoredBytes
 from foley_tui.store.redis.namespace import RedisBackend
 
 #: Bytes fetched with the lookup: enough to sniff any format (an ID3 tag before FLAC too).
@@ -32,7 +32,7 @@ class RedisAudio:
     def where(self) -> str:
         return f"Redis at {self.backend.target.url}"  # redacted: never the password
 
-    def find(self, sound_id: str) -> RemoteBlob | None:
+    def find(self, sound_id: str) -> StoredBytes | None:
         """The blob pushed for ``sound_id``, None if none was. Raises
         :class:`~foley_tui.store.redis.conn.RedisStoreError` (an ``OSError``) when the
         server cannot be reached, ``FileNotFoundError`` when the blob itself is gone."""
@@ -57,7 +57,7 @@ class RedisAudio:
             with self.backend.errors(f"could not read audio blob {sha[:12]}…"):
                 return bytes(client.getrange(key, start, end))
 
-        return RemoteBlob(
+        return StoredBytes(
             name=f"Redis blob {sha[:12]}…",
             size=int(size),
             key=sha,

@@ -1,7 +1,7 @@
-"""The list rows of a Redis session: its rows index (a hash of each candidate's list
+"""The rows reader of a Redis session: its rows index (a hash of each candidate's list
 columns and a sorted set of their order), read one screen at a time (:meth:`page`) or
-whole, and kept in step with the candidates hash. Part of
-:class:`~foley_tui.store.redis.session.RedisSessionStore`; headless.
+whole, and kept in step with the candidates hash. A part of the session store built by
+:class:`~foley_tui.store.redis.session.RedisSessionBackend`; headless.
 """
 
 from __future__ import annotations
@@ -9,24 +9,42 @@ from __future__ import annotations
 import bisect
 import gc
 import json
-from collections.abc import Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from foley_tui.domain import Pick, Reject, Row
-from foley_tui.store.codec import DecodeError, loads_object
+from foley_tui.domain import Row
+from foley_tui.store.backend import PageQuery
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.index_db import STATUS_FILTERS, Page
+from foley_tui.store.reads import Problems
 from foley_tui.store.redis.namespace import RedisBackend, RedisHash, row_json
 from foley_tui.store.rows import _EMPTY_VALUES, _make_row
-from foley_tui.store.session import SessionStore
 
 
-class RedisRowsMixin(SessionStore):
+class RedisRows:
     """Candidate rows from the Redis rows index (see the module docstring)."""
 
-    backend: RedisBackend
-    raw: dict[str, RedisHash]
-    _quick: tuple[tuple[Any, ...], list[Row]] | None
+    def __init__(
+        self,
+        backend: RedisBackend,
+        session_id: str,
+        raw: dict[str, RedisHash],
+        problems: Problems,
+    ) -> None:
+        self.backend = backend
+        self.session_id = session_id
+        self.raw = raw
+        self.problems = problems
+        self._quick: tuple[tuple[Any, ...], list[Row]] | None = None
+
+    def count_hint(self) -> int:
+        return len(self.raw["candidates"])
+
+    def prepare_filter(self) -> bool:
+        return False
+
+    def search_ready(self) -> bool:
+        return False
 
     def candidate_ids(self) -> list[str]:
         return sorted(self.raw["candidates"])
@@ -52,18 +70,7 @@ class RedisRowsMixin(SessionStore):
             pipe.hlen(keys.rows(sid))
             return tuple(pipe.execute())
 
-    def page(
-        self,
-        *,
-        sort: str = "rank",
-        status: str = "all",
-        query: str = "",
-        offset: int = 0,
-        limit: int = 100,
-        around: str | None = None,
-        picks: Mapping[str, Pick] | None = None,
-        rejects: Mapping[str, Reject] | None = None,
-    ) -> Page | None:
+    def page(self, query: PageQuery) -> Page | None:
         """One screen of the list in first-seen order straight from the rows index, a few
         round trips whatever the session's size: all rows, or those picked, rejected or
         undecided (then the decisions' ids are read and ranked too: O(decisions + screen)).
@@ -73,12 +80,13 @@ class RedisRowsMixin(SessionStore):
         our namespace: :meth:`rows` re-indexes). ``picks``/``rejects`` are not needed:
         the decisions' ids come in the page's own round trip.
         """
-        if sort != "rank" or status not in STATUS_FILTERS or query.strip():
+        sort, status, around = query.sort, query.status, query.around
+        if sort != "rank" or status not in STATUS_FILTERS or query.query.strip():
             return None
         keys = self.backend.keys
         sid = self.session_id
-        offset = max(int(offset), 0)
-        limit = max(int(limit), 1)
+        offset = max(int(query.offset), 0)
+        limit = max(int(query.limit), 1)
         client = self.backend.client
         with self.backend.errors("could not read the candidate list"):
             pipe = client.pipeline(transaction=False)
@@ -202,17 +210,19 @@ class RedisRowsMixin(SessionStore):
     ) -> list[Row]:
         parsed = _parse_rows([stored.get(key) for key in order])
         # Problems are dropped for rows readable again (one pass, not a lookup per row).
-        reported = {k for ns, k in self._problems if ns == "candidates"}
+        reported = self.problems.keys_in("candidates")
         rows: list[Row] = []
         for rank, (key, values) in enumerate(zip(order, parsed, strict=True)):
             if isinstance(values, list) and len(values) == len(_EMPTY_VALUES):
                 rows.append(_make_row(key, rank, values, None))
                 if key in reported:
-                    self._clear_problem("candidates", key)
+                    self.problems.clear("candidates", key)
             else:
                 row = _row_of(key, rank, values)
                 reason = row.unreadable or "unreadable"
-                self._note(StoreProblem("candidates", key, self.raw["candidates"].key, reason))
+                self.problems.note(
+                    StoreProblem("candidates", key, self.raw["candidates"].key, reason)
+                )
                 rows.append(row)
         if progress is not None:
             progress(len(rows), len(rows))
@@ -248,24 +258,6 @@ class RedisRowsMixin(SessionStore):
                 for k in self.backend.client.zrange(keys.order(sid), 0, -1)
             ]
         return order, stored
-
-    def _read_all(
-        self, ns: MutableMapping[str, dict[str, Any]], name: str
-    ) -> list[tuple[str, dict[str, Any]]]:
-        """Every readable (key, dict) of a namespace in one HSCAN pass (not a read per
-        key); unreadable values are reported in :meth:`problems`, never fatal."""
-        raw = self.raw.get(name)
-        if raw is None:
-            return super()._read_all(ns, name)
-        out: list[tuple[str, dict[str, Any]]] = []
-        for key, value in raw.raw_items():
-            try:
-                out.append((key, loads_object(value)))
-            except DecodeError as exc:
-                self._note(StoreProblem(name, key, raw.key, str(exc)))
-                continue
-            self._clear_problem(name, key)
-        return sorted(out, key=lambda item: item[0])
 
 
 def _decode(names: Iterable[bytes]) -> list[str]:

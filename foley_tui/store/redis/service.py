@@ -3,7 +3,8 @@
 Sessions are listed from ``<prefix>sessions`` (a SET: no key scan), created with a ULID
 id, deleted key by key (every key of a session is known by name), and imported in ONE
 ``MULTI``/``EXEC`` transaction: a failed import leaves nothing half made. Export is the
-file service's own code (the same checksummed document).
+file service's own code (the same checksummed document; the store reads every candidate
+in one HSCAN pass for it).
 
 Headless: never imports textual.
 """
@@ -26,6 +27,7 @@ from foley_tui.store.redis.session import RedisSessionStore
 from foley_tui.store.service import MAX_SESSIONS, SessionService
 from foley_tui.store.session import SessionStore
 from foley_tui.store.session_dirs import NAMESPACES
+from foley_tui.store.transfer_service import ImportedSession
 
 
 class RedisSessionService(SessionService):
@@ -53,6 +55,7 @@ class RedisSessionService(SessionService):
         self._window: int | None = None
         self._pinned = frozenset()
         self._lock = threading.RLock()
+        self._parts()
 
     def __repr__(self) -> str:
         return f"RedisSessionService({self.backend.target.url!r})"
@@ -94,11 +97,14 @@ class RedisSessionService(SessionService):
         with self.backend.errors("could not create a session"):
             self.backend.client.sadd(self.backend.keys.sessions, session_id)
         store = self._open(session_id)
-        meta = store._meta_dict()
         created = iso(now_utc())
-        meta.update(created=created, updated=created, origin="foley-tui")
-        meta["title"] = (title or "").strip() or None
-        store._write_meta()
+        store.meta_doc.update(
+            created=created,
+            updated=created,
+            origin="foley-tui",
+            title=(title or "").strip() or None,
+        )
+        store.meta_doc.write()
         return session_id
 
     def _session_keys(self, session_id: str) -> builtins.list[str]:
@@ -107,16 +113,6 @@ class RedisSessionService(SessionService):
             users = self.backend.client.smembers(keys.users(session_id))
         per_user = [keys.user(session_id, u.decode("utf-8", "replace")) for u in users]
         return [*keys.fixed(session_id), *per_user]
-
-    def export_session(self, session_id: str) -> dict[str, Any]:
-        """The file service's export, with every candidate read in one HSCAN pass."""
-        validate_session_id(session_id)
-        if not self._exists(session_id):
-            raise SessionNotFoundError(f"no session {session_id!r}")
-        store = self._open(session_id)
-        assert isinstance(store, RedisSessionStore)
-        with store.bulk_candidates():
-            return super().export_session(session_id)
 
     def delete(self, session_id: str) -> None:
         """Delete every key of that one session (and nothing else), atomically."""
@@ -131,27 +127,19 @@ class RedisSessionService(SessionService):
             pipe.srem(self.backend.keys.sessions, session_id)
             pipe.execute()
 
-    def _import_files(
-        self,
-        session_id: str,
-        meta: dict[str, Any],
-        candidates: dict[str, Any],
-        picks: dict[str, Any],
-        rejects: dict[str, Any],
-        journal: builtins.list[dict[str, Any]],
-        overwrite: bool,
-        state_files: dict[str, bytes] | None = None,
-    ) -> None:
+    def write_import(self, imported: ImportedSession) -> None:
         """Write the whole session in one transaction (replacing it when it exists),
-        with ``state_files`` (the conversation, the usage counters) in the same MULTI."""
+        with its state files (the conversation, the usage counters) in the same MULTI."""
         raw = {
             # A record given as bytes is a file foley wrote that JSON cannot carry (a NaN
             # onset): an export's ``raw`` entry, stored as it was.
-            "candidates": {k: _data(v) for k, v in candidates.items()},
-            "picks": {k: _data(v) for k, v in picks.items()},
-            "rejects": {k: _data(v) for k, v in rejects.items()},
+            "candidates": {k: _data(v) for k, v in imported.candidates.items()},
+            "picks": {k: _data(v) for k, v in imported.picks.items()},
+            "rejects": {k: _data(v) for k, v in imported.rejects.items()},
         }
-        self.write_raw(session_id, raw, meta, journal, state_files)
+        self.write_raw(
+            imported.session_id, raw, imported.meta, imported.journal, imported.state_files
+        )
 
     def write_raw(
         self,

@@ -13,13 +13,15 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
-from foley_tui.store.backend import JournalAppend, StateBackend
+from foley_tui.store.backend import StateBackend
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.redis.namespace import RedisBackend
 
+#: Journal entries read per round trip when the journal is read in blocks.
+JOURNAL_BATCH = 500
 #: Meta fields shared by everyone on the session; the rest are per user.
 SHARED_META = ("schema_version", "title", "created", "updated", "origin")
 USER_META = ("cursor", "view", "opened")
@@ -128,17 +130,18 @@ class RedisState(StateBackend):
         except (KeyError, ValueError):
             return None
 
-    def journal_read(self, offset: int, end: int | None = None) -> tuple[list[dict[str, Any]], int]:
-        """Records with seq > ``offset`` (an offset is the last seq read), up to ``end``."""
-        if end is not None:  # a bounded read (the history before a known point)
-            with self.backend.errors("could not read the journal"):
-                entries = self.backend.client.xrange(self.k_journal, min="-")
-            bounded = [
-                record
-                for record in (self.record_of(fields) for _, fields in entries)
-                if record is not None and offset < record["seq"] <= end
-            ]
-            return bounded, end
+    def _record(self, stream_id: bytes, fields: Mapping[bytes, bytes]) -> dict[str, Any] | None:
+        record = self.record_of(fields)
+        if record is None:
+            problem = StoreProblem(
+                "foley-tui", "journal", self.k_journal, f"unreadable entry {stream_id!r}"
+            )
+            if problem not in self._problems:
+                self._problems.append(problem)
+        return record
+
+    def journal_read(self, offset: int) -> tuple[list[dict[str, Any]], int]:
+        """Records with seq > ``offset`` (an offset is the last seq read)."""
         last_seq, last_id = self._cursor
         start = f"({last_id}" if offset == last_seq and last_id != "-" else "-"
         with self.backend.errors("could not read the journal"):
@@ -146,15 +149,8 @@ class RedisState(StateBackend):
         records: list[dict[str, Any]] = []
         new_offset = offset
         for stream_id, fields in entries:
-            record = self.record_of(fields)
-            if record is None:
-                problem = StoreProblem(
-                    "foley-tui", "journal", self.k_journal, f"unreadable entry {stream_id!r}"
-                )
-                if problem not in self._problems:
-                    self._problems.append(problem)
-                continue
-            if record["seq"] <= offset:
+            record = self._record(stream_id, fields)
+            if record is None or record["seq"] <= offset:
                 continue
             records.append(record)
             new_offset = max(new_offset, record["seq"])
@@ -162,6 +158,34 @@ class RedisState(StateBackend):
         if not entries and start == "-":
             self._cursor = (offset, "-")
         return records, new_offset
+
+    def journal_scan(self) -> Iterator[dict[str, Any]]:
+        start = "-"
+        while True:
+            with self.backend.errors("could not read the journal"):
+                entries = self.backend.client.xrange(self.k_journal, min=start, count=JOURNAL_BATCH)
+            for stream_id, fields in entries:
+                record = self._record(stream_id, fields)
+                if record is not None:
+                    yield record
+            if len(entries) < JOURNAL_BATCH:
+                return
+            start = f"({entries[-1][0].decode()}"
+
+    def journal_back(self) -> Iterator[dict[str, Any]]:
+        end = "+"
+        while True:
+            with self.backend.errors("could not read the journal"):
+                entries = self.backend.client.xrevrange(
+                    self.k_journal, max=end, count=JOURNAL_BATCH
+                )
+            for stream_id, fields in entries:
+                record = self._record(stream_id, fields)
+                if record is not None:
+                    yield record
+            if len(entries) < JOURNAL_BATCH:
+                return
+            end = f"({entries[-1][0].decode()}"
 
     def took(self, seq: int, stream_id: str) -> None:
         """Our own entry was taken as read (the journal had no entry between)."""
@@ -174,12 +198,9 @@ class RedisState(StateBackend):
         seq = int(value or 0)
         return (seq or None), seq
 
-    def journal_append(
-        self, offset: int, build: Callable[[list[dict[str, Any]]], dict[str, Any]]
-    ) -> JournalAppend:
+    def journal_write(self, record: dict[str, Any], at: int) -> int:
         """Append a record as it is (import): its seq is kept and the counter follows.
         (Decisions append in their own atomic script, not here.)"""
-        record = build([])
         seq = int(record["seq"])
         body = {k: v for k, v in record.items() if k not in ("seq", "author")}
         fields = {"seq": seq, "rec": json.dumps(body, separators=(",", ":"), allow_nan=False)}
@@ -196,11 +217,15 @@ class RedisState(StateBackend):
                 seq,
             )
             pipe.execute()
-        return JournalAppend([], offset, seq - 1, seq)
+        return seq
 
     def journal_token(self) -> Hashable:
         with self.backend.errors("could not read the journal"):
             return self.backend.client.get(self.k_seq)
+
+    def journal_token_at(self, end: int) -> Hashable:
+        # Offsets are seqs, and the token is the seq counter's stored bytes.
+        return str(end).encode()
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:

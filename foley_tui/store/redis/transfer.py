@@ -105,7 +105,7 @@ def _file_snapshot(service: SessionService, session_id: str) -> SessionBytes:
             with contextlib.suppress(FileNotFoundError):
                 out[key] = read_bytes(entry.path)
         values[name] = out
-    meta = dict(store._meta_dict())
+    meta = dict(store.meta_doc.document())
     journal = [entry.to_record() for entry in store.journal()]
     extra: dict[str, bytes] = {}
     state = folder / STATE_DIR
@@ -164,12 +164,12 @@ def _write_files(
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    service._stores.pop(session_id, None)
+    service.forget(session_id)
 
 
 # ---------------------------------------------------------------------- Redis side
 def _redis_snapshot(service: RedisSessionService, session_id: str) -> SessionBytes:
-    if not service._exists(session_id):
+    if not service.exists(session_id):
         raise SessionNotFoundError(f"no session {session_id!r} on {service.url}")
     backend = service.backend
     keys = backend.keys
@@ -185,7 +185,7 @@ def _redis_snapshot(service: RedisSessionService, session_id: str) -> SessionByt
             items = ranked
         values[name] = items
     store = service.get(session_id, touch=False)
-    meta = dict(store._meta_dict())
+    meta = dict(store.meta_doc.document())
     journal = [entry.to_record() for entry in store.journal()]
     with backend.errors("could not read the session's documents"):
         extra_raw = backend.client.hgetall(keys.extra(session_id))
@@ -305,7 +305,7 @@ def push(
 ) -> TransferReport:
     """Copy a file-store session to Redis (one transaction), then verify it."""
     snap = _file_snapshot(files, session_id)
-    if redis_service._exists(session_id) and not overwrite:
+    if redis_service.exists(session_id) and not overwrite:
         raise TransferError(
             f"session {session_id!r} exists on {redis_service.url} (use --overwrite to replace it)"
         )

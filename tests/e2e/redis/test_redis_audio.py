@@ -155,6 +155,7 @@ async def test_the_app_plays_pushed_audio_from_redis(
     from foley_tui.audio.base import Source
     from foley_tui.audio.blob import RemoteBlob
     from foley_tui.screens.audition.screen import AuditionScreen
+    from foley_tui.store.byte_store import StoredBytes
     from foley_tui.store.redis.service import RedisSessionService
     from foley_tui.store.redis.transfer import push
     from foley_tui.widgets.details import Details
@@ -175,7 +176,7 @@ async def test_the_app_plays_pushed_audio_from_redis(
     asked_on: list[bool] = []
     real_find = shared.find
 
-    def find(sound_id: str) -> RemoteBlob | None:
+    def find(sound_id: str) -> StoredBytes | None:
         asked_on.append(threading.current_thread() is threading.main_thread())
         return real_find(sound_id)
 

@@ -65,6 +65,7 @@ from foley_tui.store.redis.service import RedisSessionService
 url, sid = sys.argv[1], sys.argv[2]
 store = RedisSessionService(url).get(sid)
 feed = store.change_feed(block_ms=200)
+assert feed is not None
 feed.wait()  # pins the stream position
 print("ready", flush=True)
 while True:
@@ -86,6 +87,7 @@ def test_two_machines_see_each_others_decisions_live(
     sid = service.create("shared")
     ana = _store(redis_server.url, sid)
     feed = ana.change_feed(block_ms=200)
+    assert feed is not None
     feed.wait()
     ben = spawn(FOLLOWER, tmp_path / "machine-b", redis_server.url, sid, user="ben")
     try:
@@ -198,6 +200,7 @@ def test_down_refuses_cleanly_then_reconnects(redis_server: RedisServer) -> None
     store = _store(redis_server.url, sid)
     store.add_pick("a")
     feed = store.change_feed(block_ms=100)
+    assert feed is not None
     feed.wait()
     redis_server.kill()
     with pytest.raises(RedisStoreError, match="unreachable"):

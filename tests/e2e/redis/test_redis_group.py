@@ -3,13 +3,16 @@ its event's other picks): one atomic script, one journal entry, undone in one st
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from foley.agent.session import SessionStore as FoleySessionStore
 
 from foley_tui.domain import Status
 from foley_tui.store import StoreWriteError
+from foley_tui.store.decisions import Current, Planned
 from foley_tui.store.errors import UndoConflictError
-from foley_tui.store.records import Verdicts
+from foley_tui.store.records import JournalEntry, Verdicts
 from foley_tui.store.redis import namespaces
 from foley_tui.store.redis.service import RedisSessionService
 
@@ -108,18 +111,32 @@ def test_a_write_between_read_and_script_is_retried_not_lost(
     agent = _agent(redis_server, sid)
     agent.add_pick("door", layer="stinger")
     store = _store(service, sid)
+    real = store.decisions.commit
     calls = 0
-    real_current = store._current
 
-    def racing(sound_ids: list[str]) -> list[tuple[str, str, Verdicts]]:
-        nonlocal calls
-        calls += 1
-        seen = real_current(sound_ids)
-        if calls == 1:  # the agent writes after our read, before our script
-            agent.add_reject("door", reason="late")
-        return seen
+    class Racing:
+        """The store's own commit, with the agent writing after our first read."""
 
-    store._current = racing  # type: ignore[method-assign]
+        def session(self) -> contextlib.AbstractContextManager[None]:
+            return real.session()
+
+        def read(self, sound_ids: list[str]) -> list[Current]:
+            nonlocal calls
+            calls += 1
+            seen = real.read(sound_ids)
+            if calls == 1:  # the agent writes after our read, before our script
+                agent.add_reject("door", reason="late")
+            return seen
+
+        def unchanged(self, before: Verdicts, after: Verdicts) -> bool:
+            return real.unchanged(before, after)
+
+        def apply(
+            self, planned: list[Planned], kind: str, target: int | None
+        ) -> JournalEntry | None:
+            return real.apply(planned, kind, target)
+
+    store.decisions.commit = Racing()
     entry = store.pick_and_drop("rain", ["door"])
     assert calls == 2 and entry is not None
     assert agent.list_rejects() == [{"sound_id": "door", "reason": "late"}]

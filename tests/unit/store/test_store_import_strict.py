@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from foley_tui.store import SessionImportError, SessionService, transfer_service
+from foley_tui.store import SessionImportError, SessionService
 from foley_tui.store.export_doc import checksum_of
+from foley_tui.store.transfer_service import MAX_IMPORT_BYTES, Transfers
 
 from .helpers import candidate, tree
 
@@ -66,14 +67,15 @@ def test_duplicate_keys_and_nan_in_the_file_are_refused(data_dir: Path, tmp_path
         SessionService(tmp_path / "t").import_from_file(nan)
 
 
-def test_an_oversized_file_is_refused_before_it_is_read(
-    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_oversized_file_is_refused_before_it_is_read(data_dir: Path, tmp_path: Path) -> None:
     path = tmp_path / "big.json"
     path.write_text(json.dumps(_export(data_dir)))
-    monkeypatch.setattr(transfer_service, "MAX_IMPORT_BYTES", 100)
+    service = SessionService(tmp_path / "t")
+    transfers = Transfers(service, max_import_bytes=100)  # the service's part, capped low
     with pytest.raises(SessionImportError, match="too large"):
-        SessionService(tmp_path / "t").import_from_file(path)
+        transfers.import_from_file(path)
+    assert service.list() == []
+    assert Transfers(service).max_import_bytes == MAX_IMPORT_BYTES
 
 
 def test_a_fifo_import_is_refused_without_blocking(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from foley_tui.domain import Row
-from foley_tui.store import SessionService
+from foley_tui.store import SessionService, SessionStore
 from foley_tui.store.index import CandidateIndex, scan_digest, scan_stats
 from foley_tui.store.index_db import INDEX_FILE, load, save
 from foley_tui.store.records import count_entries
@@ -364,15 +364,16 @@ def test_first_watch_snapshot_of_a_big_session_does_not_stat_every_candidate(
     """The loader takes the decision watch's first snapshot before it reads the rows:
     on a big session it must not stat and decode every candidate file (0.85 s at 100k,
     half of a reopen) just to learn the session is big. Adding a file still shows."""
-    from foley_tui.store import changes
+    from foley_tui.store.file_backend import FileBackend
     from foley_tui.store.files import FileNamespace
 
-    monkeypatch.setattr(changes, "SMALL_SESSION", 5)
     service = SessionService(data_dir)
     sid = service.create(title="big")
     service.get(sid).cache_candidates([candidate(f"big:{i}") for i in range(8)])
     service.get(sid).rows()  # writes the index that quick_rows uses
-    store = SessionService(data_dir).get(sid)  # a fresh process's view
+    folder = data_dir / "sessions" / sid
+    # A fresh process's view, on a backend that calls a session of over 5 candidates big.
+    store = SessionStore(sid, backend=FileBackend(folder, small_session=5), session_path=folder)
     if first != "nothing":
         assert getattr(store, first)() is not None
 
@@ -385,12 +386,10 @@ def test_first_watch_snapshot_of_a_big_session_does_not_stat_every_candidate(
         return original(self, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(FileNamespace, "scan", counting_scan)
-    watcher = changes.watch(store)
-    assert isinstance(store.candidates, FileNamespace)
-    folder = Path(store.candidates.path)
-    os.utime(folder, ns=(OLD_NS, OLD_NS))  # a folder mtime the add below must change
+    watcher = store.decision_watch()
+    os.utime(folder / "candidates", ns=(OLD_NS, OLD_NS))  # a folder mtime the add below must change
     watcher.accept(watcher.snapshot())
-    assert store.candidates.path not in stat_scans
+    assert str(folder / "candidates") not in stat_scans
     assert not watcher.diff(watcher.snapshot()).candidates
     store.cache_candidates([candidate("big:new")])
     assert watcher.diff(watcher.snapshot()).candidates

@@ -97,9 +97,9 @@ def test_the_search_index_is_built_on_first_use(data_dir: Path) -> None:
     store = _store(data_dir)
     fresh = SessionService(data_dir).get(store.session_id)
     short = fresh.page(query="sl")  # a scan: the trigram index is not needed
-    assert short is not None and fresh._index_info is not None and not fresh._index_info[3]
+    assert short is not None and not fresh.rows_reader.search_ready()
     first = fresh.page(query="slam")  # builds it, then uses it
-    assert first is not None and fresh._index_info is not None and fresh._index_info[3]
+    assert first is not None and fresh.rows_reader.search_ready()
     assert [r.sound_id for r in first.rows] == ["id:0", "id:5"]
     assert SessionService(data_dir).get(store.session_id).prepare_filter()  # already built
 
@@ -182,7 +182,6 @@ def test_a_page_leaves_no_transaction_open_to_block_a_writer(data_dir: Path) -> 
     store = _store(data_dir)
     reader = SessionService(data_dir).get(store.session_id)
     assert reader.page(status="picked", sort="layer") is not None
-    assert reader._index_conn is not None and not reader._index_conn.in_transaction
     path = store.state.index_path()
     assert path is not None
     assert index_db.build_search(path)  # another writer gets the file at once
