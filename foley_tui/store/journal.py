@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -25,8 +26,38 @@ Mine = Callable[[JournalEntry], bool]
 """Whether undo/redo may revert an entry (a shared store keeps each user's own stack)."""
 
 
+#: Entries of each stack known from one walk back (more are found when these run out).
+DEPTH = 64
+
+
 def _anyone(entry: JournalEntry) -> bool:
     return True
+
+
+@dataclass
+class _Stacks:
+    """The top entries of the undo (``done``) and redo (``undone``) stacks, newest last;
+    ``*_more``: the stack holds more than these. ``token``: the journal they hold for."""
+
+    done: list[JournalEntry]
+    undone: list[JournalEntry]
+    done_more: bool
+    undone_more: bool
+    token: Hashable = None
+
+    def known(self) -> bool:
+        """Whether both tops are known (a stack emptied down to entries not read yet
+        is not)."""
+        return (bool(self.done) or not self.done_more) and (
+            bool(self.undone) or not self.undone_more
+        )
+
+    def tops(self) -> tuple[JournalEntry | None, JournalEntry | None]:
+        return (self.done[-1] if self.done else None, self.undone[-1] if self.undone else None)
+
+
+def _resolved(item: JournalEntry | int, found: dict[int, JournalEntry]) -> JournalEntry | None:
+    return found.get(item) if isinstance(item, int) else item
 
 
 class Journal:
@@ -44,8 +75,8 @@ class Journal:
         self._known = False  # offset and seq learnt from the journal's tail
         self._offset = 0
         self._last_seq = 0
-        # (journal token, top of the undo stack, top of the redo stack), while current.
-        self._tops: tuple[Hashable, JournalEntry | None, JournalEntry | None] | None = None
+        # The tops of the undo and redo stacks, while current.
+        self._stacks: _Stacks | None = None
 
     # ------------------------------------------------------------------ append
     def append(
@@ -78,6 +109,8 @@ class Journal:
         also: tuple[tuple[str, dict[str, Any], dict[str, Any]], ...],
     ) -> JournalEntry:
         with self.state.journal_append(self._offset) as appender:
+            if appender.records:  # others appended meanwhile: the stacks are found again
+                self._stacks = None
             for record in appender.records:
                 seq = record.get("seq")
                 if isinstance(seq, int) and not isinstance(seq, bool):
@@ -110,19 +143,41 @@ class Journal:
         """An entry the backend appended itself, with its decision (a Redis script):
         ``end`` is the journal's offset after it."""
         with self._lock:
-            contiguous = self._known and entry.seq == self._last_seq + 1
-            if contiguous:
+            if self._known and entry.seq == self._last_seq + 1:
                 self._offset = end
                 self._last_seq = entry.seq
-            self._took(entry, end)
+                self._took(entry, end)
+            else:  # others appended in between: the stacks are found again
+                self._stacks = None
 
     def _took(self, entry: JournalEntry, end: int) -> None:
-        """Our own entry is the newest: a decision of ours tops the undo stack and
-        empties redo; any other kind needs the stacks found again."""
-        if entry.kind == "do" and self._mine(entry):
-            self._tops = (self.state.journal_token_at(end), entry, None)
+        """Our own entry is the newest: move the known tops of the stacks as it moved
+        them (so the app learns what undo and redo offer without reading); whatever this
+        cannot tell makes them be found again."""
+        stacks = self._stacks
+        self._stacks = None
+        if stacks is None or not self._mine(entry):
+            return
+        done, undone, target = stacks.done, stacks.undone, entry.target
+        if entry.kind == "do":
+            done.append(entry)
+            undone.clear()
+            stacks.undone_more = False
+            if len(done) > 2 * DEPTH:  # kept small: the rest is found again when needed
+                del done[:-DEPTH]
+                stacks.done_more = True
+        elif entry.kind == "undo" and done and done[-1].seq == target:
+            undone.append(done.pop())
+        elif entry.kind == "redo" and undone and undone[-1].seq == target:
+            done.append(undone.pop())
+        elif entry.kind == "skip" and done and done[-1].seq == target:
+            done.pop()
+        elif entry.kind == "skip" and undone and undone[-1].seq == target:
+            undone.pop()
         else:
-            self._tops = None
+            return
+        stacks.token = self.state.journal_token_at(end)
+        self._stacks = stacks
 
     def forget(self) -> None:
         """Forget what was read (the journal was replaced under us)."""
@@ -130,77 +185,111 @@ class Journal:
             self.state.journal_reset()
             self._known = False
             self._offset = self._last_seq = 0
-            self._tops = None
+            self._stacks = None
 
     # ------------------------------------------------------------------ undo / redo
     def tops(self, *, fresh: bool = True) -> tuple[JournalEntry | None, JournalEntry | None]:
         """(the entry undo would revert, the entry redo would re-apply). ``fresh=False``
-        answers from what this process knows right after its own append."""
+        answers from what this process knows right after its own append, reading
+        nothing unless a stack it knew the top of ran out."""
         with self._lock:
-            tops = self._tops
-            if tops is not None and not fresh:
-                return tops[1], tops[2]
+            stacks = self._stacks
+            if (
+                stacks is not None
+                and stacks.known()
+                and (not fresh or stacks.token == self.state.journal_token())
+            ):
+                return stacks.tops()
             token = self.state.journal_token()
-            if tops is not None and tops[0] == token:
-                return tops[1], tops[2]
             # Who reads the stacks decides next: learn where to append meanwhile.
             self._learn_tail()
-            undo, redo = self._find_tops()
-            self._tops = (token, undo, redo)
-            return undo, redo
+            stacks = self._walk()
+            stacks.token = token
+            self._stacks = stacks
+            return stacks.tops()
 
-    def _find_tops(self) -> tuple[JournalEntry | None, JournalEntry | None]:
-        """Walk back from the newest entry until both tops are known.
+    def _walk(self) -> _Stacks:
+        """The top :data:`DEPTH` entries of each stack, walking back from the newest.
 
-        Going back in time: an ``undo``/``skip`` of T means T is off the undo stack
-        unless an older ``redo`` put it back...; the first of our decisions or redos
-        not cancelled by something newer is the undo top. The redo stack empties at each
-        decision of ours, so its top is the newest ``undo`` before any newer ``redo``
-        or ``skip`` of it, looking no further back than our newest decision.
+        Going back in time, an ``undo`` or ``skip`` of T means T is off the undo stack,
+        unless something newer than it (met before it in this walk) put T back; the
+        first of our decisions or redos of T that nothing newer cancelled puts T on the
+        undo stack, at that place. The redo stack empties at each decision of ours, so
+        it holds the ``undo``s of T since our newest decision that no newer ``redo`` or
+        ``skip`` of T cancelled, newest on top.
         """
-        undo: JournalEntry | None = None
-        redo: JournalEntry | None = None
-        undo_done = redo_done = False
-        off_done: set[int] = set()  # targets undone/skipped later: not on the undo stack
-        off_undone: set[int] = set()  # targets redone/skipped later: not on the redo stack
+        done: list[JournalEntry | int] = []  # newest first; an int: a seq to look up
+        undone: list[JournalEntry | int] = []
+        done_more = undone_more = False
+        done_closed = undone_closed = False
+        off_done: set[int] = set()
+        off_undone: set[int] = set()
+        on_done: set[int] = set()
+        on_undone: set[int] = set()
         for entry in self._back():
             if not self._mine(entry):
                 continue
             kind, target = entry.kind, entry.target
-            if not redo_done:
+            if not undone_closed:
                 if kind == "do":
-                    redo_done = True
-                elif target is not None:
-                    if kind in ("redo", "skip"):
-                        off_undone.add(target)
-                    elif kind == "undo":
-                        if target in off_undone:
-                            off_undone.discard(target)
+                    undone_closed = True
+                elif target is not None and kind in ("redo", "skip"):
+                    off_undone.add(target)
+                elif target is not None and kind == "undo":
+                    if target in off_undone:
+                        off_undone.discard(target)
+                    elif target not in on_undone:
+                        if len(undone) >= DEPTH:
+                            undone_more = undone_closed = True
                         else:
-                            redo, redo_done = self._entry(target), True
-            if not undo_done:
+                            undone.append(target)
+                            on_undone.add(target)
+            if not done_closed:
+                placed: JournalEntry | int | None = None
                 if kind == "do":
                     if entry.seq in off_done:
                         off_done.discard(entry.seq)
+                    elif entry.seq not in on_done:
+                        placed = entry
+                elif target is not None and kind in ("undo", "skip"):
+                    off_done.add(target)
+                elif (
+                    target is not None
+                    and kind == "redo"
+                    and target not in off_done
+                    and target not in on_done
+                ):
+                    placed = target
+                if placed is not None:
+                    if len(done) >= DEPTH:
+                        done_more = done_closed = True
                     else:
-                        undo, undo_done = entry, True
-                elif target is not None:
-                    if kind in ("undo", "skip"):
-                        off_done.add(target)
-                    elif kind == "redo" and target not in off_done:
-                        undo, undo_done = self._entry(target), True
-            if undo_done and redo_done:
+                        done.append(placed)
+                        on_done.add(placed if isinstance(placed, int) else placed.seq)
+            if done_closed and undone_closed:
                 break
-        return undo, redo
+        found = self._entries_of({x for x in (*done, *undone) if isinstance(x, int)})
+        return _Stacks(
+            done=[e for e in (_resolved(x, found) for x in reversed(done)) if e is not None],
+            undone=[e for e in (_resolved(x, found) for x in reversed(undone)) if e is not None],
+            done_more=done_more,
+            undone_more=undone_more,
+        )
 
-    def _entry(self, seq: int) -> JournalEntry | None:
-        """The ``do`` entry numbered ``seq`` (undo and redo apply its states)."""
+    def _entries_of(self, seqs: set[int]) -> dict[int, JournalEntry]:
+        """The ``do`` entries numbered ``seqs`` (undo and redo apply their states)."""
+        found: dict[int, JournalEntry] = {}
+        if not seqs:
+            return found
+        lowest = min(seqs)
         for entry in self._back():
-            if entry.seq == seq and entry.kind == "do":
-                return entry
-            if entry.seq < seq and entry.kind == "do":
+            if entry.kind == "do" and entry.seq in seqs:
+                found[entry.seq] = entry
+                if len(found) == len(seqs):
+                    break
+            if entry.kind == "do" and entry.seq < lowest:
                 break
-        return None
+        return found
 
     def _back(self) -> Iterator[JournalEntry]:
         for record in self.state.journal_back():

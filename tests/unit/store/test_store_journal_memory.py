@@ -1,0 +1,37 @@
+"""A journal as big as the cap admits costs undo and ``session show`` what its tail
+costs: the store never holds the whole journal (a child process's max RSS says so)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli_rss import cli_rss
+from tests.journal_fixture import CANDIDATES, write_journal
+
+#: Max RSS allowed to a CLI process over the biggest journal the cap admits.
+RSS_LIMIT_KB = 200 * 1024
+
+
+def test_undo_and_show_over_the_biggest_journal_stay_small(data_dir: Path) -> None:
+    session_id, generated = write_journal(data_dir)
+    journal = data_dir / "sessions" / session_id / ".foley-tui" / "journal.jsonl"
+    assert journal.stat().st_size > 250 * 10**6 and generated > 1_000_000
+    pick = data_dir / "sessions" / session_id / "picks" / "s0.json"
+    assert json.loads(pick.read_text())["layer"] == "voice"
+
+    shown = cli_rss(data_dir, "session", "show", session_id, "--json")
+    assert shown["rc"] == 0
+    report = json.loads(shown["out"])
+    assert report["total"] == CANDIDATES and report["can_undo"] is True
+    assert report["problems"] == []  # every generated entry read, and valid
+    assert shown["rss_kb"] < RSS_LIMIT_KB
+
+    undone = cli_rss(data_dir, "undo", session_id)
+    assert undone["rc"] == 0 and "undo: s0 -> undecided" in undone["out"]
+    assert not pick.exists()  # the pick our decision made is gone again
+    assert undone["rss_kb"] < RSS_LIMIT_KB
+
+    redone = cli_rss(data_dir, "redo", session_id)
+    assert redone["rc"] == 0 and json.loads(pick.read_text())["layer"] == "voice"
+    assert redone["rss_kb"] < RSS_LIMIT_KB
