@@ -4,7 +4,7 @@
 Every sound is written at the rate the test mixes at, so no resampling blurs an onset,
 and the narration is never exactly zero (underrun silence in a capture can be stripped).
 ``expected_mix`` builds the mix independently of the mixer: each tone at
-``round(onset * rate)`` at unity gain over the narration (the levels stay under the
+``int(onset * rate)`` (the scene contract's rule) at unity gain over the narration (the levels stay under the
 limiter's ceiling, so the limiter is transparent).
 """
 
@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import soundfile as sf
 
+from foley_tui.scene.contract import placement_frame, span_frames
 from foley_tui.store import SessionService
 from foley_tui.store.local import candidate_from_audio
 
@@ -154,9 +155,9 @@ def placed_tone(spec: Tone, rate: int, frames: int) -> Audio:
         return out
     data = tone(rate, spec.seconds, spec.freq)
     if spec.expected_length is not None:
-        length = round(spec.expected_length * rate)
+        length = span_frames(spec.expected_length, rate)
         data = np.concatenate([data] * (length // len(data) + 1))[:length]
-    start = round(spec.expected_onset * rate)
+    start = placement_frame(spec.expected_onset, rate)
     end = min(start + len(data), frames)
     out[start:end] = data[: end - start]
     return out

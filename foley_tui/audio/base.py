@@ -13,9 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
 from foley_tui.audio.blob import RemoteBlob
+from foley_tui.audio.placement import ClipPlacement
+
+if TYPE_CHECKING:
+    from foley_tui.audio.duck import DuckEnvelope
 
 AudioRef: TypeAlias = Path | RemoteBlob
 """Where a source's bytes are: a local file, or a store's blob read by range."""
@@ -107,6 +111,10 @@ class MixVoice:
         length_s: Play at most this long (a bed spanning a sentence); None = the file.
         loop: Loop the file to fill ``length_s`` (beds).
         key: An id for the caller (the pick's sound id).
+        mono: Fold it to mono (the mean of its channels) on both sides (the woven mix).
+        fade_in_s: A linear fade-in over its first seconds (foley's declick).
+        fade_out_s: A linear fade-out over its last seconds.
+        in_point_s: Where in the file it starts (a region's in-point).
     """
 
     path: AudioRef
@@ -116,6 +124,15 @@ class MixVoice:
     length_s: float | None = None
     loop: bool = False
     key: str = ""
+    mono: bool = False
+    fade_in_s: float = 0.0
+    fade_out_s: float = 0.0
+    in_point_s: float = 0.0
+
+    @property
+    def placement(self) -> ClipPlacement:
+        """Its place by the scene contract's rules."""
+        return ClipPlacement(self.onset_s, self.in_point_s, self.length_s, self.loop)
 
 
 @dataclass
@@ -132,6 +149,15 @@ class Scene:
     loop_region: tuple[float, float] | None = None
     volume_db: float = 0.0
     label: str = "scene"
+    mix: str = "flat"
+    """Which mix this is (``woven`` or ``flat``), for what the UI says."""
+    end_s: float | None = None
+    """Nothing sounds from here on (the woven mix ends with the narration, as foley's)."""
+    duck: DuckEnvelope | None = None
+    """The gain of :attr:`ducked` lanes under the words (the woven mix), else None."""
+    ducked: frozenset[str] = frozenset()
+    master_gain_db: float = 0.0
+    """A static gain before the master limiter (the woven mix's master stage)."""
     _revision: int = field(default=0, repr=False)
 
     def set_muted(self, lane: str, muted: bool) -> None:

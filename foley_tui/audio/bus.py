@@ -64,11 +64,11 @@ class MasterBus:
     def targets(self) -> npt.NDArray[np.float64]:
         """Each lane's gain as the scene's controls ask now (volume x mute/solo)."""
         scene = self.scene
-        controls = (scene.muted, scene.soloed, scene.volume_db)
+        controls = (scene.muted, scene.soloed, scene.volume_db, scene.master_gain_db)
         if controls == self._controls:
             return self._target
         self._controls = controls
-        volume = db_to_gain(scene.volume_db)
+        volume = db_to_gain(scene.volume_db + scene.master_gain_db)
         return np.array([volume if scene.audible(lane) else 0.0 for lane in self.lanes])
 
     @property

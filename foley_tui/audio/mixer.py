@@ -61,23 +61,32 @@ NARRATION_LANE = "narration"
 class _VoiceState:
     """A voice's place in the mix: its file's info, its decoder while it sounds."""
 
-    __slots__ = ("decoder", "end", "info", "lane", "next_frame", "pending", "start", "voice")
+    __slots__ = (
+        "decoder",
+        "end",
+        "fade_in",
+        "fade_out",
+        "info",
+        "lane",
+        "next_frame",
+        "pending",
+        "start",
+        "voice",
+    )
 
     def __init__(self, voice: MixVoice, info: AudioInfo, rate: int, lane: int) -> None:
         self.voice = voice
         self.lane = lane  # its stem
         self.info = info
-        self.start = round(voice.onset_s * rate)
-        if voice.length_s is not None:
-            length = round(max(voice.length_s, 0.0) * rate)
-        elif voice.loop:
-            length = round(info.duration_s * rate)
-        else:
-            # The resampler's output length, rounded the same way as BlockDecoder's.
-            length = round(info.duration_s * rate)
-        if not voice.loop and voice.length_s is not None:
-            length = min(length, round(info.duration_s * rate))
+        placement = voice.placement
+        self.start = placement.frame(rate)
+        # The resampler's output length, rounded the same way as BlockDecoder's.
+        file_frames = round(info.duration_s * rate)
+        length = placement.length_frames(rate, file_frames)
         self.end = self.start + length
+        # foley's declick: ramp lengths clamped to half the fitted clip.
+        self.fade_in = min(int(voice.fade_in_s * rate), length // 2)
+        self.fade_out = min(int(voice.fade_out_s * rate), length // 2)
         self.decoder: BlockDecoder | None = None
         self.pending: Frames | None = None
         self.next_frame = 0
@@ -123,6 +132,9 @@ class StemMix:
                 continue
             self._states.append(_VoiceState(voice, info, self.rate, lane_index[voice.lane]))
         self.length_frames = max((s.end for s in self._states), default=0)
+        if scene.end_s is not None:
+            self.length_frames = min(self.length_frames, max(round(scene.end_s * self.rate), 0))
+        self._ducked = [lane_index[lane] for lane in scene.ducked if lane in lane_index]
         start = max(round(start_s * self.rate), 0) if math.isfinite(start_s) else 0
         stop = self.length_frames if end_s is None else round(end_s * self.rate)
         self.stop_frame = max(min(stop, self.length_frames), start)
@@ -212,12 +224,23 @@ class StemMix:
             piece = self._voice_frames(state, lo, hi - lo)
             if piece is None:
                 continue
-            gain = state.voice.gain
+            voice = state.voice
+            if voice.mono:
+                folded = piece.mean(axis=1, dtype=np.float32)
+                piece = np.repeat(folded[:, None], 2, axis=1)
+            if state.fade_in or state.fade_out:
+                piece = piece * _fades(state, lo - state.start, len(piece))[:, None]
+            gain = voice.gain
             into = out[lo - f0 : lo - f0 + len(piece), state.lane]
             if gain == 1.0:
                 into += piece
             elif gain != 0.0:
                 into += piece * np.float32(gain)
+        duck = self.scene.duck
+        if duck is not None and self._ducked:
+            env = duck.block(f0, frames, self.rate)[:, None]
+            for lane in self._ducked:
+                out[:, lane] *= env
         return out
 
     def _voice_frames(self, state: _VoiceState, frame: int, count: int) -> Frames | None:
@@ -225,7 +248,7 @@ class StemMix:
         the file ends early); None if its file cannot be read."""
         if state.decoder is None or state.next_frame != frame:
             state.close()
-            offset_s = (frame - state.start) / self.rate
+            offset_s = (frame - state.start) / self.rate + state.voice.in_point_s
             duration = state.info.duration_s
             if state.voice.loop and duration > 0:
                 offset_s %= duration
@@ -270,6 +293,23 @@ class StemMix:
     def close(self) -> None:
         for state in self._states:
             state.close()
+
+
+def _fades(state: _VoiceState, first: int, count: int) -> Frames:
+    """foley's declick envelope (linear ramps, ``np.linspace(0, 1, n)`` in and its reverse
+    out) over frames ``[first, first + count)`` of a voice."""
+    k = np.arange(first, first + count, dtype=np.float64)
+    env = np.ones(count, dtype=np.float64)
+    n_in, n_out = state.fade_in, state.fade_out
+    length = state.end - state.start
+    if n_in > 0:
+        ramp = k < n_in
+        env[ramp] = k[ramp] / (n_in - 1) if n_in > 1 else 0.0
+    if n_out > 0:
+        left = length - 1 - k
+        ramp = left < n_out
+        env[ramp] = left[ramp] / (n_out - 1) if n_out > 1 else 0.0
+    return env.astype(np.float32)
 
 
 class SceneMix:

@@ -19,6 +19,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from foley_tui.audio.base import Source, Unplayable
+from foley_tui.audio.placement import ClipPlacement
+from foley_tui.scene.contract import (
+    CUT_NOTE,
+    FLAT,
+    GHOST_NOTE,
+    MAX_PLACEMENT_S,
+    WOVEN,
+    Mix,
+    woven_leaves_out,
+    woven_note,
+)
 from foley_tui.scene.narration import Narration, NarrationError, read_narration
 from foley_tui.scene.placement import Placement, effective_placement
 from foley_tui.scene.reading import OnsetReading, read_onset
@@ -48,6 +59,8 @@ class ScenePick:
         duration_s: The sound's length (the candidate's ``duration_s``), if known.
         source: Its audio (or why it cannot play).
         picked: False for a candidate auditioned in context without a pick.
+        ghost: A pick with no cached candidate: foley's plan drops it, so it is never
+            placed.
     """
 
     sound_id: str
@@ -57,6 +70,7 @@ class ScenePick:
     duration_s: float | None
     source: Source | Unplayable | None
     picked: bool = True
+    ghost: bool = False
 
     @property
     def layer(self) -> str:
@@ -64,21 +78,48 @@ class ScenePick:
 
     @property
     def onset_s(self) -> float | None:
-        """Where the sound starts on the scene clock; None when unplaced."""
-        if self.placement.error is not None:
+        """Where the sound starts on the scene clock; None when unplaced (an anchor that
+        does not resolve, a ghost, an onset past :data:`MAX_PLACEMENT_S`)."""
+        if self.placement.error is not None or self.ghost:
             return None
-        return self.reading.onset_s
+        onset = self.reading.onset_s
+        if onset is None or not onset <= MAX_PLACEMENT_S:
+            return None
+        return onset
 
     @property
     def placed(self) -> bool:
         return self.onset_s is not None
 
     @property
+    def clip(self) -> ClipPlacement | None:
+        """Its placement by the scene contract (None when unplaced)."""
+        onset = self.onset_s
+        if onset is None:
+            return None
+        return ClipPlacement(onset, span_s=self.reading.duration_s, loop=self.placement.loop)
+
+    @property
     def length_s(self) -> float | None:
-        """How long it sounds: a bed's sentence span, else the sound's length."""
-        if self.reading.duration_s is not None:
-            return self.reading.duration_s
-        return self.duration_s
+        """How long it sounds (the contract's length): a bed's sentence span (trimmed, or
+        filled only when it loops), else the sound's length."""
+        if self.reading.duration_s is None:
+            return self.duration_s
+        return ClipPlacement(
+            0.0, span_s=self.reading.duration_s, loop=self.placement.loop
+        ).length_s(self.duration_s)
+
+    @property
+    def note(self) -> str:
+        """Why it is not placed (or what foley reads), else ""."""
+        if self.ghost:
+            return GHOST_NOTE
+        if self.placement.error:
+            return self.placement.error
+        onset = self.reading.onset_s
+        if onset is not None and not onset <= MAX_PLACEMENT_S:
+            return CUT_NOTE
+        return self.reading.note
 
     @property
     def end_s(self) -> float | None:
@@ -94,6 +135,8 @@ class SceneModel:
     narration: Narration | None = None
     narration_problem: str | None = None
     words: list[Word] = field(default_factory=list)
+    narration_s: float | None = None
+    """The narration's length (foley's mix is as long), when it is known."""
 
     @property
     def placed(self) -> list[ScenePick]:
@@ -116,46 +159,103 @@ class SceneModel:
     def pick(self, sound_id: str) -> ScenePick | None:
         return next((p for p in self.picks if p.sound_id == sound_id), None)
 
+    def woven_note(self, pick: ScenePick) -> str | None:
+        """What foley's weave does with ``pick`` when it does not simply play it (leaves
+        the voice layer out, cuts it or its tail at the narration's end)."""
+        if not pick.placed and pick.note == CUT_NOTE:
+            return CUT_NOTE
+        return woven_note(pick.layer, pick.onset_s, pick.end_s, self.narration_s)
+
     def to_scene(
         self,
         *,
+        mix: Mix = FLAT,
         loudness_match: bool = False,
         target_lufs: float = -23.0,
         narration: bool = True,
         extra: ScenePick | None = None,
         leave_out: frozenset[str] = frozenset(),
+        master: bool = True,
     ) -> Scene:
         """The mixer's scene: placed, playable picks (and ``extra``), plus the narration.
 
-        With ``loudness_match`` each pick gets the gain its preview would (declared
-        loudness, else measured); the narration plays at unity.
+        ``mix="flat"``: every pick at unity, or with ``loudness_match`` at the gain its
+        preview would have (declared loudness, else measured); the narration at unity.
+        ``mix="woven"``: foley's weave (:mod:`foley_tui.scene.woven`): each clip's woven
+        gain (each file read whole the first time, then cached), mono, centre pan, fades,
+        the beds ducked under the words, and (with ``master``) the master stage's gain
+        from an analysis pass over the whole scene; voice picks and picks at or past the
+        narration's end left out. Both read every placement from the scene contract.
         """
         from foley_tui.audio.base import MixVoice, Scene
         from foley_tui.audio.mixer import NARRATION_LANE
 
+        woven = mix == WOVEN
         voices: list[MixVoice] = []
         if narration and self.narration is not None and self.narration_problem is None:
-            voices.append(MixVoice(self.narration.path, 0.0, lane=NARRATION_LANE, key="narration"))
+            voices.append(
+                MixVoice(
+                    self.narration.path, 0.0, lane=NARRATION_LANE, key="narration", mono=woven
+                )
+            )
         chosen = [p for p in self.placed if p.sound_id not in leave_out]
         if extra is not None and extra.placed:
             chosen = [p for p in chosen if p.sound_id != extra.sound_id] + [extra]
+        fade_in, fade_out = (0.0, 0.0)
+        if woven:
+            from foley_tui.scene.woven import fades
+
+            fade_in, fade_out = fades()
         for p in chosen:
-            if not isinstance(p.source, Source) or p.onset_s is None:
+            clip = p.clip
+            if not isinstance(p.source, Source) or clip is None:
                 continue
-            gain = _match_gain(p.source, target_lufs) if loudness_match else 1.0
-            span = p.reading.duration_s
+            if woven:
+                if woven_leaves_out(p.layer, clip.onset_s, self.narration_s):
+                    continue
+                gain = self._woven_gain(p, clip)
+                if gain is None:
+                    continue
+            else:
+                gain = _match_gain(p.source, target_lufs) if loudness_match else 1.0
             voices.append(
                 MixVoice(
                     p.source.path,
-                    p.onset_s,
+                    clip.onset_s,
                     gain=gain,
                     lane=p.layer,
-                    length_s=span,
-                    loop=p.placement.loop and span is not None,
+                    length_s=clip.span_s,
+                    loop=clip.loop and clip.span_s is not None,
                     key=p.sound_id,
+                    mono=woven,
+                    fade_in_s=fade_in,
+                    fade_out_s=fade_out,
+                    in_point_s=0.0 if woven else clip.in_point_s,
                 )
             )
-        return Scene(voices, label="scene")
+        scene = Scene(voices, label="scene", mix=mix)
+        if woven:
+            from foley_tui.scene.woven import duck_envelope, ducked_layers, master_gain
+
+            if self.narration_s is not None:
+                scene.end_s = self.narration_s
+                scene.duck = duck_envelope(self.words, self.narration_s)
+                scene.ducked = ducked_layers()
+            if master and voices:
+                scene.master_gain_db = master_gain(scene).gain_db
+        return scene
+
+    def _woven_gain(self, pick: ScenePick, clip: ClipPlacement) -> float | None:
+        """The linear gain a channel of the woven mix gives ``pick`` (None: its audio
+        cannot be read)."""
+        from foley_tui.audio.decode import DecodeError
+        from foley_tui.scene.contract import woven_gain
+
+        assert isinstance(pick.source, Source)
+        try:
+            return woven_gain(pick.source.path, pick.layer, clip).channel_gain
+        except (DecodeError, OSError):
+            return None
 
 
 #: Loudness measured for sounds that declare none, by source identity (path, size, mtime):
@@ -210,7 +310,7 @@ def scene_pick(
     reading = read_onset(placement.onset, layer=placement.layer, loop=placement.loop, words=words)
     source: Source | Unplayable | None = None
     if candidate is None:
-        source = Unplayable("no cached candidate: foley plan drops it", "none")
+        source = Unplayable(GHOST_NOTE, "none")
     elif resolve_audio and (data_dir is not None or remote is not None):
         from foley_tui.audio.resolve import resolve
 
@@ -223,6 +323,7 @@ def scene_pick(
         _duration(candidate),
         source,
         picked,
+        ghost=candidate is None,
     )
 
 
@@ -265,7 +366,29 @@ def build_scene(
                 remote=remote,
             )
         )
-    return SceneModel(picks, found, problem, words)
+    return SceneModel(picks, found, problem, words, narration_length(found, problem))
+
+
+#: Narration lengths by (path, size, sha256): a header read once per narration.
+_NARRATION_S: dict[tuple[str, int, str], float | None] = {}
+
+
+def narration_length(narration: Narration | None, problem: str | None) -> float | None:
+    """The narration's length in seconds (its header), None when there is none or it
+    cannot be read."""
+    if narration is None or problem is not None:
+        return None
+    key = (str(narration.path), narration.size, narration.sha256)
+    if key not in _NARRATION_S:
+        from foley_tui.audio.decode import DecodeError, probe
+
+        try:
+            _NARRATION_S[key] = probe(narration.path).duration_s
+        except (DecodeError, OSError):
+            _NARRATION_S[key] = None
+        if len(_NARRATION_S) > 64:
+            _NARRATION_S.pop(next(iter(_NARRATION_S)))
+    return _NARRATION_S[key]
 
 
 def in_context(

@@ -253,7 +253,7 @@ class TimelineModel:
         """One line for the status bar: the pick, where it sits, how foley reads it."""
         where = clock(pick.onset_s) if pick.onset_s is not None else "unplaced"
         chosen = "chosen" if pick.placement.onset_chosen else "suggested"
-        note = pick.placement.error or pick.reading.note
+        note = pick.note
         tail = f" · {note}" if note else ""
         return f"{pick.caption} · {pick.layer} · {where} ({chosen}: {pick.reading.summary}){tail}"
 
