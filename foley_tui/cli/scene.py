@@ -32,11 +32,12 @@ from foley_tui.cli.common import (
     session_verbs,
     time_arg,
 )
+from foley_tui.scene.contract import CUT_NOTE, DEFAULT_MIX, FLAT, MIXES, VOICE_NOTE
 from foley_tui.scene.narration import NarrationError, make_narration, write_narration
 from foley_tui.scene.reading import clock
 
 if TYPE_CHECKING:
-    from foley_tui.scene.build import SceneModel
+    from foley_tui.scene.build import SceneModel, ScenePick
     from foley_tui.scene.narration import Narration
     from foley_tui.store import SessionStore
 
@@ -118,31 +119,80 @@ def _model(args: argparse.Namespace, store: SessionStore | None = None) -> Scene
     return build_scene(store, narration=_override(args))
 
 
+def _contract_row(model: SceneModel, p: ScenePick, rate: int) -> dict[str, Any]:
+    """A pick's placement and gains by the scene contract, at ``rate``."""
+    from foley_tui.audio.base import Source
+    from foley_tui.audio.decode import DecodeError, probe
+    from foley_tui.scene.contract import placement_frame, woven_gain
+
+    clip = p.clip
+    woven_note = model.woven_note(p)
+    row: dict[str, Any] = {
+        "rate": rate,
+        "frame": None,
+        "in_point_s": 0.0,
+        "in_point_frame": 0,
+        "length_frames": None,
+        "gain_db": {"flat": 0.0, "woven": None},
+        "woven": None,
+        "woven_note": woven_note,
+    }
+    if clip is None:
+        return row
+    row["frame"] = placement_frame(clip.onset_s, rate)
+    row["in_point_s"] = clip.in_point_s
+    row["in_point_frame"] = clip.in_point_frame(rate)
+    if not isinstance(p.source, Source):
+        return row
+    try:
+        info = probe(p.source.path)
+        row["length_frames"] = clip.length_frames(rate, round(info.duration_s * rate))
+        gain = woven_gain(p.source.path, p.layer, clip)
+    except (DecodeError, OSError) as exc:
+        row["woven_note"] = woven_note or f"unreadable: {exc}"
+        return row
+    row["woven"] = {
+        "reference_db": gain.reference_db,
+        "layer_db": gain.layer_db,
+        "clip_db": gain.clip_db,
+        "channel_db": gain.channel_db,
+    }
+    if woven_note not in (VOICE_NOTE, CUT_NOTE):
+        row["gain_db"]["woven"] = gain.clip_db
+    return row
+
+
 @_guard
 def cmd_scene(args: argparse.Namespace) -> int:
     model = _model(args)
+    rate = args.rate or DEFAULT_RENDER_RATE
     rows = []
-    for p in [*model.placed, *model.unplaced]:
-        rows.append(
-            {
-                "sound_id": p.sound_id,
-                "caption": p.caption,
-                "layer": p.layer,
-                "onset": p.placement.onset,
-                "chosen": {"layer": p.placement.layer_chosen, "onset": p.placement.onset_chosen},
-                "reading": p.reading.summary,
-                "onset_s": p.onset_s,
-                "length_s": p.length_s,
-                "note": p.placement.error or p.reading.note or None,
-                "playable": p.source is not None and not hasattr(p.source, "reason"),
-            }
-        )
     if args.json:
+        for p in [*model.placed, *model.unplaced]:
+            rows.append(
+                {
+                    "sound_id": p.sound_id,
+                    "caption": p.caption,
+                    "layer": p.layer,
+                    "onset": p.placement.onset,
+                    "chosen": {
+                        "layer": p.placement.layer_chosen,
+                        "onset": p.placement.onset_chosen,
+                    },
+                    "reading": p.reading.summary,
+                    "onset_s": p.onset_s,
+                    "length_s": p.length_s,
+                    "note": p.note or None,
+                    "playable": p.source is not None and not hasattr(p.source, "reason"),
+                    **_contract_row(model, p, rate),
+                }
+            )
         narration = model.narration.to_record() if model.narration is not None else None
         print_json(
             {
                 "narration": narration,
                 "narration_problem": model.narration_problem,
+                "narration_s": model.narration_s,
                 "end_s": model.end_s,
                 "picks": rows,
             }
@@ -154,8 +204,8 @@ def cmd_scene(args: argparse.Namespace) -> int:
         print(f"narration problem: {model.narration_problem}")
     for p in [*model.placed, *model.unplaced]:
         at = "unplaced " if p.onset_s is None else clock(p.onset_s).rjust(9)
-        why = p.placement.error or p.reading.note
-        note = f"  [{why}]" if why else ""
+        notes = [n for n in (p.note, model.woven_note(p)) if n]
+        note = f"  [{'; '.join(notes)}]" if notes else ""
         print(f"{at}  {p.layer:<8}  {p.caption[:40]:<40}  {p.reading.summary}{note}")
     return 0
 
@@ -203,7 +253,10 @@ def _scene_and_start(
         leave_out = same_event_picks(model, store, args.candidate)
         if args.start is None:
             start = context_start
+    if args.loudness is not None and args.mix != FLAT:
+        raise CliError("--loudness matches the flat mix only: add --mix flat")
     scene = model.to_scene(
+        mix=args.mix,
         loudness_match=args.loudness is not None,
         target_lufs=args.loudness if args.loudness is not None else -23.0,
         narration=not args.no_narration,
@@ -220,10 +273,16 @@ def _scene_and_start(
 def _announce(model: SceneModel, scene: Any, where: str) -> None:
     picks = sum(1 for v in scene.voices if v.key != "narration")
     narration = " + narration" if any(v.key == "narration" for v in scene.voices) else ""
-    print(f"{picks} picks{narration} on {where}", file=sys.stderr)
+    print(f"{picks} picks{narration}, the {scene.mix} mix, on {where}", file=sys.stderr)
     for p in model.unplaced:
-        why = p.placement.error or p.reading.note
+        why = p.note
         print(f"  left out: {p.caption} ({p.placement.onset!r}: {why})", file=sys.stderr)
+    if scene.mix == FLAT:
+        return
+    for p in model.placed:
+        note = model.woven_note(p)
+        if note is not None:
+            print(f"  {p.caption}: {note}", file=sys.stderr)
 
 
 # ------------------------------------------------------------------ render-scene
@@ -277,7 +336,17 @@ def _mix_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-narration", action="store_true", help="leave the narration out")
     p.add_argument("--volume", type=float, default=0.0, metavar="DB", help="volume in dB")
     p.add_argument(
-        "--loudness", type=float, metavar="LUFS", help="match each pick's loudness to LUFS"
+        "--mix",
+        choices=MIXES,
+        default=DEFAULT_MIX,
+        help="woven: as foley's weave will mix it (its levels, ducking and master; the "
+        "default); flat: every sound at unity, for judging a sound on its own",
+    )
+    p.add_argument(
+        "--loudness",
+        type=float,
+        metavar="LUFS",
+        help="match each pick's loudness to LUFS (the flat mix only)",
     )
     p.add_argument(
         "--candidate",
@@ -312,6 +381,12 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     _scene_options(p)
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--rate",
+        type=int,
+        metavar="HZ",
+        help=f"sample positions at this rate (default {DEFAULT_RENDER_RATE})",
+    )
     p.set_defaults(func=cmd_scene)
 
     p = subparsers.add_parser(

@@ -121,7 +121,7 @@ def test_render_scene_is_the_mix_of_tones_at_their_onsets(
     tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
     assert attach_narration(tones) == 0
     out = tmp_path / "mix.wav"
-    assert main(["render-scene", tones.session_id, "-o", str(out), "--float"]) == 0
+    assert main(["render-scene", tones.session_id, "-o", str(out), "--float", "--mix", "flat"]) == 0
     assert "left out: zebra" in capsys.readouterr().err
     mix, rate = sf.read(str(out), dtype="float32")
     assert rate == RATE
@@ -131,12 +131,25 @@ def test_render_scene_is_the_mix_of_tones_at_their_onsets(
     for name, (start, gain) in find_tones(mix, RATE).items():
         spec = next(t for t in TONES if t.name == name)
         assert spec.expected_onset is not None
-        assert start == round(spec.expected_onset * RATE), name  # sample-exact
+        assert start == int(spec.expected_onset * RATE), name  # sample-exact
         assert gain == pytest.approx(1.0, abs=1e-4), name
     # 24-bit FLAC of the same mix; a part of it; a refusal to overwrite.
     flac = tmp_path / "mix.flac"
     assert (
-        main(["render-scene", tones.session_id, "-o", str(flac), "--from", "1.5", "--to", "0:02.5"])
+        main(
+            [
+                "render-scene",
+                tones.session_id,
+                "-o",
+                str(flac),
+                "--from",
+                "1.5",
+                "--to",
+                "0:02.5",
+                "--mix",
+                "flat",
+            ]
+        )
         == 0
     )
     part, _ = sf.read(str(flac), dtype="float32")
@@ -166,6 +179,8 @@ def test_a_candidate_in_context_replaces_its_alternative(
                 tones.ids["alt"],
                 "--pre-roll",
                 "0.25",
+                "--mix",
+                "flat",
             ]
         )
         == 0
@@ -243,3 +258,57 @@ def test_open_with_a_narration_for_one_run(
     assert read_narration(SessionService(data_dir).get(tones.session_id)) is None  # not stored
     assert main(["open", tones.session_id, "--words", str(tones.words_path)]) == 2
     assert "--words needs --narration" in capsys.readouterr().err
+
+
+def test_scene_json_reports_the_contract_of_each_pick(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Per pick: its sample position at the asked rate (foley's int rule), in-point,
+    fitted length, and its gain in both mixes (flat: unity; woven: foley's reference gain
+    on the fitted clip plus the layer gain); a voice pick is marked, a ghost unplaced."""
+    from foley.audio import load, to_mono
+    from foley.level import REFERENCE_PEAK_CEILING_DBFS, reference_gain_db
+    from foley.weave.mix import fit_duration
+
+    tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
+    assert attach_narration(tones) == 0
+    store = SessionService(data_dir).get(tones.session_id)
+    store.picks_ns[tones.ids["alt"]] = {"sound_id": tones.ids["alt"], "layer": "voice", "onset": 1}
+    store.picks_ns["ghost"] = {"sound_id": "ghost", "layer": "sfx_fg", "onset": 1.0}
+    capsys.readouterr()
+    assert main(["scene", tones.session_id, "--json", "--rate", "44100"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["narration_s"] == pytest.approx(3.0)
+    rows = {r["sound_id"]: r for r in doc["picks"]}
+    layer_db = {"sfx_fg": -9.0, "ambience": -21.0, "stinger": -6.0}
+    for spec in TONES:
+        row = rows[tones.ids[spec.name]]
+        if spec.expected_onset is None:
+            assert row["frame"] is None and row["gain_db"]["woven"] is None
+            continue
+        assert row["rate"] == 44100
+        assert row["frame"] == int(spec.expected_onset * 44100), spec.name
+        assert (row["in_point_s"], row["in_point_frame"]) == (0.0, 0)
+        samples, rate = load(str(tmp_path / "audio" / f"{spec.name}.wav"))
+        clip = fit_duration(
+            to_mono(samples), rate, duration=spec.expected_length, loop=spec.name == "rain"
+        )
+        layer = row["layer"]
+        ref = reference_gain_db(
+            clip, rate, peak_ceiling_dbfs=REFERENCE_PEAK_CEILING_DBFS - layer_db[layer]
+        )
+        assert row["gain_db"]["flat"] == 0.0
+        assert row["gain_db"]["woven"] == pytest.approx(ref + layer_db[layer], abs=1e-6)
+        assert row["woven"]["channel_db"] == pytest.approx(row["gain_db"]["woven"] - 3.0103, 1e-3)
+        expected_frames = (
+            int(spec.expected_length * 44100)
+            if spec.expected_length is not None
+            else round(spec.seconds * 44100)
+        )
+        assert row["length_frames"] == expected_frames, spec.name
+    voice = rows[tones.ids["alt"]]
+    assert voice["woven_note"] == "weave does not render the voice layer"
+    assert voice["gain_db"]["woven"] is None and voice["frame"] == 44100
+    ghost = rows["ghost"]
+    assert ghost["onset_s"] is None and ghost["frame"] is None
+    assert ghost["note"] == "no cached candidate: foley plan drops it"
