@@ -3,9 +3,9 @@
 
 Every sound is written at the rate the test mixes at, so no resampling blurs an onset,
 and the narration is never exactly zero (underrun silence in a capture can be stripped).
-``expected_mix`` builds the mix independently of the mixer: each tone at
-``int(onset * rate)`` (the scene contract's rule) at unity gain over the narration (the levels stay under the
-limiter's ceiling, so the limiter is transparent).
+``expected_mix`` builds the flat mix independently of the mixer: each tone at
+``int(onset * rate)`` (the scene contract's rule) at unity gain over the narration (the
+levels stay under the limiter's ceiling, so the limiter is transparent).
 """
 
 from __future__ import annotations

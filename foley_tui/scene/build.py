@@ -194,9 +194,7 @@ class SceneModel:
         voices: list[MixVoice] = []
         if narration and self.narration is not None and self.narration_problem is None:
             voices.append(
-                MixVoice(
-                    self.narration.path, 0.0, lane=NARRATION_LANE, key="narration", mono=woven
-                )
+                MixVoice(self.narration.path, 0.0, lane=NARRATION_LANE, key="narration", mono=woven)
             )
         chosen = [p for p in self.placed if p.sound_id not in leave_out]
         if extra is not None and extra.placed:

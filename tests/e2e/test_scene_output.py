@@ -66,7 +66,7 @@ def _tones_on_the_capture(
 def test_play_scene_and_in_context_reach_the_output_on_time(tmp_path: Path) -> None:
     capture, env, rate, tones = _tones_on_the_capture(tmp_path)
 
-    played = _run(env, "play-scene", tones.session_id)
+    played = _run(env, "play-scene", tones.session_id, "--mix", "flat")
     assert played.returncode == 0, played.stderr
     assert "left out: zebra" in played.stderr
     heard = strip_silence(capture.read_frames())
@@ -82,7 +82,16 @@ def test_play_scene_and_in_context_reach_the_output_on_time(tmp_path: Path) -> N
 
     bounce = tmp_path / "mix.wav"
     rendered = _run(
-        env, "render-scene", tones.session_id, "-o", str(bounce), "--float", "--rate", str(rate)
+        env,
+        "render-scene",
+        tones.session_id,
+        "-o",
+        str(bounce),
+        "--float",
+        "--rate",
+        str(rate),
+        "--mix",
+        "flat",
     )
     assert rendered.returncode == 0, rendered.stderr
     mix, _ = sf.read(str(bounce), dtype="float32")
@@ -91,7 +100,15 @@ def test_play_scene_and_in_context_reach_the_output_on_time(tmp_path: Path) -> N
     # The candidate in context (the `C` key's path): ALT at its event's onset (0.4 s) with
     # a 0.3 s pre-roll, its picked alternative left out, from 0.1 s to the end.
     context = _run(
-        env, "play-scene", tones.session_id, "--candidate", tones.ids["alt"], "--pre-roll", "0.3"
+        env,
+        "play-scene",
+        tones.session_id,
+        "--candidate",
+        tones.ids["alt"],
+        "--pre-roll",
+        "0.3",
+        "--mix",
+        "flat",
     )
     assert context.returncode == 0, context.stderr
     heard = strip_silence(capture.read_frames())

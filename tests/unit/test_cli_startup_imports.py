@@ -40,9 +40,9 @@ def test_building_the_cli_does_not_import_redis() -> None:
 
 def test_the_app_starts_without_the_audio_stack_or_dol() -> None:
     """What the first paint imports: the app, its screens and the file store, but not
-    numpy, soundfile, sounddevice, the mixer, foley (the woven mix's rules) or dol (hundreds of ms and ~60 MB: the audio
-    stack is imported by the player's start-up thread after the first frame, dol by the
-    load worker once the whole list is in)."""
+    numpy, soundfile, sounddevice, the mixer, foley (the woven mix's rules) or dol
+    (hundreds of ms and ~60 MB: the audio stack is imported by the player's start-up
+    thread after the first frame, dol by the load worker once the whole list is in)."""
     setup = (
         "import foley_tui.cli.app, foley_tui.app.foley_app, foley_tui.screens.audition.screen\n"
         "from foley_tui.cli import build_parser\n"
