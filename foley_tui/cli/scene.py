@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import math
 import sys
 from collections.abc import Callable
@@ -165,6 +166,10 @@ def _contract_row(model: SceneModel, p: ScenePick, rate: int) -> dict[str, Any]:
 @_guard
 def cmd_scene(args: argparse.Namespace) -> int:
     model = _model(args)
+    if args.foley_timeline:
+        return _write_foley_timeline(args, model)
+    if args.output is not None:
+        raise CliError("-o goes with --foley-timeline")
     rate = args.rate or DEFAULT_RENDER_RATE
     rows = []
     if args.json:
@@ -286,10 +291,9 @@ def _announce(model: SceneModel, scene: Any, where: str) -> None:
 
 
 # ------------------------------------------------------------------ render-scene
-@_guard
-def cmd_render_scene(args: argparse.Namespace) -> int:
+def _output(args: argparse.Namespace) -> tuple[Path, int, str]:
+    """``-o FILE [--rate R] [--float] [--force]``: the path, the rate and the subtype."""
     from foley_tui.audio.decode import MAX_RATE, MIN_RATE
-    from foley_tui.scene.bounce import bounce
 
     out = Path(args.output).expanduser()
     kind = out.suffix.lower()
@@ -302,6 +306,14 @@ def cmd_render_scene(args: argparse.Namespace) -> int:
         raise CliError(f"--rate must be within {MIN_RATE}-{MAX_RATE} Hz")
     if out.exists() and not args.force:
         raise CliError(f"{out} exists (use --force to replace it)")
+    return out, rate, "FLOAT" if args.float else "PCM_24"
+
+
+@_guard
+def cmd_render_scene(args: argparse.Namespace) -> int:
+    from foley_tui.scene.bounce import bounce
+
+    out, rate, subtype = _output(args)
     store = _store(args)
     model = _model(args, store)
     if model.narration_problem:
@@ -311,13 +323,83 @@ def cmd_render_scene(args: argparse.Namespace) -> int:
         raise CliError("nothing to render: no placed, playable pick and no narration", status=1)
     scene.volume_db = args.volume
     _announce(model, scene, str(out))
-    subtype = "FLOAT" if args.float else "PCM_24"
     done = bounce(scene, out, rate, subtype=subtype, start_s=start, end_s=args.end)
     for problem in done.problems:
         print(f"foley-tui: warning: {problem}", file=sys.stderr)
     peak_db = 20 * math.log10(done.peak) if done.peak > 0 else -math.inf
     length = clock(done.frames / rate)
     print(f"wrote {out} ({length}, {rate} Hz, {subtype}, peak {peak_db:.1f} dBFS)")
+    return 0
+
+
+def _write_array(out: Path, audio: Any, rate: int, subtype: str) -> int:
+    """Write a whole mix (``(frames, 2)``) to ``out`` atomically; returns its frames."""
+    import soundfile as sf
+
+    tmp = out.with_name(f".{out.name}.partial")
+    try:
+        sf.write(
+            str(tmp),
+            audio,
+            rate,
+            subtype=subtype,
+            format="FLAC" if out.suffix.lower() == ".flac" else "WAV",
+        )
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return len(audio)
+
+
+# ------------------------------------------------------------------ weave
+@_guard
+def cmd_weave(args: argparse.Namespace) -> int:
+    """foley's own render of the session, in process, with the sounds we resolve."""
+    from foley_tui.scene.weave import WeaveError, weave_session
+
+    out, rate, subtype = _output(args)
+    model = _model(args)
+    try:
+        result, plan = weave_session(model, rate=rate)
+    except WeaveError as exc:
+        raise CliError(str(exc), status=1) from None
+    for pick, why in plan.left_out:
+        print(f"  left out: {pick.caption} ({why})", file=sys.stderr)
+    for pick in model.picks:
+        note = model.woven_note(pick) if pick.placed else None
+        if note is not None:
+            print(f"  {pick.caption}: {note}", file=sys.stderr)
+    frames = _write_array(out, result.audio, result.sr, subtype)
+    report = result.master_report
+    print(
+        f"wrote {out} ({clock(frames / result.sr)}, {result.sr} Hz, {subtype}, "
+        f"{len(plan.timeline.items)} items, {report['output_lufs']:.1f} LUFS, "
+        f"true peak {report['true_peak_dbtp']:.1f} dBTP)"
+    )
+    return 0
+
+
+def _write_foley_timeline(args: argparse.Namespace, model: SceneModel) -> int:
+    """``scene --foley-timeline -o tl.json``: foley's timeline of the scene, words and
+    all, for ``foley weave`` (or any foley code) to read."""
+    from foley_tui.scene.weave import foley_timeline
+
+    if args.output is None:
+        raise CliError("--foley-timeline needs -o FILE (it can exceed a command line)")
+    out = Path(args.output).expanduser()
+    if out.exists() and not args.force:
+        raise CliError(f"{out} exists (use --force to replace it)")
+    plan = foley_timeline(model)
+    tmp = out.with_name(f".{out.name}.partial")
+    try:
+        tmp.write_text(json.dumps(plan.timeline.to_dict(), indent=1), encoding="utf-8")
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    for pick, why in plan.left_out:
+        print(f"  left out: {pick.caption} ({why})", file=sys.stderr)
+    words = len(plan.timeline.word_timeline)
+    print(f"wrote {out} ({len(plan.timeline.items)} items, {words} words)")
     return 0
 
 
@@ -387,7 +469,28 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         metavar="HZ",
         help=f"sample positions at this rate (default {DEFAULT_RENDER_RATE})",
     )
+    p.add_argument(
+        "--foley-timeline",
+        action="store_true",
+        help="write foley's timeline of the scene (its word timeline included) to -o",
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="with --foley-timeline: tl.json")
+    p.add_argument("--force", action="store_true", help="replace an existing output file")
     p.set_defaults(func=cmd_scene)
+
+    p = subparsers.add_parser(
+        "weave",
+        parents=[common],
+        help="foley's own weave of the session (its render, with the sounds we find)",
+    )
+    _scene_options(p)
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="mix.wav or mix.flac")
+    p.add_argument(
+        "--rate", type=int, metavar="HZ", help=f"sample rate (default {DEFAULT_RENDER_RATE})"
+    )
+    p.add_argument("--float", action="store_true", help="32-bit float WAV (default 24-bit)")
+    p.add_argument("--force", action="store_true", help="replace an existing output file")
+    p.set_defaults(func=cmd_weave)
 
     p = subparsers.add_parser(
         "play-scene", parents=[common], help="play every placed pick over the narration"

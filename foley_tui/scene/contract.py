@@ -31,7 +31,6 @@ Headless: never imports textual.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import threading
@@ -153,6 +152,8 @@ _CACHE_SIZE = 4096
 def content_key(ref: AudioRef) -> str:
     """The content hash of a source (sha256 of a file's bytes, memoised by path, size and
     modification time; a store's blob already is one)."""
+    import hashlib
+
     from foley_tui.audio.blob import RemoteBlob
 
     if isinstance(ref, RemoteBlob):
