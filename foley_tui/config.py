@@ -64,6 +64,9 @@ class Settings:
     """How often to check the store for changes made by another process."""
     context_pre_roll_s: float = 2.0
     """``C`` (a candidate in context) starts the scene this long before the candidate."""
+    scene_mix: str = "woven"
+    """The mix ``C`` and the timeline's ``P`` play first: ``woven`` (as foley's weave
+    will mix it) or ``flat`` (every sound at unity); ``w`` on the timeline switches."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +91,7 @@ def _check_setting(path: Path, name: str, value: object, default: object) -> obj
     # bool is an int subclass: ``volume_db = true`` must not pass as a number.
     ok = not (isinstance(value, bool) and expected is not bool) and isinstance(value, expected)
     if not ok:
-        kind = "true or false" if expected is bool else "a number"
+        kind = "true or false" if expected is bool else "text" if expected is str else "a number"
         raise ConfigError(f"{path}: [settings] {name}: expected {kind}, got {value!r}")
     if isinstance(default, float):
         number = float(value)  # type: ignore[arg-type]
@@ -97,6 +100,8 @@ def _check_setting(path: Path, name: str, value: object, default: object) -> obj
         if name == "context_pre_roll_s" and not 0 <= number <= 60:
             raise ConfigError(f"{path}: [settings] {name}: must be between 0 and 60 s")
         return number
+    if name == "scene_mix" and value not in ("woven", "flat"):
+        raise ConfigError(f'{path}: [settings] {name}: must be "woven" or "flat"')
     if name == "details_min_width" and not 0 <= int(value) <= 1000:  # type: ignore[call-overload]
         raise ConfigError(f"{path}: [settings] {name}: must be between 0 and 1000")
     return value

@@ -94,6 +94,16 @@ TIMELINE_KEYS: tuple[KeySpec, ...] = (
         show=True,
     ),
     binding(
+        "timeline-mix",
+        "w",
+        "toggle_mix",
+        "Woven/flat",
+        "Switch the scene between the woven mix (as foley weaves it) and the flat mix",
+        _T,
+        "Timeline",
+        show=True,
+    ),
+    binding(
         "timeline-escape",
         "escape",
         "escape",

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Literal
 from foley_tui.audio.placement import ClipPlacement, placement_frame, span_frames
 
 __all__ = [
+    "ANALYSING_NOTE",
     "CENTRE_PAN_DB",
     "CUT_NOTE",
     "DEFAULT_MIX",
@@ -82,6 +83,11 @@ DEFAULT_MIX: Mix = WOVEN
 VOICE_NOTE = "weave does not render the voice layer"
 CUT_NOTE = "weave cuts it"
 GHOST_NOTE = "no cached candidate: foley plan drops it"
+#: The progress note of a ``P`` or ``C`` that builds the woven mix first.
+ANALYSING_NOTE = (
+    "Analysing the scene for the woven mix: each sound is measured once, the whole scene "
+    "mixed once for foley's master"
+)
 
 
 def woven_note(

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 
 from foley_tui.scene.build import LANES, SceneModel, ScenePick
+from foley_tui.scene.contract import DEFAULT_MIX, FLAT, WOVEN, Mix
 from foley_tui.scene.reading import clock
 
 #: The lane of picks whose anchor does not resolve.
@@ -51,6 +52,8 @@ class TimelineModel:
     muted: set[str] = field(default_factory=set)
     soloed: set[str] = field(default_factory=set)
     loop_region: tuple[float, float] | None = None
+    mix: Mix = DEFAULT_MIX
+    """The mix ``P`` plays: ``woven`` (as foley's weave) or ``flat`` (unity)."""
 
     def __post_init__(self) -> None:
         if self.cursor is None or self.pick(self.cursor) is None:
@@ -249,12 +252,21 @@ class TimelineModel:
         self.loop_region = (a, b)
         return a, b
 
+    def toggle_mix(self) -> Mix:
+        """Switch between the woven and the flat mix; returns the one now chosen."""
+        self.mix = FLAT if self.mix == WOVEN else WOVEN
+        return self.mix
+
     def describe(self, pick: ScenePick) -> str:
-        """One line for the status bar: the pick, where it sits, how foley reads it."""
+        """One line for the status bar: the pick, where it sits, how foley reads it, and
+        (in the woven mix) what weave does with it when it does not simply play it."""
         where = clock(pick.onset_s) if pick.onset_s is not None else "unplaced"
         chosen = "chosen" if pick.placement.onset_chosen else "suggested"
-        note = pick.note
-        tail = f" · {note}" if note else ""
+        notes = [pick.note] if pick.note else []
+        woven = self.scene.woven_note(pick) if self.mix == WOVEN else None
+        if woven and woven not in notes:
+            notes.append(woven)
+        tail = "".join(f" · {n}" for n in notes)
         return f"{pick.caption} · {pick.layer} · {where} ({chosen}: {pick.reading.summary}){tail}"
 
 

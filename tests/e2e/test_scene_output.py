@@ -138,7 +138,7 @@ APP_C_SCRIPT = textwrap.dedent(
     async def main() -> None:
         service = SessionService(Path(data))
         player = SoundDevicePlayer()
-        config = Config(settings=Settings(context_pre_roll_s=float(pre_roll)))
+        config = Config(settings=Settings(context_pre_roll_s=float(pre_roll), scene_mix="flat"))
         app = FoleyApp(service.get(session), player, config, service)
         async with app.run_test(size=(120, 30)) as pilot:
             screen = None
@@ -209,3 +209,89 @@ def test_the_apps_c_key_reaches_the_output_on_time(tmp_path: Path) -> None:
         assert abs(at - spec.expected_onset * rate) <= tolerance, name
         assert abs(gain - 1.0) < 1e-4, name
     assert abs(found["alt"][0] - onset * rate) <= tolerance
+
+
+#: The app, headless, with the real SoundDevicePlayer (on the ALSA file PCM): open the
+#: timeline, press P (the woven mix, the default), wait until the scene played to its end.
+APP_P_SCRIPT = textwrap.dedent(
+    """
+    import asyncio, sys
+    from pathlib import Path
+    from foley_tui.app.foley_app import FoleyApp
+    from foley_tui.audio.base import SCENE_HOW, PlayerState
+    from foley_tui.audio.player import SoundDevicePlayer
+    from foley_tui.config import Config, Settings
+    from foley_tui.screens.timeline.screen import TimelineScreen
+    from foley_tui.store import SessionService
+
+    data, session = sys.argv[1:3]
+
+    async def main() -> None:
+        service = SessionService(Path(data))
+        player = SoundDevicePlayer()
+        app = FoleyApp(service.get(session), player, Config(settings=Settings()), service)
+        async with app.run_test(size=(120, 30)) as pilot:
+            for _ in range(1200):
+                await pilot.pause(0.05)
+                if app.audition is not None and app.audition.model.loaded:
+                    break
+            await pilot.press("t")
+            for _ in range(1200):
+                await pilot.pause(0.05)
+                if isinstance(app.screen, TimelineScreen):
+                    break
+            assert isinstance(app.screen, TimelineScreen), "no timeline"
+            await app.workers.wait_for_complete()
+            await pilot.press("P")
+            status = player.status()
+            started = False
+            for _ in range(2400):
+                await pilot.pause(0.05)
+                status = player.status()
+                scene = status.source is not None and status.source.how == SCENE_HOW
+                started = started or scene
+                if scene and status.state is PlayerState.STOPPED:
+                    break
+            print("played" if started else "never started", status.state.name, status.error)
+            print(app.screen.playback.playing.mix if app.screen.playback.playing else None)
+        player.close()
+
+    asyncio.run(main())
+    """
+)
+
+
+def test_the_timelines_p_plays_the_woven_mix_render_scene_bounces(tmp_path: Path) -> None:
+    """``P`` on the timeline (the woven mix) through the real output is the mix
+    ``render-scene --mix woven`` writes at the device rate."""
+    from tests.woven_fixtures import make_woven_session
+
+    require_portaudio()
+    capture = AlsaCapture.create(tmp_path / "alsa")
+    env = capture.env()
+    devices = _run(env, "devices")
+    match = re.search(r"^\*.*, (\d+) Hz\)$", devices.stdout, re.MULTILINE)
+    assert match, devices.stdout
+    rate = int(match.group(1))
+    data_dir = Path(os.environ["FOLEY_DATA_DIR"])
+    woven = make_woven_session(data_dir, tmp_path / "audio", rate)
+    result = subprocess.run(
+        [sys.executable, "-c", APP_P_SCRIPT, str(data_dir), woven.session_id],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.splitlines()[:2] == ["played STOPPED None", "woven"], result.stdout
+    heard = strip_silence(capture.read_frames())
+    bounce = tmp_path / "woven.wav"
+    rendered = _run(
+        env, "render-scene", woven.session_id, "-o", str(bounce), "--float", "--rate", str(rate)
+    )
+    assert rendered.returncode == 0, rendered.stderr
+    # The capture holds idle and underrun silence: both lose their all-zero frames (the
+    # narration, a sine, is zero only on its first frame).
+    mix = strip_silence(sf.read(str(bounce), dtype="float32")[0])
+    assert len(heard) == len(mix)
+    np.testing.assert_array_equal(heard, mix)  # the same mix, bit for bit

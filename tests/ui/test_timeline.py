@@ -279,3 +279,50 @@ async def test_the_timeline_reads_its_picks_off_the_ui_thread(
         screen = await _timeline(pilot)
         assert threads == [False]
         assert screen.model.cursor == tones.ids["numeric"]
+
+
+async def test_w_switches_the_woven_and_the_flat_mix(data_dir: Path, tmp_path: Path) -> None:
+    """The timeline plays the woven mix first and says so; ``w`` switches to the flat one
+    (and back), the title and the status say which plays, and ``C`` then plays the mix the
+    timeline chose. Woven: foley's gains, mono, a voice pick and what is past the
+    narration's end left out; flat: every sound at unity."""
+    from foley_tui.scene.contract import ClipPlacement, woven_gain
+
+    tones = _tones(data_dir, tmp_path)
+    store = SessionService(data_dir).get(tones.session_id)
+    store.picks_ns[tones.ids["alt"]] = {"sound_id": tones.ids["alt"], "layer": "voice", "onset": 1}
+    player = FakePlayer()
+    app = _app(data_dir, tones, player)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _timeline(pilot)
+        title = str(screen.query_one("#timeline-title").render())
+        assert "woven mix" in title
+        await pilot.press("P")
+        await wait_workers(app)
+        scene = [a for n, a in player.calls if n == "play_scene"][-1][0]
+        assert scene.mix == "woven" and scene.master_gain_db != 0.0
+        voices = {v.key: v for v in scene.voices}
+        assert tones.ids["alt"] not in voices  # weave does not render the voice layer
+        numeric = voices[tones.ids["numeric"]]
+        want = woven_gain(numeric.path, "sfx_fg", ClipPlacement(0.5)).channel_gain
+        assert numeric.mono and abs(numeric.gain - want) < 1e-9
+        assert scene.duck is not None and "ambience" in scene.ducked
+        screen.model.cursor = tones.ids["alt"]
+        screen._show()
+        status = str(screen.query_one("#timeline-status").render())
+        assert "weave does not render the voice layer" in status
+        await pilot.press("escape")  # stop
+        await pilot.press("w")
+        await wait_workers(app)
+        assert "flat mix" in str(screen.query_one("#timeline-title").render())
+        assert "weave does not" not in str(screen.query_one("#timeline-status").render())
+        await pilot.press("P")
+        await wait_workers(app)
+        scene = [a for n, a in player.calls if n == "play_scene"][-1][0]
+        assert scene.mix == "flat" and scene.master_gain_db == 0.0
+        assert all(v.gain == 1.0 and not v.mono for v in scene.voices)
+        assert tones.ids["alt"] in {v.key for v in scene.voices}
+        await pilot.press("escape", "t")
+        await pilot.pause()
+        audition = app.audition
+        assert audition is not None and audition.in_context.mix == "flat"

@@ -26,6 +26,7 @@ from foley_tui.screens.audition.reports import worker_failure
 if TYPE_CHECKING:
     from foley_tui.audio.base import Scene
     from foley_tui.scene.build import SceneModel
+    from foley_tui.scene.contract import Mix
 
 #: The worker group of ``C`` (exclusive: a new press cancels the build in flight).
 IN_CONTEXT_GROUP = "in-context"
@@ -50,6 +51,9 @@ def open_timeline(screen: Any) -> None:
     def volume(db: float) -> None:
         screen.set_volume_db(db)
 
+    def mix(chosen: Mix) -> None:
+        screen.in_context.mix = chosen  # C plays the mix the timeline last chose
+
     def push(scene: SceneModel, token: object) -> None:
         if screen.app.screen is not screen:
             return  # the user went elsewhere meanwhile
@@ -63,6 +67,8 @@ def open_timeline(screen: Any) -> None:
                 on_volume=volume,
                 scene=scene,
                 token=token,
+                mix=screen.in_context.mix,
+                on_mix=mix,
             )
         )
 
@@ -112,12 +118,18 @@ class InContext(Widget):
         self.player = player
         self.settings = settings
         self.used = False
+        chosen = str(settings.scene_mix)
+        self.mix: Mix = "flat" if chosen == "flat" else "woven"
+        """The mix ``C`` plays (the setting, then what the timeline's ``w`` chose)."""
+        self._analysed = False
         self.ready: tuple[tuple[Any, ...], Scene, float, str] | None = None
         """(key, scene, start, what the notice says) of the scene built ahead."""
         self._timer: Timer | None = None
 
-    def _settings(self) -> tuple[float, bool]:
-        return float(self.settings.context_pre_roll_s), bool(self.model.view.loudness_match)
+    def _settings(self) -> tuple[float, bool, Mix]:
+        """The pre-roll, whether loudness matching applies (the flat mix only), the mix."""
+        loudness = bool(self.model.view.loudness_match) and self.mix == "flat"
+        return float(self.settings.context_pre_roll_s), loudness, self.mix
 
     def key(self, sound_id: str) -> tuple[Any, ...]:
         """What a scene built for ``sound_id`` depends on (the picks as the screen knows
@@ -183,8 +195,13 @@ class InContext(Widget):
         player = self.player
         app = self.app
         narration = getattr(app, "narration", None)
-        pre_roll, loudness_match = self._settings()
+        pre_roll, loudness_match, mix = self._settings()
         key = self.key(sound_id)
+        if play and mix == "woven" and not self._analysed:
+            from foley_tui.scene.contract import ANALYSING_NOTE
+
+            self._analysed = True  # the first woven C measures; later ones reuse it
+            self.notify(ANALYSING_NOTE, timeout=4)
 
         def notify(message: str, **kwargs: Any) -> None:
             if play:
@@ -206,12 +223,13 @@ class InContext(Widget):
                     return
                 subject, start = found
                 scene = model.to_scene(
+                    mix=mix,
                     loudness_match=loudness_match,
                     extra=subject,
                     leave_out=same_event_picks(model, store, sound_id),
                 )
                 said = (
-                    f"In context at {clock(subject.onset_s or 0.0)} "
+                    f"In context ({mix} mix) at {clock(subject.onset_s or 0.0)} "
                     f"({subject.reading.summary}), from {clock(start)}"
                 )
                 if not play:

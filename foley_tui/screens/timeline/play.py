@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from textual.worker import get_current_worker
 
 from foley_tui.scene.build import build_scene
+from foley_tui.scene.contract import ANALYSING_NOTE, WOVEN
 from foley_tui.scene.reading import clock
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ class ScenePlayback:
         measured) as the mixer's scene, with the timeline's controls."""
         screen = self.screen
         model = build_scene(screen.store, narration=screen.narration)
-        scene = model.to_scene(loudness_match=screen.loudness_match)
+        scene = model.to_scene(mix=screen.mix, loudness_match=screen.loudness_applies)
         screen.app.call_from_thread(self.apply_controls, scene)
         return scene
 
@@ -95,10 +96,19 @@ class ScenePlayback:
             self.prefetched, self._prefetched_start = scene, start
 
     # -- playing -------------------------------------------------------------------
-    def play(self, start: float) -> None:
-        """P: the prefetched scene at once, else build and start it in a worker."""
+    def play(self, start: float, *, rebuild: bool = False) -> None:
+        """P: the prefetched scene at once, else build and start it in a worker (with
+        ``rebuild``, always: the mix changed). A first woven build reads and measures
+        every sound (then cached): the user is told it is being analysed."""
         scene = self.prefetched
-        if scene is None or self._prefetched_start != start:
+        if (
+            rebuild
+            or scene is None
+            or self._prefetched_start != start
+            or scene.mix != self.screen.mix
+        ):
+            if self.screen.mix == WOVEN:
+                self.screen.notify(ANALYSING_NOTE, timeout=4)
             self.screen.run_worker(
                 lambda: self._build_and_play(start),
                 name="play the scene",

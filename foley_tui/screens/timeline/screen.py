@@ -26,6 +26,7 @@ from foley_tui.audio.base import SCENE_HOW, Player, PlayerState
 from foley_tui.domain import ValidationError
 from foley_tui.keys.bindings import binding_objects
 from foley_tui.scene.build import SceneModel, build_scene
+from foley_tui.scene.contract import DEFAULT_MIX, FLAT, WOVEN, Mix
 from foley_tui.scene.narration import Narration
 from foley_tui.scene.reading import clock
 from foley_tui.scene.timeline import Edit, TimelineModel
@@ -42,6 +43,14 @@ VOLUME_RANGE_DB = (-40.0, 12.0)
 PLAYHEAD_HZ = 20
 #: How often the timeline checks the store for changes made by another process.
 POLL_S = 1.0
+
+
+#: What the title says of each mix, and the notice when ``w`` switches to it.
+MIX_TITLES: dict[Mix, str] = {WOVEN: "woven mix", FLAT: "flat mix"}
+MIX_NOTICES: dict[Mix, str] = {
+    WOVEN: "Woven mix: as foley's weave will mix it (its levels, ducking and master)",
+    FLAT: "Flat mix: every sound at unity (L: loudness match)",
+}
 
 
 #: The timeline's keys, from the one registry (:mod:`foley_tui.keys.keymap`): the audition
@@ -72,6 +81,8 @@ class TimelineScreen(Screen[None]):
         on_volume: Callable[[float], None] | None = None,
         scene: SceneModel | None = None,
         token: object = None,
+        mix: Mix = DEFAULT_MIX,
+        on_mix: Callable[[Mix], None] | None = None,
     ) -> None:
         """``scene`` and ``token``: the picks and the session's change token, read by the
         caller's worker (:func:`~foley_tui.screens.audition.scene_actions.open_timeline`); read
@@ -83,7 +94,8 @@ class TimelineScreen(Screen[None]):
         self.loudness_match = loudness_match
         self.volume_db = volume_db
         self._on_volume = on_volume
-        self.model = TimelineModel(scene if scene is not None else self._build())
+        self.model = TimelineModel(scene if scene is not None else self._build(), mix=mix)
+        self._on_mix = on_mix
         self.playback = ScenePlayback(self)
         self._was_playing = False
         self._looping = False
@@ -191,8 +203,9 @@ class TimelineScreen(Screen[None]):
         if scene.narration_problem:
             narration = f"narration problem: {scene.narration_problem}"
         placed, unplaced = len(scene.placed), len(scene.unplaced)
+        mix = MIX_TITLES[self.model.mix]
         return (
-            f"Timeline · {placed} placed, {unplaced} unplaced · {narration} · "
+            f"Timeline · {placed} placed, {unplaced} unplaced · {narration} · {mix} · "
             f"{self.model.zoom:g} s/col"
         )
 
@@ -339,6 +352,29 @@ class TimelineScreen(Screen[None]):
         self._looping = not self._looping
         self.notify("Loop on" if self._looping else "Loop off", timeout=2)
         self._changed_controls()
+
+    @property
+    def mix(self) -> Mix:
+        return self.model.mix
+
+    @property
+    def loudness_applies(self) -> bool:
+        """Loudness matching (``L``) applies to the flat mix only."""
+        return self.loudness_match and self.model.mix == FLAT
+
+    def action_toggle_mix(self) -> None:
+        """``w``: the woven mix (as foley's weave) or the flat one (unity); a playing scene
+        starts again where it is, in the other mix."""
+        mix = self.model.toggle_mix()
+        if self._on_mix is not None:
+            self._on_mix(mix)
+        self.notify(MIX_NOTICES[mix], timeout=3)
+        self._show()
+        if self.scene_playing:
+            at = self.player.status().position_s
+            self.playback.play(at, rebuild=True)
+        else:
+            self._prefetch()
 
     def action_volume(self, direction: int) -> None:
         low, high = VOLUME_RANGE_DB
