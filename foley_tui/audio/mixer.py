@@ -226,7 +226,8 @@ class StemMix:
                 continue
             voice = state.voice
             if voice.mono:
-                folded = piece.mean(axis=1, dtype=np.float32)
+                # The mean of the two sides (foley's to_mono), exactly, in float32.
+                folded = (piece[:, 0] + piece[:, 1]) * np.float32(0.5)
                 piece = np.repeat(folded[:, None], 2, axis=1)
             if state.fade_in or state.fade_out:
                 piece = piece * _fades(state, lo - state.start, len(piece))[:, None]

@@ -147,20 +147,23 @@ def master_gain(scene: Scene, *, rate: int = ANALYSIS_RATE) -> MasterAnalysis:
         master_gain_db=0.0,
     )
     stems = StemMix(plain, rate)
-    meter = LoudnessMeter(rate, 2)
+    # Every woven voice is folded to mono and panned centre: the programme is dual mono,
+    # so one channel is measured and its loudness counted twice (BS.1770 sums channels).
+    meter = LoudnessMeter(rate, 1)
     peak = 0.0
     try:
         while True:
             block = stems.read(1 << 15)
             if not len(block):
                 break
-            mixed = block.sum(axis=1)
+            mixed = block[:, 0, 0].copy()
+            for lane in range(1, block.shape[1]):
+                mixed += block[:, lane, 0]
             meter.feed(mixed)
-            if len(mixed):
-                peak = max(peak, float(np.abs(mixed).max()))
+            peak = max(peak, float(np.abs(mixed).max()))
     finally:
         stems.close()
-    lufs = meter.integrated()
+    lufs = meter.integrated() + 10.0 * math.log10(2.0)
     peak_db = 20.0 * math.log10(peak) if peak > 0 else -math.inf
     gain = 0.0
     if meter.frames >= math.ceil(LUFS_MIN_BLOCK_S * rate) and peak > 0:

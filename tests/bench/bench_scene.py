@@ -78,16 +78,70 @@ def write_long(path: Path, seconds: float, rate: int = 22050) -> Path:
     return path
 
 
-def make_scene(folder: Path, narration: Path) -> Any:
+def make_scene(folder: Path, narration: Path, *, woven: bool = False) -> Any:
+    """32 picks over the narration. ``woven``: the same voices as the woven mix plays
+    them (mono, foley's fades, a quarter of them beds ducked under a word every half
+    second, a master gain): what the mixer does more per block in that mix."""
     from foley_tui.audio.base import MixVoice, Scene
 
-    voices = [MixVoice(narration, 0.0, lane="narration")]
+    voices = [MixVoice(narration, 0.0, lane="narration", mono=woven)]
+    fades = (0.008, 0.012) if woven else (0.0, 0.0)
     for i in range(VOICES):
         path = folder / f"v{i}.wav"
         if not path.exists():
             write_tone(path, 2.0, 200.0 + 37 * i)
-        voices.append(MixVoice(path, 0.0 if i < 16 else 0.5 * (i - 15), gain=0.03))
-    return Scene(voices)
+        lane = "ambience" if woven and i % 4 == 0 else "sfx_fg"
+        voices.append(
+            MixVoice(
+                path,
+                0.0 if i < 16 else 0.5 * (i - 15),
+                gain=0.03,
+                lane=lane,
+                mono=woven,
+                fade_in_s=fades[0],
+                fade_out_s=fades[1],
+            )
+        )
+    scene = Scene(voices, mix="woven" if woven else "flat")
+    if woven:
+        from foley_tui.scene.woven import duck_envelope, ducked_layers
+
+        seconds = sf.info(str(narration)).duration
+        words = [
+            {"word": "w", "start": t * 0.5, "end": t * 0.5 + 0.3} for t in range(int(seconds * 2))
+        ]
+        scene.duck = duck_envelope(words, seconds)
+        scene.ducked = ducked_layers()
+        scene.master_gain_db = -2.0
+    return scene
+
+
+def woven_prepare(folder: Path) -> dict[str, Any]:
+    """What a first woven ``P`` costs before it plays (the worker's analysis): each
+    pick's woven gain measured (every file read whole), then the master analysis (the
+    whole scene mixed once at 48 kHz); the second time both come from the caches."""
+    from foley_tui.audio.placement import ClipPlacement
+    from foley_tui.scene.contract import woven_gain
+    from foley_tui.scene.woven import master_gain
+
+    folder.mkdir(parents=True, exist_ok=True)
+    out: dict[str, Any] = {"load_average": os.getloadavg()[0]}
+    for seconds in (30.0, 600.0):
+        narration = write_long(folder / f"narration{int(seconds)}.flac", seconds)
+        scene = make_scene(folder, narration, woven=True)
+        t0 = time.perf_counter()
+        for v in scene.voices[1:]:
+            woven_gain(v.path, v.lane, ClipPlacement(v.onset_s))
+        t1 = time.perf_counter()
+        master_gain(scene)
+        t2 = time.perf_counter()
+        master_gain(scene)
+        t3 = time.perf_counter()
+        key = f"{int(seconds)}s"
+        out[f"gains_{key}_ms"] = (t1 - t0) * 1e3
+        out[f"master_{key}_ms"] = (t2 - t1) * 1e3
+        out[f"cached_{key}_ms"] = (t3 - t2) * 1e3
+    return out
 
 
 def _wait_silent(player: Any) -> None:
@@ -108,7 +162,10 @@ def worker(folder: Path) -> None:
     path = folder / "preview.wav"
     stat = path.stat()
     source = Source(path, AudioFormat.WAV, "path", f"{path}|{stat.st_size}|{stat.st_mtime_ns}")
-    scene = make_scene(folder, folder / "narration.flac")
+    scenes = {
+        "scene": make_scene(folder, folder / "narration.flac"),
+        "woven": make_scene(folder, folder / "narration.flac", woven=True),
+    }
     print(json.dumps({"rate": player.samplerate}), flush=True)
     runs = 0
     with SoundWatcher(capture) as watcher:
@@ -124,15 +181,15 @@ def worker(folder: Path) -> None:
             player.clear_cache()
             kind, mode = case.split("_")
             if mode == "warm":  # what the UI does when a row or the timeline is shown
-                if kind == "scene":
-                    player.prefetch_scene(scene)
+                if kind in scenes:
+                    player.prefetch_scene(scenes[kind])
                 else:
                     player.prefetch(source)
                 time.sleep(REST_S)  # the cursor rests; the key comes later
             watcher.arm()
             t0 = time.perf_counter()
-            if kind == "scene":
-                player.play_scene(scene)
+            if kind in scenes:
+                player.play_scene(scenes[kind])
             else:
                 player.play(source)
             t1 = time.perf_counter()
@@ -155,7 +212,14 @@ def key_to_sound(folder: Path, runs: int) -> dict[str, Any]:
     )
     assert proc.stdin is not None and proc.stdout is not None
     info = json.loads(proc.stdout.readline())
-    cases = ["preview_cold", "scene_cold", "preview_warm", "scene_warm"]
+    cases = [
+        "preview_cold",
+        "scene_cold",
+        "woven_cold",
+        "preview_warm",
+        "scene_warm",
+        "woven_warm",
+    ]
     times: dict[str, list[float]] = {case: [] for case in cases}
     calls: dict[str, list[float]] = {case: [] for case in cases}
     for i in range(runs * len(cases)):
@@ -180,24 +244,19 @@ def key_to_sound(folder: Path, runs: int) -> dict[str, Any]:
         pairs = zip(times[f"preview_{mode}"], times[f"scene_{mode}"], strict=True)
         out[f"ratio_{mode}"] = statistics.median([s / p for p, s in pairs])
         out[f"ratio_of_medians_{mode}"] = out[f"scene_{mode}_ms"] / out[f"preview_{mode}_ms"]
+        woven = zip(times[f"preview_{mode}"], times[f"woven_{mode}"], strict=True)
+        out[f"woven_ratio_{mode}"] = statistics.median([s / p for p, s in woven])
     return out
 
 
 def mixing_cost(folder: Path) -> dict[str, Any]:
     """The feeder's premix per block and the callback per block (fake stream)."""
-    from foley_tui.audio.mixer import StemMix
 
     folder.mkdir(parents=True, exist_ok=True)
     write_long(folder / "narration10.flac", 600.0)
     scene = make_scene(folder, folder / "narration10.flac")
-    mix = StemMix(scene, RATE)  # the feeder's share; the bus runs in the callback
-    mix.read(BLOCK)
-    premix = []
-    for _ in range(400):
-        t0 = time.perf_counter()
-        mix.read(BLOCK)
-        premix.append(time.perf_counter() - t0)
-    mix.close()
+    premix = _premix(scene)
+    woven = _premix(make_scene(folder, folder / "narration10.flac", woven=True))
     block_ms = BLOCK / RATE * 1e3
     callback = _callback_cost(folder, scene)
     return {
@@ -208,9 +267,25 @@ def mixing_cost(folder: Path) -> dict[str, Any]:
         "premix_mean_ms": statistics.fmean(premix) * 1e3,
         "premix_p99_ms": float(np.percentile(premix, 99)) * 1e3,
         "premix_realtime_x": block_ms / (statistics.fmean(premix) * 1e3),
+        "woven_premix_mean_ms": statistics.fmean(woven) * 1e3,
+        "woven_premix_p99_ms": float(np.percentile(woven, 99)) * 1e3,
         "load_average": os.getloadavg()[0],
         **callback,
     }
+
+
+def _premix(scene: Any) -> list[float]:
+    from foley_tui.audio.mixer import StemMix
+
+    mix = StemMix(scene, RATE)  # the feeder's share; the bus runs in the callback
+    mix.read(BLOCK)
+    premix = []
+    for _ in range(400):
+        t0 = time.perf_counter()
+        mix.read(BLOCK)
+        premix.append(time.perf_counter() - t0)
+    mix.close()
+    return premix
 
 
 def _callback_cost(folder: Path, scene: Any) -> dict[str, float]:
@@ -410,6 +485,7 @@ def main(runs: int = RUNS, seconds: float = 20.0) -> dict[str, Any]:
         results = {
             "key_to_sound": key_to_sound(folder / "k2s", runs),
             "mixing": mixing_cost(folder / "mix"),
+            "woven_prepare": woven_prepare(folder / "prep"),
             "memory": memory(folder / "mem"),
             "paced": paced(folder / "paced", seconds),
         }
@@ -433,6 +509,10 @@ def report(results: dict[str, Any]) -> None:
             f"  ratio scene/preview ({mode})     {k[f'ratio_{mode}']:7.2f} median of ratios, "
             f"{k[f'ratio_of_medians_{mode}']:.2f} ratio of medians"
         )
+        print(
+            f"  woven scene ({mode})             {k[f'woven_{mode}_ms']:7.2f} ms "
+            f"(woven/preview {k[f'woven_ratio_{mode}']:.2f} median of ratios)"
+        )
     m = results["mixing"]
     print(
         f"mixing {m['voices']} voices at 48 kHz, {m['block_frames']}-frame blocks "
@@ -443,7 +523,18 @@ def report(results: dict[str, Any]) -> None:
         f"{m['premix_p99_ms']:.3f} ms p99 ({m['premix_realtime_x']:.1f}x real time; "
         f"load average {m['load_average']:.1f})"
     )
+    print(
+        f"  feeder premix, woven            {m['woven_premix_mean_ms']:7.3f} ms mean, "
+        f"{m['woven_premix_p99_ms']:.3f} ms p99"
+    )
     print(f"  audio callback, scene           {m['callback_scene_us']:7.1f} us")
+    w = results["woven_prepare"]
+    print(f"woven analysis of 32 picks (load average {w['load_average']:.1f}):")
+    for key in ("30s", "600s"):
+        print(
+            f"  over a {key} narration: gains {w[f'gains_{key}_ms']:.0f} ms, master "
+            f"{w[f'master_{key}_ms']:.0f} ms; cached {w[f'cached_{key}_ms']:.2f} ms"
+        )
     print(f"  audio callback, one preview     {m['callback_preview_us']:7.1f} us")
     p = results.get("paced")
     if p is not None:
