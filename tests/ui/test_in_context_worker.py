@@ -1,6 +1,8 @@
 """``C`` (a candidate in context) never reads or measures audio on the UI thread: the
 scene build runs in a worker while the UI keeps answering keys, a second ``C`` supersedes
-the first, and a failure becomes a notice."""
+the first, and a failure becomes a notice. The flat mix with loudness matching measures
+each sound's loudness; the woven mix measures each sound's woven gain and the whole scene
+for the master: both in the worker."""
 
 from __future__ import annotations
 
@@ -70,13 +72,15 @@ def recorder(monkeypatch: pytest.MonkeyPatch) -> Iterator[Recorder]:
     rec.gate.set()
 
 
-def _app(data_dir: Path, tmp_path: Path, player: FakePlayer) -> tuple[FoleyApp, ToneSession]:
+def _app(
+    data_dir: Path, tmp_path: Path, player: FakePlayer, mix: str = "flat"
+) -> tuple[FoleyApp, ToneSession]:
     tones = make_tone_session(data_dir, tmp_path / "audio", 48000)
     service = SessionService(data_dir)
     store = service.get(tones.session_id)
     write_narration(store, make_narration(tones.narration_path, tones.words_path))
-    config = Config(settings=Settings(loudness_match=True, context_pre_roll_s=0.25))
-    return FoleyApp(store, player, config, service), tones
+    settings = Settings(loudness_match=True, context_pre_roll_s=0.25, scene_mix=mix)
+    return FoleyApp(store, player, Config(settings=settings), service), tones
 
 
 async def _until(pilot: Pilot[Any], condition: Callable[[], bool], what: str) -> None:
@@ -251,3 +255,39 @@ async def test_after_a_first_c_the_resting_rows_scene_is_built_ahead(
         await _on_row(pilot, app, tones.ids["slam"])
         stale = screen.in_context.ready
         assert stale is not None and stale[0] != screen.in_context.key(tones.ids["slam"])
+
+
+async def test_the_woven_mix_is_measured_off_the_ui_thread(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """C in the woven mix: every sound read whole for its woven gain, and the scene
+    mixed once for foley's master gain, in the worker; the first C says it is analysing."""
+    import foley_tui.scene.contract as contract
+    import foley_tui.scene.woven as woven
+
+    threads: list[tuple[str, threading.Thread]] = []
+    real_read, real_master = contract.read_mono, woven.master_gain
+
+    def read(ref: Any) -> Any:
+        threads.append(("read", threading.current_thread()))
+        return real_read(ref)
+
+    def master(scene: Scene, **kwargs: Any) -> Any:
+        threads.append(("master", threading.current_thread()))
+        return real_master(scene, **kwargs)
+
+    monkeypatch.setattr(contract, "read_mono", read)
+    monkeypatch.setattr(woven, "master_gain", master)
+    player = FakePlayer()
+    app, tones = _app(data_dir, tmp_path, player, mix="woven")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _on_row(pilot, app, tones.ids["alt"])
+        await pilot.press("C")
+        assert any("Analysing the scene" in n.message for n in app._notifications)
+        await _until(pilot, lambda: bool(_scenes(player)), "the scene started")
+        await wait_workers(app)
+        scene = _scenes(player)[-1]
+        assert scene.mix == "woven" and scene.master_gain_db != 0.0
+        assert {what for what, _ in threads} == {"read", "master"}
+        assert all(t is not threading.main_thread() for _, t in threads)

@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from foley_tui.audio.base import SCENE_HOW, Player, PlayerState
+from foley_tui.audition.stale import OpenedOn
 from foley_tui.domain import ValidationError
 from foley_tui.keys.bindings import binding_objects
 from foley_tui.scene.build import SceneModel, build_scene
@@ -205,7 +206,7 @@ class TimelineScreen(Screen[None]):
         placed, unplaced = len(scene.placed), len(scene.unplaced)
         mix = MIX_TITLES[self.model.mix]
         return (
-            f"Timeline · {placed} placed, {unplaced} unplaced · {narration} · {mix} · "
+            f"Timeline · {mix} · {placed} placed, {unplaced} unplaced · {narration} · "
             f"{self.model.zoom:g} s/col"
         )
 
@@ -419,9 +420,10 @@ class TimelineScreen(Screen[None]):
         if current is None:
             return
         pick = self.store.picks_ns.get(current.sound_id) or {}
+        opened = OpenedOn.read(self.store.picks_ns, [current.sound_id])
 
         def done(choice: OnsetChoice | None) -> None:
-            if choice is not None:
+            if choice is not None and not self._stale(opened):
                 self._write(lambda: self.store.set_onset(current.sound_id, choice.onset))
 
         self.app.push_screen(
@@ -446,8 +448,10 @@ class TimelineScreen(Screen[None]):
             write()
             return
 
+        opened = OpenedOn.read(self.store.picks_ns, [edit.sound_id])
+
         def answered(yes: bool | None) -> None:
-            if yes:
+            if yes and not self._stale(opened):
                 write()
 
         self.app.push_screen(
@@ -459,6 +463,20 @@ class TimelineScreen(Screen[None]):
             ),
             answered,
         )
+
+    def _stale(self, opened: OpenedOn) -> bool:
+        """On a dialog's confirm: whether the session changed under it (then nothing is
+        written and the user is told what changed)."""
+
+        def caption(sound_id: str) -> str:
+            pick = self.model.pick(sound_id)
+            return pick.caption if pick is not None else sound_id
+
+        why = opened.changed(self.store.picks_ns, caption)
+        if why is None:
+            return False
+        self.notify(why, title="Store", severity="warning", timeout=10)
+        return True
 
     def action_nudge(self, delta: float) -> None:
         self._apply(self.model.nudge(delta), "Nudge")
