@@ -303,21 +303,38 @@ class AuditionModel:
     def set_onset(self, sound_id: str, onset: Onset) -> Change:
         return self._write(sound_id, lambda: self.store.update_pick(sound_id, onset=onset))
 
-    def nudge(self, delta: float, *, replace_anchor: bool = False) -> Change:
-        """Move the highlighted row's onset by ``delta`` seconds (picking it if needed),
-        rounded to the millisecond and never below zero. An anchor onset is not a number
-        to move: only with ``replace_anchor`` (the user confirmed) it becomes one, moved
-        from where foley reads it without a word timeline (an absolute anchor's seconds,
-        else 0:00)."""
-        sound_id = self.cursor
+    def nudge(
+        self,
+        delta: float,
+        *,
+        replace_anchor: bool = False,
+        words: Sequence[Mapping[str, Any]] = (),
+        sound_id: str | None = None,
+    ) -> Change:
+        """Move a row's onset (the highlighted one unless ``sound_id``) by ``delta``
+        seconds (picking it if needed), rounded to the millisecond and never below zero.
+        An anchor onset is not a number to move: only with ``replace_anchor`` (the user
+        confirmed) it becomes one, moved from where foley reads it (:meth:`nudged_to`)."""
+        sound_id = sound_id if sound_id is not None else self.cursor
         if sound_id is None:
             return Change()
         pick = self.listing.decisions.picks.get(sound_id)
         onset = pick.onset if pick is not None else None
         if isinstance(onset, str) and not replace_anchor:
             return Change(notices=("the onset is an anchor; confirm to replace it",))
-        layer = pick.layer if pick is not None else None
-        return self.set_onset(sound_id, nudged(onset, layer, delta))
+        return self.set_onset(sound_id, self.nudged_to(sound_id, delta, words))
+
+    def nudged_to(
+        self, sound_id: str, delta: float, words: Sequence[Mapping[str, Any]] = ()
+    ) -> float:
+        """Where a nudge of ``delta`` puts ``sound_id``'s onset: an anchor moves from where
+        the narration's ``words`` put it (else an absolute anchor's seconds, else 0:00)."""
+        pick = self.listing.decisions.picks.get(sound_id)
+        onset = pick.onset if pick is not None else None
+        placement = self.listing.placement(sound_id)
+        layer = placement.layer if placement is not None else (pick.layer if pick else None)
+        loop = placement.loop if placement is not None else False
+        return nudged(onset, layer, delta, words=list(words), loop=loop)
 
     def undo(self) -> Change:
         return self._journal(undo=True)
@@ -379,7 +396,17 @@ class AuditionModel:
         """Write to the store first; only on success change memory, to what the journal
         entry says the files now hold (a write that changed nothing re-reads the sound:
         memory was behind the files). The cursor advances when the row is now
-        ``advance``."""
+        ``advance``.
+
+        A key on a ghost row (a pick with no cached candidate) whose pick foley's agent
+        dropped since the list was drawn writes nothing: the row goes instead."""
+        if self.listing.is_ghost(sound_id) and self._pick_gone(sound_id):
+            self.listing.decisions.picks.pop(sound_id, None)
+            self.listing.decisions.rejects.pop(sound_id, None)
+            notice = f"{sound_id}: foley's agent dropped this pick meanwhile; nothing written"
+            return self._reapply(keep=None) | Change(
+                notices=(notice,), rows=frozenset({sound_id}), status=True
+            )
         try:
             result = write()
         except _WRITE_ERRORS as exc:
@@ -395,6 +422,12 @@ class AuditionModel:
             decisions.apply_state(sound_id, self.store.verdicts(sound_id).to_state())
         moves = advance is not None and decisions.status(sound_id) is advance
         return self._after_write(sound_id, advance=moves) | Change(rows=also)
+
+    def _pick_gone(self, sound_id: str) -> bool:
+        try:
+            return self.store.picks_ns.get(sound_id) is None
+        except (OSError, ValueError):
+            return False
 
     def event_rivals(self, sound_id: str) -> list[str]:
         """With ``one_pick_per_event``: the other picks of the scene event that picking
@@ -539,10 +572,21 @@ class AuditionModel:
         changed = merge_decisions(self.listing.decisions, outside)
         change = self._set_undo(outside.undo) if outside.undo is not None else Change()
         change |= Change(problems=outside.problems)
+        regroup = False
         if outside.rows is not None:
             self.listing.set_rows(outside.rows)
             change |= Change(data=True, candidates=True)
-        if outside.rows is not None or (changed and self._view_depends_on_decisions()):
+        if outside.events is not None and self.listing.events_read:
+            regroup = self.listing.update_events(outside.events)  # a changed event
+            if regroup:
+                change |= Change(data=True)
+        # A ghost pick (no cached candidate) the agent added or dropped is shown or goes.
+        ghosts = any(self.listing.is_ghost(sid) for sid in changed)
+        if (
+            outside.rows is not None
+            or regroup
+            or (changed and (ghosts or self._view_depends_on_decisions()))
+        ):
             change |= self._reapply(keep=self.cursor)
         if changed:
             change |= Change(rows=frozenset(changed), status=True, details=self.cursor in changed)

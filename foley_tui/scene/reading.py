@@ -118,14 +118,22 @@ def read_onset(
     return OnsetReading(anchor, summary, onset_s, duration, matched=matched)
 
 
-def nudged(onset: object, layer: str | None, delta: float) -> float:
+def nudged(
+    onset: object,
+    layer: str | None,
+    delta: float,
+    *,
+    words: Sequence[Word] | None = None,
+    loop: bool = False,
+) -> float:
     """An onset moved by ``delta`` seconds, rounded to the millisecond, never below zero.
 
-    No onset moves from 0:00; an anchor (text) moves from where foley reads it without a
-    word timeline: an absolute anchor's seconds, else 0:00 (the caller asks the user
-    before replacing an anchor with a number)."""
+    No onset moves from 0:00; an anchor (text) moves from where foley reads it: where the
+    narration's ``words`` put it when it lands on them, else an absolute anchor's
+    seconds, else 0:00 (the caller asks the user before replacing an anchor with a
+    number, and shows this value)."""
     if isinstance(onset, str):
-        reading = read_onset(onset, layer=layer or "sfx_fg")
+        reading = read_onset(onset, layer=layer or "sfx_fg", loop=loop, words=words)
         onset = reading.onset_s if reading.onset_s is not None else 0.0
     start = float(onset) if isinstance(onset, int | float) else 0.0
     return max(0.0, round(start + delta, 3))

@@ -17,6 +17,7 @@ from textual.app import App
 
 from foley_tui.audition.change import Change
 from foley_tui.audition.model import AuditionModel
+from foley_tui.audition.stale import OpenedOn
 from foley_tui.store import SessionStore
 
 if TYPE_CHECKING:
@@ -85,8 +86,10 @@ class DecisionDialogs:
             "All or nothing, one undo."
         )
 
+        opened = self._opened([sound_id, *rivals])
+
         def done(yes: bool | None) -> None:
-            if yes:
+            if yes and not self._stale(opened):
                 self.screen.run_intent(lambda: model.pick_dropping(sound_id, rivals))
 
         self.screen.app.push_screen(
@@ -113,9 +116,10 @@ class DecisionDialogs:
         if sound_id is None:
             return
         pick = self.model.listing.decisions.picks.get(sound_id)
+        opened = self._opened([sound_id])
 
         def done(choice: OnsetChoice | None) -> None:
-            if choice is not None:
+            if choice is not None and not self._stale(opened):
                 self.screen.run_intent(lambda: self.model.set_onset(sound_id, choice.onset))
 
         caption = self.model.caption(sound_id)
@@ -147,18 +151,41 @@ class DecisionDialogs:
         if sound_id is None or pick is None or not isinstance(pick.onset, str):
             self.screen.run_intent(lambda: self.model.nudge(delta))
             return
+        from foley_tui.scene.reading import clock
+
         anchor = pick.onset
+        words = self._words()
+        target = self.model.nudged_to(sound_id, delta, words)
+        opened = self._opened([sound_id])
 
         def done(replace: bool | None) -> None:
-            if replace:
-                self.screen.run_intent(lambda: self.model.nudge(delta, replace_anchor=True))
+            if replace and not self._stale(opened):
+                self.screen.run_intent(
+                    lambda: self.model.nudge(
+                        delta, replace_anchor=True, words=words, sound_id=sound_id
+                    )
+                )
 
         self.screen.app.push_screen(
             ConfirmModal(
                 "Replace the anchor with a number?",
                 f"The onset is the anchor {anchor!r}, which foley resolves against the "
-                "narration's words. A nudge replaces it with a number of seconds.",
+                f"narration's words. A nudge replaces it with {clock(target)} ({target:g} s, "
+                "a number of seconds: it no longer follows the words).",
                 yes_label="Replace",
             ),
             done,
         )
+
+    def _opened(self, sound_ids: list[str]) -> OpenedOn:
+        """The pick records a dialog's confirm would write over, read as it opens."""
+        return OpenedOn.read(self.screen.store.picks_ns, sound_ids)
+
+    def _stale(self, opened: OpenedOn) -> bool:
+        """On confirm: whether the session changed under the dialog (then nothing is
+        written and the user is told what changed)."""
+        why = opened.changed(self.screen.store.picks_ns, self.model.caption)
+        if why is None:
+            return False
+        self.screen.app.notify(why, title="Store", severity="warning", timeout=10)
+        return True
