@@ -39,6 +39,11 @@ Onset = float | int | str | None
 #: Longest anchor text we accept from a user (foley's anchors are a few words).
 MAX_ANCHOR_CHARS = 1000
 
+#: The latest onset (seconds, either sign) we write, and the latest anything is placed at
+#: on the scene clock: a day (the scene contract's limit; an agent's pick past it is shown
+#: and left out of every mix).
+MAX_PLACEMENT_S = 86400.0
+
 
 def validate_onset(value: object) -> Onset:
     """Return ``value`` unchanged when it is a valid onset; raise :class:`ValidationError`.
@@ -64,6 +69,25 @@ def validate_onset(value: object) -> Onset:
         finite = False
     if not finite:
         raise ValidationError(f"onset must be a finite number of seconds (got {value!r})")
+    if abs(value) > MAX_PLACEMENT_S:
+        raise ValidationError(
+            f"onset must be within a day ({MAX_PLACEMENT_S:g} s) of the start (got {value!r})"
+        )
+    return value
+
+
+def plan_onset(value: object) -> Onset:
+    """A stored onset as foley's ``plan`` passes it on: None, a number it reads as
+    seconds, else the text it turns the value into (``str(value)``), which foley's weave
+    reads as an anchor: NaN, infinities, ``True`` and numbers whose text has an exponent
+    (``1e+20``) are words to foley, ``[1, 2]`` is the first number in its text."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    text = str(value)
+    if any(c.isalpha() for c in text):
+        return text
     return value
 
 
@@ -109,7 +133,7 @@ def format_onset(onset: Onset) -> str:
     if onset is None:
         return "-"
     if isinstance(onset, str):
-        return onset
+        return onset if onset.strip() else repr(onset)  # '' is an anchor too
     if isinstance(onset, bool) or not isinstance(onset, int | float):
         return "?"
     try:
@@ -146,17 +170,15 @@ class Pick:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], sound_id: str | None = None) -> Pick:
-        """Build from a stored dict; tolerant of a bad layer/onset written by someone else."""
+        """Build from a stored dict; tolerant of a bad layer written by someone else, and
+        its onset as foley's plan reads it (:func:`plan_onset`: a value foley turns into
+        an anchor is shown as that anchor)."""
         sid = str(data.get("sound_id") or sound_id or "")
         try:
             layer = validate_layer(data.get("layer"))
         except ValidationError:
             layer = None
-        try:
-            onset = validate_onset(data.get("onset"))
-        except ValidationError:
-            onset = None
-        return cls(sid, layer, onset)
+        return cls(sid, layer, plan_onset(data.get("onset")))
 
 
 @dataclass(frozen=True, slots=True)

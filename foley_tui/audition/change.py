@@ -90,3 +90,5 @@ class Outside:
     problems: tuple[str, ...] = ()
     undo: tuple[bool, bool] | None = None
     """(can undo, can redo), read by the poll when the journal changed."""
+    events: dict[str, object] | None = None
+    """The scene event of each candidate added or rewritten (None: it has none)."""

@@ -292,6 +292,10 @@ class Listing:
             self.view += [g for g in self.ghosts() if all(t in g.lower() for t in terms)]
         return self.view
 
+    def is_ghost(self, sound_id: str) -> bool:
+        """A pick (or a row) with no cached candidate, once the list is in."""
+        return bool(self.ids) and self._page is None and not self.contains(sound_id)
+
     def ghosts(self) -> list[str]:
         """Picks with no cached candidate (foley's ``plan`` drops them), sorted; none
         before the ids are listed."""
@@ -314,6 +318,16 @@ class Listing:
             self.events[sid] = info.key
             self.event_info.setdefault(info.key, info)
             self.members.setdefault(info.key, []).append(sid)
+
+    def update_events(self, read: Mapping[str, object]) -> bool:
+        """The scene events another process's writes left (sound id -> event, None: it
+        has none); True when any changed (the list regroups)."""
+        events: dict[str, Mapping[str, Any]] = {
+            sid: event for sid, event in read.items() if isinstance(event, Mapping)
+        }
+        before = dict(self.events)
+        self.set_events(events)
+        return self.events != before
 
     def placement(self, sound_id: str) -> Placement | None:
         """The effective placement of a pick (what ``foley plan`` will use), None when the

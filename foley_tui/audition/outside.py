@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from foley_tui.audition.change import Outside
+from foley_tui.audition.events import EVENT_SCAN_LIMIT
 from foley_tui.audition.listing import Decisions
 from foley_tui.domain import Row
 from foley_tui.store import SessionStore
@@ -30,13 +31,21 @@ def read_outside(
     picks = store.picks() if diff.picks else None
     rejects = store.rejects() if diff.rejects else None
     rows: list[Row] | None = None
+    events: dict[str, object] | None = None
     if diff.candidates:
         rows = store.rows()
+        if len(rows) <= EVENT_SCAN_LIMIT:
+            # A rewritten candidate may carry a new scene event with the same columns:
+            # the events are read again (as the loader reads them) to regroup the list.
+            events = {}
+            for row in rows:
+                candidate = store.candidate(row.sound_id)
+                events[row.sound_id] = candidate.get("event") if candidate is not None else None
         if len(rows) == len(current) and all(current.get(r.sound_id) == r for r in rows):
             rows = None
     problems = tuple(str(p) for p in store.problems()) if diff.decisions or rows else ()
     undo = store.undo_redo() if diff.journal else None  # read here, not on the UI thread
-    return Outside(generation, snapshot, diff, picks, rejects, rows, problems, undo)
+    return Outside(generation, snapshot, diff, picks, rejects, rows, problems, undo, events)
 
 
 def merge_decisions(decisions: Decisions, outside: Outside) -> set[str]:

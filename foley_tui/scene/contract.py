@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from foley_tui.audio.placement import ClipPlacement, placement_frame, span_frames
+from foley_tui.domain import MAX_PLACEMENT_S as _MAX_PLACEMENT_S
 
 __all__ = [
     "ANALYSING_NOTE",
@@ -67,9 +68,10 @@ if TYPE_CHECKING:
 
     from foley_tui.audio.base import AudioRef
 
-#: The latest onset (seconds) anything is placed at: a day. Our own writes refuse more;
-#: an agent's pick past it is shown and left out of every mix.
-MAX_PLACEMENT_S = 86400.0
+#: The latest onset (seconds) anything is placed at: a day. Our own writes refuse more
+#: (:func:`foley_tui.domain.validate_onset`); an agent's pick past it is shown and left out
+#: of every mix.
+MAX_PLACEMENT_S = _MAX_PLACEMENT_S
 
 Mix = Literal["woven", "flat"]
 WOVEN: Mix = "woven"

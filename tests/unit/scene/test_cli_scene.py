@@ -312,3 +312,42 @@ def test_scene_json_reports_the_contract_of_each_pick(
     ghost = rows["ghost"]
     assert ghost["onset_s"] is None and ghost["frame"] is None
     assert ghost["note"] == "no cached candidate: foley plan drops it"
+
+
+def test_a_huge_onset_is_shown_left_out_and_never_rendered(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An agent's pick at 1e17 s: the timeline draws (no ruler walk to it), scene says
+    weave cuts it, render-scene writes the scene's length, not gigabytes; our own writes
+    refuse an onset past MAX_PLACEMENT_S."""
+    from foley_tui.domain import MAX_PLACEMENT_S, ValidationError, validate_onset
+    from foley_tui.scene.build import build_scene
+    from foley_tui.scene.timeline import TimelineModel
+
+    tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
+    assert attach_narration(tones) == 0
+    store = SessionService(data_dir).get(tones.session_id)
+    huge = tones.ids["numeric"]
+    store.picks_ns[huge] = {"sound_id": huge, "layer": "sfx_fg", "onset": 10**17}
+    model = build_scene(store, resolve_audio=False)
+    pick = model.pick(huge)
+    assert pick is not None and not pick.placed and pick.note == "weave cuts it"
+    timeline = TimelineModel(model)
+    timeline.cursor = huge
+    timeline.ensure_visible(80)
+    assert len(timeline.ruler(80)) == 80 and timeline.end_s < 10
+    capsys.readouterr()
+    assert main(["scene", tones.session_id, "--json"]) == 0
+    row = {r["sound_id"]: r for r in json.loads(capsys.readouterr().out)["picks"]}[huge]
+    assert row["onset_s"] is None and row["note"] == "weave cuts it"
+    out = tmp_path / "mix.wav"
+    for mix in ("woven", "flat"):
+        assert (
+            main(["render-scene", tones.session_id, "-o", str(out), "--mix", mix, "--force"]) == 0
+        )
+        assert sf.info(str(out)).duration < 10
+    with pytest.raises(ValidationError, match="within a day"):
+        validate_onset(MAX_PLACEMENT_S + 1)
+    assert validate_onset(MAX_PLACEMENT_S) == MAX_PLACEMENT_S
+    assert main(["pick", tones.session_id, huge, "--onset", "100000"]) == 2
+    assert "within a day" in capsys.readouterr().err
