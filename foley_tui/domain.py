@@ -88,6 +88,8 @@ def plan_onset(value: object) -> Onset:
     text = str(value)
     if any(c.isalpha() for c in text):
         return text
+    if isinstance(value, int) and abs(value) > 2**53:
+        return text  # no float holds it: kept as the digits foley reads as seconds
     return value
 
 

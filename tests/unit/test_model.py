@@ -54,7 +54,11 @@ def test_format_onset() -> None:
 
 def test_pick_from_foreign_dict_is_tolerant() -> None:
     pick = Pick.from_dict({"layer": "loud", "onset": [1]}, sound_id="x")
-    assert pick == Pick("x", None, None)
+    # foley's plan passes the onset on as str(onset): '[1]', read as 1 s by its weave
+    assert pick == Pick("x", None, "[1]")
+    assert Pick.from_dict({"onset": float("nan")}, sound_id="x").onset == "nan"
+    assert Pick.from_dict({"onset": 1e20}, sound_id="x").onset == "1e+20"
+    assert Pick.from_dict({"onset": 10**30}, sound_id="x").onset == str(10**30)
     # an anchor string is foley's own onset: kept as written
     assert Pick.from_dict({"onset": "on 'slammed'"}, sound_id="x").onset == "on 'slammed'"
 
