@@ -35,14 +35,13 @@ class SpotCancelled(Exception):
 
 
 def woven_gain_db(clip: Frames, rate: int, layer: str) -> float:
-    """The woven mix's static gain for a clip: foley's reference gain (its peak kept under
-    the ceiling the layer gain leaves) plus the layer's gain; no ducking, no master."""
-    from foley.level import reference_gain_db
-    from foley.weave.mix import LAYER_GAIN_DB
+    """The woven mix's static gain for a clip (the scene contract's): foley's reference
+    gain on the clip as it plays, folded to mono as foley's render folds it, plus the
+    layer's gain; no ducking, no master."""
+    from foley_tui.scene.contract import ClipPlacement, measure_woven_gain
 
-    layer_db = float(LAYER_GAIN_DB.get(layer, 0.0))  # a str-valued enum: looked up by name
-    reference = reference_gain_db(clip, rate, peak_ceiling_dbfs=-1.0 - layer_db)
-    return float(reference) + layer_db
+    mono = clip.mean(axis=1, dtype=np.float32) if clip.ndim == 2 else clip
+    return measure_woven_gain(mono, rate, layer, ClipPlacement(0.0)).clip_db
 
 
 def source_blocks(

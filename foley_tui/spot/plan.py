@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from foley_tui.audio.base import AudioRef, Source, Unplayable
 from foley_tui.audio.blob import RemoteBlob
+from foley_tui.scene.contract import DEFAULT_MIX, placement_frame
 from foley_tui.spot import names
 from foley_tui.spot.timecode import DEFAULT_FPS, FrameRate, frame_rate, frames_to_samples, parse
 
@@ -247,9 +248,9 @@ def _layer_rank(layer: str) -> int:
 
 # ------------------------------------------------------------------ the scene contract
 def placement_sample(onset_s: float, rate: int) -> int:
-    """The sample a sound placed at ``onset_s`` starts on at ``rate``: foley's weave rule,
-    ``int(onset * rate)``."""
-    return int(onset_s * rate)
+    """The sample a sound placed at ``onset_s`` starts on at ``rate`` (the scene
+    contract's :func:`~foley_tui.scene.contract.placement_frame`: foley's weave rule)."""
+    return placement_frame(onset_s, rate)
 
 
 def in_point_s(pick: ScenePick) -> float:
@@ -420,7 +421,8 @@ def plan_spot(store: SessionStore, model: SceneModel, options: SpotOptions) -> S
         markers,
         warnings,
         narration,
-        scene=model.to_scene() if "mix" in options.formats else None,
+        # The reference mix is render-scene's default: the woven mix, as foley weaves it.
+        scene=model.to_scene(mix=DEFAULT_MIX) if "mix" in options.formats else None,
     )
 
 

@@ -76,6 +76,7 @@ def test_every_format_lands_every_pick_where_scene_places_it(
 def test_clip_gains_are_the_woven_static_gain_and_copies_are_unity(
     data_dir: Path, tmp_path: Path, tones: ToneSession
 ) -> None:
+    from foley.audio import to_mono
     from foley.level import reference_gain_db
     from foley.weave.mix import LAYER_GAIN_DB
 
@@ -87,7 +88,8 @@ def test_clip_gains_are_the_woven_static_gain_and_copies_are_unity(
     numeric = next(i for i in items if i.name == "numeric")
     source = tone(SOURCE_RATE, 0.2, 1000.0)
     layer_db = LAYER_GAIN_DB["sfx_fg"]
-    want = reference_gain_db(source, SOURCE_RATE, peak_ceiling_dbfs=-1 - layer_db) + layer_db
+    mono = to_mono(source)  # foley's render measures the clip folded to mono
+    want = reference_gain_db(mono, SOURCE_RATE, peak_ceiling_dbfs=-1 - layer_db) + layer_db
     assert want != 0.0
     assert 20 * np.log10(numeric.volume) == pytest.approx(want, abs=0.01)
     # The copy itself is at unity gain: the source's samples, to 24 bits.
