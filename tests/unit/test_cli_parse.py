@@ -8,7 +8,7 @@ import argparse
 
 import pytest
 
-from foley_tui.cli import build_parser, main, parse_command_line, verb_of
+from foley_tui.cli import COMMAND_MODULES, build_parser, main, parse_command_line, verb_of
 from foley_tui.cli.reference import verbs
 
 
@@ -79,3 +79,15 @@ def test_errors_and_help_are_the_whole_parsers(capsys: pytest.CaptureFixture[str
         main(["--help"])
     shown = capsys.readouterr().out
     assert "sessions" in shown and "open" in shown  # help lists every verb
+
+
+def test_the_verbs_do_not_depend_on_the_order_their_modules_register_in() -> None:
+    """Several modules add ``session`` verbs; whichever registers first makes the group."""
+
+    def words(modules: tuple[str, ...]) -> set[tuple[str, ...]]:
+        return {verb.words for verb in verbs(build_parser(modules))}
+
+    forward = words(COMMAND_MODULES)
+    assert ("session", "tell") in forward and ("session", "push") in forward
+    assert ("session", "narration") in forward and ("session", "create") in forward
+    assert words(tuple(reversed(COMMAND_MODULES))) == forward
