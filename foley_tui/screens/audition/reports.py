@@ -1,9 +1,10 @@
 """What the audition screen's workers and the player's thread report (Textual messages).
 
 Workers never touch widgets: they post one of these to the part that started them (the
-loader, the previewer), which handles it on the main thread. Names: past tense, for
-events (``RowsLoaded``). High-rate messages implement ``can_replace`` so a backlog of
-stale positions or progress ticks collapses to the latest one.
+loader, the previewer), which handles it on the main thread; none bubbles further.
+Names: past tense, for events (``RowsLoaded``). High-rate messages implement
+``can_replace`` so a backlog of stale positions or progress ticks collapses to the latest
+one.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from foley_tui.audition.similar import SimilarResult
 
 
-class IdsListed(Message):
+class IdsListed(Message, bubble=False):
     """The session's candidate ids (file names only), for the first paint."""
 
     def __init__(
@@ -42,7 +43,7 @@ class IdsListed(Message):
         index could be used; the exact rows follow in :class:`RowsLoaded`."""
 
 
-class SessionOpened(Message):
+class SessionOpened(Message, bubble=False):
     """The session's settings and first page, read by the opening thread after the screen
     had mounted (else the screen applied them on mount)."""
 
@@ -51,7 +52,7 @@ class SessionOpened(Message):
         self.opening = opening
 
 
-class UndoRead(Message):
+class UndoRead(Message, bubble=False):
     """Undo availability, read by the load worker after the first paint."""
 
     def __init__(self, can_undo: bool, can_redo: bool, generation: int) -> None:
@@ -61,7 +62,7 @@ class UndoRead(Message):
         self.generation = generation
 
 
-class LoadProgress(Message):
+class LoadProgress(Message, bubble=False):
     """Rows with all their columns: ``done`` of ``total`` so far."""
 
     def __init__(self, done: int, total: int) -> None:
@@ -73,7 +74,7 @@ class LoadProgress(Message):
         return isinstance(message, LoadProgress)
 
 
-class RowsParsed(Message):
+class RowsParsed(Message, bubble=False):
     """Rows parsed so far while a session loads (their ``rank`` is provisional): the
     list fills them in progressively; :class:`RowsLoaded` brings the final list."""
 
@@ -82,7 +83,7 @@ class RowsParsed(Message):
         self.rows = rows
 
 
-class RowsLoaded(Message):
+class RowsLoaded(Message, bubble=False):
     """Every row with all its columns, plus the store's problems (unreadable entries)."""
 
     def __init__(
@@ -101,7 +102,7 @@ class RowsLoaded(Message):
         """The screen's decision counter when the decisions were read."""
 
 
-class EventsRead(Message):
+class EventsRead(Message, bubble=False):
     """The scene event of each candidate that carries one (sound id -> event dict)."""
 
     def __init__(self, events: Mapping[str, Mapping[str, Any]]) -> None:
@@ -109,7 +110,7 @@ class EventsRead(Message):
         self.events = events
 
 
-class OutsideChanged(Message):
+class OutsideChanged(Message, bubble=False):
     """A poll found files another process (foley's agent) changed; the model merges it."""
 
     def __init__(self, outside: Outside) -> None:
@@ -117,7 +118,7 @@ class OutsideChanged(Message):
         self.outside = outside
 
 
-class StoreReachability(Message):
+class StoreReachability(Message, bubble=False):
     """A shared store's server went away (``up`` False, ``error`` says why) or came back."""
 
     def __init__(self, up: bool, error: str | None = None) -> None:
@@ -126,7 +127,7 @@ class StoreReachability(Message):
         self.error = error
 
 
-class PeaksReady(Message):
+class PeaksReady(Message, bubble=False):
     """Waveform peaks for ``sound_id``: ``exact`` False for the quick overview."""
 
     def __init__(
@@ -152,7 +153,7 @@ class PeaksReady(Message):
         return isinstance(message, PeaksReady) and message.sound_id == self.sound_id
 
 
-class SpectrogramReady(Message):
+class SpectrogramReady(Message, bubble=False):
     """The spectrogram of ``sound_id`` (levels[band][column]), or why there is none."""
 
     def __init__(
@@ -172,7 +173,7 @@ class SpectrogramReady(Message):
         return isinstance(message, SpectrogramReady) and message.sound_id == self.sound_id
 
 
-class SimilarFound(Message):
+class SimilarFound(Message, bubble=False):
     """The sounds most like ``sound_id`` (a worker ranked them), or why it could not."""
 
     def __init__(self, sound_id: str, result: SimilarResult | None, error: str | None) -> None:
@@ -182,7 +183,7 @@ class SimilarFound(Message):
         self.error = error
 
 
-class SourceResolved(Message):
+class SourceResolved(Message, bubble=False):
     """Where a candidate's audio is, or why it cannot be played."""
 
     def __init__(self, sound_id: str, source: Source | Unplayable) -> None:
@@ -191,7 +192,7 @@ class SourceResolved(Message):
         self.source = source
 
 
-class DetailsRead(Message):
+class DetailsRead(Message, bubble=False):
     """A candidate's dict (None: unreadable) and where its audio is, read by a worker for
     the details pane, a play or the prefetch (the UI thread reads no session file)."""
 
@@ -211,7 +212,7 @@ class DetailsRead(Message):
         """``source`` already includes the session's shared store's answer."""
 
 
-class PlayerStateChanged(Message):
+class PlayerStateChanged(Message, bubble=False):
     """The player started, stopped, ended or failed (posted from the audio thread)."""
 
     def __init__(self, status: PlayerStatus) -> None:
@@ -222,7 +223,7 @@ class PlayerStateChanged(Message):
         return isinstance(message, PlayerStateChanged)
 
 
-class PlayheadMoved(Message):
+class PlayheadMoved(Message, bubble=False):
     """The playhead position, sampled on a timer while playing."""
 
     def __init__(self, position_s: float, duration_s: float) -> None:

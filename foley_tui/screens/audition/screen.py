@@ -161,6 +161,8 @@ class AuditionScreen(Screen[None]):
         yield self.similar
 
     def on_mount(self) -> None:
+        # The footer is drawn from this state: no refresh until it changes.
+        self._binding_state = self._binding_inputs()
         self.previewer.start()
         self.candidate_list.focus()
         self.query_one(Waveform).clear("")
@@ -230,15 +232,19 @@ class AuditionScreen(Screen[None]):
     def _bindings_changed(self) -> None:
         """Refresh the footer only when what ``check_action`` depends on changed: a footer
         refresh rebuilds its keys, too costly to do on every cursor move."""
-        state = (
+        state = self._binding_inputs()
+        if state != self._binding_state:
+            self._binding_state = state
+            self.refresh_bindings()
+
+    def _binding_inputs(self) -> tuple[bool, ...]:
+        """What :meth:`check_action` reads."""
+        return (
             self.current_id is not None,
             self.model.can_undo,
             self.model.can_redo,
             self.previewer.has_source,
         )
-        if state != self._binding_state:
-            self._binding_state = state
-            self.refresh_bindings()
 
     def _report_problems(self, problems: tuple[str, ...]) -> None:
         new = [p for p in dict.fromkeys(problems) if p not in self._problems_seen]
