@@ -10,13 +10,26 @@ them) and jumps ahead when they come, if it is still in the silence.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
+
+from textual.message import Message
 
 from foley_tui.audio.base import SCENE_HOW, Player, PlayerState, PlayerStatus, Source
+from foley_tui.audition.model import AuditionModel
 from foley_tui.screens.audition.reports import PlayheadMoved
 
-if TYPE_CHECKING:
-    from foley_tui.screens.audition.preview import Previewer
+
+class Previewer(Protocol):
+    """What the transport needs of the previewer that composes it (named here so the
+    transport does not import the previewer's module, which imports it)."""
+
+    @property
+    def model(self) -> AuditionModel: ...
+    @property
+    def playing_id(self) -> str | None: ...
+    def play(self, sound_id: str, start_s: float = 0.0, *, exact: bool = False) -> None: ...
+    def notify(self, message: str, *, timeout: float | None = None) -> Any: ...
+    def post_message(self, message: Message) -> bool: ...
 
 
 def clock(position_s: float, duration_s: float) -> str:
