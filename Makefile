@@ -33,6 +33,7 @@ run: $(RUNTIME)
 lint: $(STAMP)
 	$(BIN)/ruff check foley_tui tests
 	$(BIN)/ruff format --check foley_tui tests
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -40,6 +41,7 @@ typecheck: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check foley_tui tests
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -n 2
 
 bench: $(STAMP)
