@@ -17,13 +17,14 @@ import contextlib
 import getpass
 import json
 import os
-from collections.abc import Iterable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from typing import Any
 
 import redis
 from dol import wrap_kvs
 from redis.exceptions import RedisError
 
+from foley_tui.safe_io import MAX_RECORD_BYTES, human_size
 from foley_tui.store.codec import (
     DecodeError,
     dumps,
@@ -31,6 +32,8 @@ from foley_tui.store.codec import (
     loads_object,
     validate_session_id,
 )
+from foley_tui.store.errors import StoreProblem
+from foley_tui.store.files import UnreadableEntry
 from foley_tui.store.redis.conn import RedisStoreError, Target, connect, unavailable
 from foley_tui.store.redis.keys import CHANGES_MAXLEN, Keys
 from foley_tui.store.rows import _row_values
@@ -70,6 +73,69 @@ return v
 """
 
 
+# Reads that never send a value over the cap they are given (the file store's caps, for
+# every value read from Redis): an over-cap value comes back as its length instead, so a
+# 200 MB candidate costs its length, not 200 MB of reply and a parse of it.
+#: KEYS: hash. ARGV: cap, field... -> per field its bytes, nil, or its length (over cap).
+CAPPED_HMGET = """
+local cap = tonumber(ARGV[1])
+local out = {}
+for i = 2, #ARGV do
+  local n = redis.call('HSTRLEN', KEYS[1], ARGV[i])
+  if n > cap then out[i - 1] = n else out[i - 1] = redis.call('HGET', KEYS[1], ARGV[i]) end
+end
+return out
+"""
+#: KEYS: hash. ARGV: cursor, cap, count -> {next cursor, {field, value or length...}}.
+CAPPED_HSCAN = """
+local cap = tonumber(ARGV[2])
+local reply = redis.call('HSCAN', KEYS[1], ARGV[1], 'COUNT', ARGV[3])
+local items = reply[2]
+for i = 2, #items, 2 do
+  if #items[i] > cap then items[i] = #items[i] end
+end
+return {reply[1], items}
+"""
+#: KEYS: hash. ARGV: cap -> {field, value or length...}.
+CAPPED_HGETALL = """
+local cap = tonumber(ARGV[1])
+local items = redis.call('HGETALL', KEYS[1])
+for i = 2, #items, 2 do
+  if #items[i] > cap then items[i] = #items[i] end
+end
+return items
+"""
+#: KEYS: string. ARGV: offset, cap -> its bytes from offset, or their length (over cap).
+CAPPED_TAIL = """
+local n = redis.call('STRLEN', KEYS[1]) - tonumber(ARGV[1])
+if n > tonumber(ARGV[2]) then return n end
+return redis.call('GETRANGE', KEYS[1], ARGV[1], -1)
+"""
+#: KEYS: stream. ARGV: start, end, count, cap, '1' for newest first -> the entries, any
+#: field value over the cap emptied.
+CAPPED_XRANGE = """
+local r
+if ARGV[5] == '1' then
+  r = redis.call('XREVRANGE', KEYS[1], ARGV[1], ARGV[2], 'COUNT', ARGV[3])
+else
+  r = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[2], 'COUNT', ARGV[3])
+end
+local cap = tonumber(ARGV[4])
+for _, entry in ipairs(r) do
+  local f = entry[2]
+  for i = 2, #f, 2 do
+    if #f[i] > cap then f[i] = '' end
+  end
+end
+return r
+"""
+
+
+def too_large(size: int, cap: int) -> str:
+    """Why a value over the cap is not read (the file store's words)."""
+    return f"too large ({human_size(size)}; the limit is {human_size(cap)})"
+
+
 def default_user() -> str:
     """The author of our writes: ``$FOLEY_TUI_USER``, else the OS user."""
     name = os.environ.get(USER_ENV, "").strip()
@@ -97,6 +163,48 @@ class RedisBackend:
         self.keys = Keys(target.prefix)
         self.user = user or default_user()
         self.ns_write = client.register_script(NS_WRITE)
+        self._hmget = client.register_script(CAPPED_HMGET)
+        self._hscan = client.register_script(CAPPED_HSCAN)
+        self._hgetall = client.register_script(CAPPED_HGETALL)
+        self._tail = client.register_script(CAPPED_TAIL)
+        self._xrange = client.register_script(CAPPED_XRANGE)
+
+    # -- capped reads: an over-cap value is its length (an int), never its bytes -------
+    def capped_hmget(
+        self, key: str, fields: list[str], cap: int = MAX_RECORD_BYTES, *, client: Any = None
+    ) -> Any:
+        """Per field its bytes, None (absent) or its length when over ``cap``; with a
+        pipeline as ``client``, queued (its reply comes with the pipeline's)."""
+        return self._hmget(keys=[key], args=[cap, *fields], client=client)
+
+    def capped_hgetall(self, key: str, cap: int, *, client: Any = None) -> Any:
+        """Every (field, bytes or length over ``cap``) of a hash, as a flat list."""
+        return self._hgetall(keys=[key], args=[cap], client=client)
+
+    def capped_hscan(
+        self, key: str, cap: int = MAX_RECORD_BYTES, *, count: int = 1000
+    ) -> Iterator[tuple[bytes, bytes | int]]:
+        """Every (field, bytes or length over ``cap``) of a hash, a batch at a time."""
+        cursor: Any = 0
+        while True:
+            cursor, items = self._hscan(keys=[key], args=[cursor, cap, count])
+            for i in range(0, len(items), 2):
+                yield bytes(items[i]), items[i + 1]
+            if int(cursor) == 0:
+                return
+
+    def capped_tail(self, key: str, offset: int, cap: int) -> bytes | int:
+        """The string's bytes from ``offset`` on, or their length when over ``cap``."""
+        reply = self._tail(keys=[key], args=[offset, cap])
+        return reply if isinstance(reply, int) else bytes(reply or b"")
+
+    def capped_xrange(
+        self, key: str, start: str, end: str, count: int, cap: int, *, newest_first: bool = False
+    ) -> list[Any]:
+        """Stream entries (id, fields) like XRANGE (XREVRANGE: ``start`` is the newest
+        end), any field over ``cap`` emptied."""
+        args: list[Any] = [start, end, count, cap, "1" if newest_first else "0"]
+        return [(entry[0], _pairs(entry[1])) for entry in self._xrange(keys=[key], args=args)]
 
     @classmethod
     def from_url(
@@ -118,6 +226,10 @@ class RedisBackend:
     def close(self) -> None:
         with contextlib.suppress(RedisError):
             self.client.close()
+
+
+def _pairs(flat: list[Any]) -> dict[bytes, Any]:
+    return {bytes(flat[i]): flat[i + 1] for i in range(0, len(flat), 2)}
 
 
 class RedisHash(MutableMapping[str, bytes]):
@@ -156,9 +268,12 @@ class RedisHash(MutableMapping[str, bytes]):
         if not isinstance(key, str):
             raise KeyError(key)
         with self.backend.errors(f"could not read {self.namespace}/{key}"):
-            value = self.backend.client.hget(self.key, key)
+            [value] = self.backend.capped_hmget(self.key, [key])
         if value is None:
             raise KeyError(key)
+        if isinstance(value, int):
+            reason = too_large(value, MAX_RECORD_BYTES)
+            raise UnreadableEntry(StoreProblem(self.namespace, key, self.key, reason))
         return bytes(value)
 
     def _argv(self, op: str, key: str, value: bytes) -> list[Any]:
@@ -228,11 +343,19 @@ class RedisHash(MutableMapping[str, bytes]):
                 pipe.execute()
         return count
 
-    def raw_items(self, *, count: int = 1000) -> Iterator[tuple[str, bytes]]:
-        """Every (key, bytes), read with HSCAN (never one huge reply)."""
+    def raw_items(
+        self, *, count: int = 1000, too_large: Callable[[str, int], None] | None = None
+    ) -> Iterator[tuple[str, bytes]]:
+        """Every (key, bytes), read with HSCAN (never one huge reply); a value over the
+        record cap is left out and told to ``too_large(key, its length)``."""
         with self.backend.errors(f"could not read {self.namespace}"):
-            for name, value in self.backend.client.hscan_iter(self.key, count=count):
-                yield name.decode("utf-8", "surrogateescape"), bytes(value)
+            for raw_name, value in self.backend.capped_hscan(self.key, count=count):
+                name = raw_name.decode("utf-8", "surrogateescape")
+                if isinstance(value, int):
+                    if too_large is not None:
+                        too_large(name, value)
+                    continue
+                yield name, bytes(value)
 
     def stamps(self) -> dict[str, tuple[int, int]]:
         """Per key, the version of its last write (picks and rejects): what a watcher
@@ -248,12 +371,13 @@ class RedisHash(MutableMapping[str, bytes]):
         with self.backend.errors(f"could not read {self.namespace}"):
             return int(self.backend.client.hget(self.nsver_key, self.namespace) or 0)
 
-    def get_many(self, keys: list[str]) -> list[bytes | None]:
+    def get_many(self, keys: list[str]) -> list[bytes | int | None]:
+        """Per key its bytes, None (absent) or its length when over the record cap."""
         if not keys:
             return []
         with self.backend.errors(f"could not read {self.namespace}"):
-            values = self.backend.client.hmget(self.key, keys)
-        return [None if v is None else bytes(v) for v in values]
+            values = self.backend.capped_hmget(self.key, keys)
+        return [v if v is None or isinstance(v, int) else bytes(v) for v in values]
 
 
 def row_json(value: bytes) -> bytes:
@@ -311,4 +435,5 @@ __all__ = [
     "namespaces",
     "raw_of",
     "row_json",
+    "too_large",
 ]

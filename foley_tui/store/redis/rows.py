@@ -13,11 +13,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from foley_tui.domain import Row
+from foley_tui.safe_io import MAX_RECORD_BYTES
 from foley_tui.store.backend import PageQuery
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.index_db import STATUS_FILTERS, Page
 from foley_tui.store.reads import Problems
-from foley_tui.store.redis.namespace import RedisBackend, RedisHash, row_json
+from foley_tui.store.redis.namespace import RedisBackend, RedisHash, row_json, too_large
 from foley_tui.store.rows import _EMPTY_VALUES, _make_row
 
 
@@ -121,7 +122,14 @@ class RedisRows:
                     if around is not None and around in where:
                         offset = max(0, where[around] - limit // 2)
                     ranked = marks[offset : offset + limit]
-            raws = client.hmget(keys.rows(sid), [k for _, k in ranked]) if ranked else []
+            raws = (
+                [
+                    _capped_row(v)
+                    for v in self.backend.capped_hmget(keys.rows(sid), [k for _, k in ranked])
+                ]
+                if ranked
+                else []
+            )
         rows = [
             _row_of(key, rank, values)
             for (rank, key), values in zip(ranked, _parse_rows(list(raws)), strict=True)
@@ -185,11 +193,14 @@ class RedisRows:
         with self.backend.errors("could not read the candidate list"):
             pipe = self.backend.client.pipeline(transaction=False)
             pipe.zrange(keys.order(sid), 0, -1)
-            pipe.hgetall(keys.rows(sid))
+            self.backend.capped_hgetall(keys.rows(sid), MAX_RECORD_BYTES, client=pipe)
             pipe.hlen(keys.ns(sid, "candidates"))
             order_raw, rows_raw, total = pipe.execute()
         order = [k.decode("utf-8", "surrogateescape") for k in order_raw]
-        stored = {k.decode("utf-8", "surrogateescape"): v for k, v in rows_raw.items()}
+        stored = {
+            bytes(rows_raw[i]).decode("utf-8", "surrogateescape"): _row_bytes(rows_raw[i + 1])
+            for i in range(0, len(rows_raw), 2)
+        }
         if total != len(order) or len(stored) != len(order):
             order, stored = self._reindex(order, stored)
         # 100k rows are 100k lists and Row tuples made at once: the cyclic GC would walk
@@ -243,7 +254,11 @@ class RedisRows:
             for key, value in zip(chunk, self.raw["candidates"].get_many(chunk), strict=True):
                 if value is None:
                     continue
-                row = row_json(value)
+                row = (
+                    json.dumps({"unreadable": too_large(value, MAX_RECORD_BYTES)}).encode()
+                    if isinstance(value, int)
+                    else row_json(value)
+                )
                 stored[key] = row
                 pipe.hset(keys.rows(sid), key, row)
                 score = self.backend.client.incr(keys.version(sid))
@@ -258,6 +273,17 @@ class RedisRows:
                 for k in self.backend.client.zrange(keys.order(sid), 0, -1)
             ]
         return order, stored
+
+
+def _row_bytes(value: bytes | int) -> bytes:
+    """A rows-index entry as read capped: an over-cap one (never ours) says why."""
+    if isinstance(value, int):
+        return json.dumps({"unreadable": too_large(value, MAX_RECORD_BYTES)}).encode()
+    return bytes(value)
+
+
+def _capped_row(value: bytes | int | None) -> bytes | None:
+    return None if value is None else _row_bytes(value)
 
 
 def _decode(names: Iterable[bytes]) -> list[str]:

@@ -34,6 +34,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from foley_tui.domain import ValidationError
+from foley_tui.safe_io import MAX_RECORD_BYTES
 from foley_tui.store.backend import DecisionReads, FolderState, RowsReader
 from foley_tui.store.codec import DecodeError, dumps, encode_key, loads_object
 from foley_tui.store.decisions import Current, Planned
@@ -52,29 +53,33 @@ from foley_tui.store.records import (
 from foley_tui.store.redis.audio import RedisAudio
 from foley_tui.store.redis.feed import ChangeFeed
 from foley_tui.store.redis.keys import CHANGES_MAXLEN
-from foley_tui.store.redis.namespace import RedisBackend, RedisHash, json_namespace
+from foley_tui.store.redis.namespace import RedisBackend, RedisHash, json_namespace, too_large
 from foley_tui.store.redis.rows import RedisRows
 from foley_tui.store.redis.state import RedisState
 from foley_tui.store.session import SessionStore
 
 # KEYS: picks, rejects, journal, seq, version, changes, sessions, picks stamps,
 #       rejects stamps, nsver
-# ARGV: record (JSON, no seq), author, changes maxlen, session id, n (sounds), then per
-#       sound 5 args: sound id, expected pick, expected reject ('' absent, 'v'..bytes
-#       present), new pick, new reject ('' delete, 'v'..bytes write).
+# ARGV: record (JSON, no seq), author, changes maxlen, session id, n (sounds), the
+#       record cap, then per sound 5 args: sound id, expected pick, expected reject (''
+#       absent, 'v'..bytes present, 'L'..length when over the cap), new pick, new reject
+#       ('' delete, 'v'..bytes write).
 # One decision over one sound or several (a pick that drops its event's other picks, the
 # undo of such a group): every sound is checked against what we read before anything is
 # written (compare-and-swap), then every verdict, ONE journal entry and a change event
 # per sound land together, or nothing does.
 DECIDE = """
 local n = tonumber(ARGV[5])
+local cap = tonumber(ARGV[6])
 local function cur(key, sid)
+  local len = redis.call('HSTRLEN', key, sid)
+  if len > cap then return 'L' .. len end
   local v = redis.call('HGET', key, sid)
   if not v then return '' end
   return 'v' .. v
 end
 for i = 0, n - 1 do
-  local b = 6 + i * 5
+  local b = 7 + i * 5
   if cur(KEYS[1], ARGV[b]) ~= ARGV[b + 1] or cur(KEYS[2], ARGV[b]) ~= ARGV[b + 2] then
     return {0}
   end
@@ -93,7 +98,7 @@ local function put(key, stamps, ns, sid, value)
   end
 end
 for i = 0, n - 1 do
-  local b = 6 + i * 5
+  local b = 7 + i * 5
   put(KEYS[1], KEYS[8], 'picks', ARGV[b], ARGV[b + 3])
   put(KEYS[2], KEYS[9], 'rejects', ARGV[b], ARGV[b + 4])
 end
@@ -101,7 +106,7 @@ local seq = redis.call('INCR', KEYS[4])
 local id = redis.call('XADD', KEYS[3], '*', 'seq', seq, 'by', ARGV[2], 'rec', ARGV[1])
 for i = 0, n - 1 do
   redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[3], '*',
-    'ns', 'decision', 'key', ARGV[6 + i * 5], 'op', 'decide', 'by', ARGV[2], 'v', v,
+    'ns', 'decision', 'key', ARGV[7 + i * 5], 'op', 'decide', 'by', ARGV[2], 'v', v,
     'seq', seq)
 end
 redis.call('SADD', KEYS[7], ARGV[4])
@@ -136,6 +141,7 @@ class RedisSessionBackend:
         self.rejects = json_namespace(self.hashes["rejects"])
         self.state = RedisState(redis, session_id)
         self._bulk: dict[str, bytes] | None = None
+        self._bulk_large: dict[str, int] = {}
         self._audio: RedisAudio | None = None
 
     def namespace(self, name: str) -> Any:
@@ -156,6 +162,10 @@ class RedisSessionBackend:
             # An export in progress: read from the one HSCAN pass.
             raw = self._bulk.get(key)
             if raw is None:
+                size = self._bulk_large.get(key)
+                if size is not None:
+                    reason = too_large(size, MAX_RECORD_BYTES)
+                    problems.note(StoreProblem(name, key, self.hashes[name].key, reason))
                 return None
             try:
                 return loads_object(raw)
@@ -166,10 +176,14 @@ class RedisSessionBackend:
 
     def read_all(self, name: str, problems: Problems) -> list[tuple[str, dict[str, Any]]]:
         """Every readable (key, dict) of a namespace in one HSCAN pass (not a read per
-        key); unreadable values are reported, never fatal."""
+        key); unreadable and over-cap values are reported, never fatal."""
         raw = self.hashes[name]
         out: list[tuple[str, dict[str, Any]]] = []
-        for key, value in raw.raw_items():
+
+        def large(key: str, size: int) -> None:
+            problems.note(StoreProblem(name, key, raw.key, too_large(size, MAX_RECORD_BYTES)))
+
+        for key, value in raw.raw_items(too_large=large):
             try:
                 out.append((key, loads_object(value)))
             except DecodeError as exc:
@@ -200,11 +214,15 @@ class RedisSessionBackend:
     def bulk_reads(self) -> Iterator[None]:
         """Within: candidates are read from one HSCAN pass over them all (an export
         reads them all; a round trip per candidate would cost seconds)."""
-        self._bulk = dict(self.hashes["candidates"].raw_items())
+        self._bulk_large = {}
+        self._bulk = dict(
+            self.hashes["candidates"].raw_items(too_large=self._bulk_large.__setitem__)
+        )
         try:
             yield
         finally:
             self._bulk = None
+            self._bulk_large = {}
 
     # ------------------------------------------------------------------ writing
     def cache_candidates(self, items: Iterable[tuple[str, dict[str, Any]]]) -> int:
@@ -312,15 +330,12 @@ class RedisCommit:
         hashes = self.backend.hashes
         with redis.errors(f"could not read the decision on {sound_ids[0]!r}"):
             pipe = redis.client.pipeline(transaction=False)
-            for sound_id in sound_ids:
-                pipe.hget(hashes["picks"].key, sound_id)
-                pipe.hget(hashes["rejects"].key, sound_id)
-            replies = pipe.execute()
+            redis.capped_hmget(hashes["picks"].key, sound_ids, client=pipe)
+            redis.capped_hmget(hashes["rejects"].key, sound_ids, client=pipe)
+            picks, rejects = pipe.execute()
         out = []
         for i, sound_id in enumerate(sound_ids):
-            want_pick, want_reject, verdicts = _verdicts_of(
-                sound_id, replies[2 * i], replies[2 * i + 1]
-            )
+            want_pick, want_reject, verdicts = _verdicts_of(sound_id, picks[i], rejects[i])
             out.append(Current(sound_id, verdicts, (want_pick, want_reject)))
         return out
 
@@ -353,6 +368,7 @@ class RedisCommit:
             CHANGES_MAXLEN,
             self.backend.session_id,
             len(planned),
+            MAX_RECORD_BYTES,
         ]
         for item in planned:
             want_pick, want_reject = item.current.expected
@@ -410,18 +426,20 @@ class RedisSessionStore(SessionStore):
 
 
 def _verdicts_of(
-    sound_id: str, pick_raw: bytes | None, reject_raw: bytes | None
+    sound_id: str, pick_raw: bytes | int | None, reject_raw: bytes | int | None
 ) -> tuple[str, str, Verdicts]:
-    """(expected pick, expected reject, the records) of one sound's stored bytes. A NaN
-    foley wrote keeps its bytes; an unreadable record reads as a bare one (never written
-    back as read: ``clean`` is False)."""
+    """(expected pick, expected reject, the records) of one sound's stored bytes (their
+    length when over the record cap). A NaN foley wrote keeps its bytes; an unreadable
+    or over-cap record reads as a bare one (never written back as read: ``clean`` is
+    False)."""
     parsed: list[dict[str, Any] | None] = [None, None]
     clean = True
     for i, raw in enumerate((pick_raw, reject_raw)):
         if raw is None:
             continue
-        with contextlib.suppress(DecodeError):
-            parsed[i] = record_of_bytes(raw)
+        if not isinstance(raw, int):
+            with contextlib.suppress(DecodeError):
+                parsed[i] = record_of_bytes(bytes(raw))
         if parsed[i] is None:
             clean = False
             parsed[i] = (
@@ -430,8 +448,12 @@ def _verdicts_of(
                 else {"sound_id": sound_id, "reason": None}
             )
 
-    def expect(raw: bytes | None) -> str:
-        return "" if raw is None else "v" + raw.decode("utf-8", "surrogateescape")
+    def expect(raw: bytes | int | None) -> str:
+        if raw is None:
+            return ""
+        if isinstance(raw, int):
+            return f"L{raw}"
+        return "v" + bytes(raw).decode("utf-8", "surrogateescape")
 
     return expect(pick_raw), expect(reject_raw), Verdicts(parsed[0], parsed[1], clean)
 

@@ -16,12 +16,20 @@ import threading
 from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
+from foley_tui.safe_io import (
+    MAX_JOURNAL_BYTES,
+    MAX_RECORD_BYTES,
+    MAX_STATE_BYTES,
+    FileTooLargeError,
+)
 from foley_tui.store.backend import StateBackend
 from foley_tui.store.errors import StoreProblem
-from foley_tui.store.redis.namespace import RedisBackend
+from foley_tui.store.redis.namespace import RedisBackend, too_large
 
 #: Journal entries read per round trip when the journal is read in blocks.
 JOURNAL_BATCH = 500
+#: Entries read at most by one catch-up read of what is new.
+MAX_JOURNAL_ENTRIES = 10_000_000
 #: Meta fields shared by everyone on the session; the rest are per user.
 SHARED_META = ("schema_version", "title", "created", "updated", "origin")
 USER_META = ("cursor", "view", "opened")
@@ -75,14 +83,20 @@ class RedisState(StateBackend):
     def read_meta(self) -> dict[str, Any] | None:
         with self.backend.errors("could not read the session metadata"):
             pipe = self.backend.client.pipeline(transaction=False)
-            pipe.hgetall(self.k_meta)
-            pipe.hgetall(self.k_user)
+            self.backend.capped_hgetall(self.k_meta, MAX_STATE_BYTES, client=pipe)
+            self.backend.capped_hgetall(self.k_user, MAX_STATE_BYTES, client=pipe)
             shared, mine = pipe.execute()
         out: dict[str, Any] = {}
-        for source, fields in ((shared, SHARED_META), (mine, USER_META)):
-            for raw_key, raw in source.items():
-                key = raw_key.decode()
+        for source, fields, where in (
+            (shared, SHARED_META, self.k_meta),
+            (mine, USER_META, self.k_user),
+        ):
+            for i in range(0, len(source), 2):
+                key, raw = bytes(source[i]).decode("utf-8", "replace"), source[i + 1]
                 if key not in fields:
+                    continue
+                if isinstance(raw, int):  # never read: defaults apply, as for a bad file
+                    self._problem(where, f"{key}: {too_large(raw, MAX_STATE_BYTES)}")
                     continue
                 with contextlib.suppress(ValueError):
                     out[key] = json.loads(raw)
@@ -130,6 +144,20 @@ class RedisState(StateBackend):
         except (KeyError, ValueError):
             return None
 
+    def _problem(self, key: str, reason: str) -> None:
+        problem = StoreProblem("foley-tui", key, key, reason)
+        if problem not in self._problems:
+            self._problems.append(problem)
+
+    def _entries(
+        self, start: str, end: str, count: int, *, newest_first: bool = False
+    ) -> list[Any]:
+        """Journal entries, any field over the record cap emptied (read as unreadable)."""
+        with self.backend.errors("could not read the journal"):
+            return self.backend.capped_xrange(
+                self.k_journal, start, end, count, MAX_RECORD_BYTES, newest_first=newest_first
+            )
+
     def _record(self, stream_id: bytes, fields: Mapping[bytes, bytes]) -> dict[str, Any] | None:
         record = self.record_of(fields)
         if record is None:
@@ -144,8 +172,7 @@ class RedisState(StateBackend):
         """Records with seq > ``offset`` (an offset is the last seq read)."""
         last_seq, last_id = self._cursor
         start = f"({last_id}" if offset == last_seq and last_id != "-" else "-"
-        with self.backend.errors("could not read the journal"):
-            entries = self.backend.client.xrange(self.k_journal, min=start)
+        entries = self._entries(start, "+", MAX_JOURNAL_ENTRIES)
         records: list[dict[str, Any]] = []
         new_offset = offset
         for stream_id, fields in entries:
@@ -162,8 +189,7 @@ class RedisState(StateBackend):
     def journal_scan(self) -> Iterator[dict[str, Any]]:
         start = "-"
         while True:
-            with self.backend.errors("could not read the journal"):
-                entries = self.backend.client.xrange(self.k_journal, min=start, count=JOURNAL_BATCH)
+            entries = self._entries(start, "+", JOURNAL_BATCH)
             for stream_id, fields in entries:
                 record = self._record(stream_id, fields)
                 if record is not None:
@@ -175,10 +201,7 @@ class RedisState(StateBackend):
     def journal_back(self) -> Iterator[dict[str, Any]]:
         end = "+"
         while True:
-            with self.backend.errors("could not read the journal"):
-                entries = self.backend.client.xrevrange(
-                    self.k_journal, max=end, count=JOURNAL_BATCH
-                )
+            entries = self._entries(end, "-", JOURNAL_BATCH, newest_first=True)
             for stream_id, fields in entries:
                 record = self._record(stream_id, fields)
                 if record is not None:
@@ -252,21 +275,28 @@ class RedisState(StateBackend):
     def read_from(self, name: str, offset: int) -> bytes:
         key = self.backend.keys.log(self.session_id, name)
         with self.backend.errors(f"could not read {name}"):
-            data = self.backend.client.getrange(key, offset, -1)
-        return bytes(data or b"")
+            data = self.backend.capped_tail(key, offset, MAX_JOURNAL_BYTES)
+        if isinstance(data, int):
+            raise FileTooLargeError(key, too_large(data, MAX_JOURNAL_BYTES))
+        return data
 
     def token_of(self, name: str) -> Hashable:
         keys = self.backend.keys
         with self.backend.errors(f"could not read {name}"):
             pipe = self.backend.client.pipeline(transaction=False)
             pipe.strlen(keys.log(self.session_id, name))
-            pipe.hget(keys.extra(self.session_id), name)
-            length, doc = pipe.execute()
+            self.backend.capped_hmget(
+                keys.extra(self.session_id), [name], MAX_STATE_BYTES, client=pipe
+            )
+            length, [doc] = pipe.execute()
         return (length, doc)
 
     def read_doc(self, name: str) -> bytes | None:
+        key = self.backend.keys.extra(self.session_id)
         with self.backend.errors(f"could not read {name}"):
-            data = self.backend.client.hget(self.backend.keys.extra(self.session_id), name)
+            [data] = self.backend.capped_hmget(key, [name], MAX_STATE_BYTES)
+        if isinstance(data, int):
+            raise FileTooLargeError(f"{key} {name}", too_large(data, MAX_STATE_BYTES))
         return None if data is None else bytes(data)
 
     def swap_doc(self, name: str, old: bytes | None, new: bytes) -> bool:

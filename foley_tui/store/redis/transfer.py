@@ -25,17 +25,18 @@ import json
 import os
 import secrets
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from foley_tui.safe_io import MAX_JOURNAL_BYTES, MAX_RECORD_BYTES, MAX_STATE_BYTES
 from foley_tui.store.backend import JOURNAL_FILE, META_FILE, STATE_DIR
 from foley_tui.store.codec import DecodeError, decode_name, encode_key, loads_object
 from foley_tui.store.errors import SessionNotFoundError, SessionServiceError
 from foley_tui.store.files import atomic_write, fsync_dir, read_bytes, syncfs
 from foley_tui.store.redis.keys import LOGS
-from foley_tui.store.redis.namespace import NAMESPACES, RedisHash
+from foley_tui.store.redis.namespace import NAMESPACES, RedisHash, too_large
 from foley_tui.store.redis.service import RedisSessionService
 from foley_tui.store.service import SessionService
 
@@ -176,7 +177,7 @@ def _redis_snapshot(service: RedisSessionService, session_id: str) -> SessionByt
     values: dict[str, dict[str, bytes]] = {}
     for name in NAMESPACES:
         raw = RedisHash(backend, session_id, name)
-        items = dict(raw.raw_items())
+        items = dict(raw.raw_items(too_large=_refuse(name)))
         if name == "candidates":  # the list order travels: first-seen first
             with backend.errors("could not read the candidate order"):
                 order = [k.decode() for k in backend.client.zrange(keys.order(session_id), 0, -1)]
@@ -188,14 +189,31 @@ def _redis_snapshot(service: RedisSessionService, session_id: str) -> SessionByt
     meta = dict(store.meta_doc.document())
     journal = [entry.to_record() for entry in store.journal()]
     with backend.errors("could not read the session's documents"):
-        extra_raw = backend.client.hgetall(keys.extra(session_id))
-    extra = {k.decode(): bytes(v) for k, v in extra_raw.items()}
+        extra_raw = backend.capped_hgetall(keys.extra(session_id), MAX_STATE_BYTES)
+    extra: dict[str, bytes] = {}
+    for i in range(0, len(extra_raw), 2):
+        name, value = bytes(extra_raw[i]).decode(), extra_raw[i + 1]
+        if isinstance(value, int):
+            raise TransferError(f"the session's {name} is {too_large(value, MAX_STATE_BYTES)}")
+        extra[name] = bytes(value)
     for name in LOGS:  # the conversation's log, as its file bytes
         with backend.errors("could not read the session's logs"):
-            log = backend.client.get(keys.log(session_id, name))
+            log = backend.capped_tail(keys.log(session_id, name), 0, MAX_JOURNAL_BYTES)
+        if isinstance(log, int):
+            raise TransferError(f"the session's {name} is {too_large(log, MAX_JOURNAL_BYTES)}")
         if log:
             extra[name] = bytes(log)
     return SessionBytes(values, meta, journal, extra)
+
+
+def _refuse(namespace: str) -> Callable[[str, int], None]:
+    """What a copy does with a value over the record cap: it refuses the session (the
+    file store would not read that file either)."""
+
+    def refuse(key: str, size: int) -> None:
+        raise TransferError(f"{namespace}/{key} is {too_large(size, MAX_RECORD_BYTES)}: not copied")
+
+    return refuse
 
 
 def _write_redis(service: RedisSessionService, session_id: str, snap: SessionBytes) -> None:
