@@ -50,8 +50,7 @@ def write_journal(data_dir: Path, *, target_bytes: int = TARGET_BYTES) -> tuple[
                 seq += 1
                 sid = f"s{seq % CANDIDATES}"
                 after = (
-                    f'{{"status":"picked","pick":{{"sound_id":"{sid}","layer":null,'
-                    f'"onset":null}}}}'
+                    f'{{"status":"picked","pick":{{"sound_id":"{sid}","layer":null,"onset":null}}}}'
                     if seq % 2
                     else f'{{"status":"rejected","reject":{{"sound_id":"{sid}","reason":null}}}}'
                 )

@@ -290,4 +290,3 @@ class SessionLoader(Widget):
         if messages or usage:
             with contextlib.suppress(RuntimeError):  # the app closed meanwhile
                 self.app.call_from_thread(self.apply, Change(details=messages, status=usage))
-
