@@ -463,3 +463,16 @@ def _fetch(
         attempts.fail(KIND_NETWORK, f"cannot fetch {_short_url(url)}: {exc}")
         return None
     return _check(target, "remote", loudness, attempts)
+
+
+def local_file(
+    candidate: Mapping[str, Any], data_dir: Path | None
+) -> tuple[Path | None, str | None]:
+    """The audio file of ``candidate`` on this machine (what ``session push`` copies),
+    or None and why not; never the network."""
+    found = resolve(candidate, data_dir)
+    if isinstance(found, Source) and isinstance(found.path, Path):
+        return found.path, None
+    if isinstance(found, Source):
+        return None, f"its audio is not a local file ({found.path})"
+    return None, found.reason

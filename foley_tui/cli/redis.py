@@ -43,6 +43,7 @@ def _show_password_warning_on_one_line() -> None:
 
 
 def _run(args: argparse.Namespace, direction: str) -> int:
+    from foley_tui.audio.resolve import local_file
     from foley_tui.store import SessionService, SessionServiceError, StoreWriteError
     from foley_tui.store.redis.conn import is_redis_url, redact
     from foley_tui.store.redis.service import RedisSessionService
@@ -56,7 +57,11 @@ def _run(args: argparse.Namespace, direction: str) -> int:
         if direction == "push":
             session_id = files.resolve(args.session)
             report = push(
-                files, remote, session_id, with_audio=args.with_audio, overwrite=args.overwrite
+                files,
+                remote,
+                session_id,
+                audio=local_file if args.with_audio else None,
+                overwrite=args.overwrite,
             )
         else:
             session_id = remote.resolve(args.session)

@@ -12,23 +12,22 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from foley_tui.scene.words import Word, WordTimelineError, check_words, load_words
+from foley_tui.store.narration import (
+    FORMAT,
+    NARRATION_FILE,
+    NarrationError,
+    NarrationRecord,
+    read_record,
+    write_record,
+)
 
 if TYPE_CHECKING:
     from foley_tui.store import SessionStore
-
-NARRATION_FILE = "narration.json"
-FORMAT = "foley-tui/narration"
-
-
-class NarrationError(ValueError):
-    """A narration that cannot be set or read (no such file, not audio, bad words)."""
 
 
 def sha256_of(path: Path) -> str:
@@ -70,27 +69,25 @@ class Narration:
 
     @classmethod
     def from_record(cls, record: object) -> Narration:
-        if not isinstance(record, dict) or record.get("format") != FORMAT:
-            raise NarrationError("not a foley-tui narration record")
-        path, sha, size = record.get("path"), record.get("sha256"), record.get("size")
-        if not isinstance(path, str) or not os.path.isabs(path):
-            raise NarrationError("narration record: 'path' must be an absolute path")
-        if not isinstance(sha, str) or len(sha) != 64:
-            raise NarrationError("narration record: 'sha256' must be 64 hex digits")
-        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-            raise NarrationError("narration record: 'size' must be a byte count")
-        words_from = record.get("words_from")
+        """A stored record (its shape checked by the store) whose words make a timeline."""
+        if isinstance(record, dict):  # the word check first: it names the entry at fault
+            try:
+                check_words(record.get("words") or [], "narration record words")
+            except WordTimelineError as exc:
+                raise NarrationError(str(exc)) from None
+        return cls.of(NarrationRecord.from_record(record))
+
+    @classmethod
+    def of(cls, stored: NarrationRecord) -> Narration:
         try:
-            words = check_words(record.get("words") or [], "narration record words")
+            words = check_words(stored.words, "narration record words")
         except WordTimelineError as exc:
             raise NarrationError(str(exc)) from None
-        return cls(
-            Path(path),
-            sha,
-            size,
-            words,
-            words_from if isinstance(words_from, str) else None,
-        )
+        return cls(stored.path, stored.sha256, stored.size, words, stored.words_from)
+
+    def record(self) -> NarrationRecord:
+        """The reference as the store keeps it."""
+        return NarrationRecord(self.path, self.sha256, self.size, self.words, self.words_from)
 
     def problem(self) -> str | None:
         """Why the referenced file cannot be used as set (missing, changed), else None.
@@ -137,37 +134,27 @@ def make_narration(audio: Path, words: Path | None = None) -> Narration:
 def read_narration(store: SessionStore) -> Narration | None:
     """The session's narration, or None. A damaged record raises :class:`NarrationError`.
 
-    Kept as a document of the session's own state (``.foley-tui/narration.json`` on the
-    file store, a field of the session's state hash on Redis), so every store carries it.
+    Kept by the store as a document of the session's own state (``.foley-tui/narration.json``
+    on the file store, a field of the session's state hash on Redis), so every store
+    carries it.
     """
-    try:
-        data = store.state.read_doc(NARRATION_FILE)
-    except NotImplementedError:  # a store that keeps no documents (in memory)
-        return None
-    except OSError as exc:
-        raise NarrationError(f"cannot read {NARRATION_FILE}: {exc.strerror or exc}") from None
-    if data is None:
-        return None
-    try:
-        record = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise NarrationError(f"unreadable {NARRATION_FILE}: {exc}") from None
-    return None if record is None else Narration.from_record(record)
+    stored = read_record(store.state)
+    return None if stored is None else Narration.of(stored)
 
 
 def write_narration(store: SessionStore, narration: Narration | None) -> None:
     """Store (or with None, forget) the session's narration reference: atomically and
     durably, compare-and-swap against another process doing the same."""
-    from foley_tui.store.codec import dumps
+    write_record(store.state, None if narration is None else narration.record())
 
-    new = b"null" if narration is None else dumps(narration.to_record())
-    state = store.state
-    try:
-        with state.lock():
-            old = state.read_doc(NARRATION_FILE)
-            if old == new or (old is None and narration is None):
-                return
-            if not state.swap_doc(NARRATION_FILE, old, new):
-                raise NarrationError("the narration changed meanwhile: try again")
-    except NotImplementedError:
-        raise NarrationError("this session's store keeps no narration") from None
+
+__all__ = [
+    "FORMAT",
+    "NARRATION_FILE",
+    "Narration",
+    "NarrationError",
+    "make_narration",
+    "read_narration",
+    "sha256_of",
+    "write_narration",
+]

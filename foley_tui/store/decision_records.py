@@ -1,5 +1,5 @@
-"""Record-level helpers of the decisions mixin: the KEEP marker, the counts, and the
-byte-exact reads and writes of pick/reject records.
+"""Record-level helpers of the decision part: the KEEP marker, the counts, and the pick
+record a decision writes.
 
 Headless: never imports textual.
 """
@@ -7,11 +7,10 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from foley_tui.domain import ValidationError, validate_layer, validate_onset
+from foley_tui.domain import validate_layer, validate_onset
 from foley_tui.store.records import RawRecord, carriable, same_record
 
 
@@ -22,7 +21,7 @@ class _Keep:
         return "KEEP"
 
 
-#: "Leave this field as it is" for :meth:`DecisionsMixin.update_pick`.
+#: "Leave this field as it is" for :meth:`SessionStore.update_pick`.
 KEEP: Final = _Keep()
 
 
@@ -52,34 +51,6 @@ class DecisionCounts:
 
 def _same(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
     return same_record(a, b)
-
-
-def _raw_bytes(ns: MutableMapping[str, dict[str, Any]], key: str) -> bytes:
-    """The exact stored bytes of ``key`` (files and memory: ``raw``; a dol wrapper over a
-    byte store, as on Redis: its ``store``)."""
-    reader = getattr(ns, "raw", None)
-    if callable(reader):
-        return bytes(reader(key))
-    inner = getattr(ns, "store", None)
-    if isinstance(inner, Mapping):
-        return bytes(inner[key])
-    raise KeyError(key)
-
-
-def _put(ns: MutableMapping[str, dict[str, Any]], key: str, value: dict[str, Any]) -> None:
-    """Write a record; a :class:`RawRecord` (a file foley wrote that JSON cannot carry)
-    goes back as its exact bytes, never re-encoded (we never write a NaN)."""
-    if not isinstance(value, RawRecord):
-        ns[key] = value
-        return
-    writer = getattr(ns, "write_bytes", None) or getattr(ns, "put_raw", None)
-    if callable(writer):
-        writer(key, value.raw)
-        return
-    inner = getattr(ns, "store", None)
-    if not isinstance(inner, MutableMapping):
-        raise ValidationError(f"cannot restore {key!r} verbatim in this store")
-    inner[key] = value.raw
 
 
 def _pick_record(

@@ -19,12 +19,6 @@ from typing import Any
 from foley_tui.domain import ValidationError, validate_layer, validate_onset
 from foley_tui.limits import sanitize_view
 from foley_tui.safe_io import MAX_RECORD_BYTES
-from foley_tui.scene.narration import (
-    NARRATION_FILE,
-    Narration,
-    NarrationError,
-    read_narration,
-)
 from foley_tui.store.codec import (
     InvalidKeyError,
     dumps,
@@ -34,6 +28,12 @@ from foley_tui.store.codec import (
 )
 from foley_tui.store.errors import InvalidSessionIdError, SessionImportError
 from foley_tui.store.messages import MESSAGES_FILE, check_records, encode_lines
+from foley_tui.store.narration import (
+    NarrationError,
+    NarrationRecord,
+    read_record,
+    record_files,
+)
 from foley_tui.store.reads import Problems
 from foley_tui.store.records import (
     JOURNAL_KINDS,
@@ -347,18 +347,18 @@ def narration_record(store: SessionStore) -> dict[str, Any] | None:
     """The session's narration reference as exported (a damaged one is left out: the
     export reports what it can carry, and ``session narration`` says what is wrong)."""
     try:
-        narration = read_narration(store)
+        stored = read_record(store.state)
     except NarrationError:
         return None
-    return narration.to_record() if narration is not None else None
+    return stored.to_record() if stored is not None else None
 
 
-def narration_files(narration: Narration | None) -> dict[str, bytes]:
+def narration_files(narration: NarrationRecord | None) -> dict[str, bytes]:
     """The state file holding an imported narration reference (none without one)."""
-    return {} if narration is None else {NARRATION_FILE: dumps(narration.to_record())}
+    return record_files(narration)
 
 
-def validate_narration(doc: dict[str, Any]) -> Narration | None:
+def validate_narration(doc: dict[str, Any]) -> NarrationRecord | None:
     """The narration reference of an export (schema 2, optional)."""
     record = doc.get("narration")
     if record is None:
@@ -366,7 +366,7 @@ def validate_narration(doc: dict[str, Any]) -> Narration | None:
     if doc.get("schema_version") == 1:
         raise SessionImportError("'narration' needs schema version 2")
     try:
-        return Narration.from_record(record)
+        return NarrationRecord.from_record(record)
     except NarrationError as exc:
         raise SessionImportError(f"'narration': {exc}") from None
 

@@ -399,12 +399,6 @@ def json_namespace(raw: RedisHash) -> MutableMapping[str, dict[str, Any]]:
     return store
 
 
-def raw_of(ns: object) -> RedisHash | None:
-    """The :class:`RedisHash` under a namespace made by :func:`namespaces`, else None."""
-    store = getattr(ns, "store", None)
-    return store if isinstance(store, RedisHash) else None
-
-
 def namespaces(
     url: str | RedisBackend,
     session_id: str,
@@ -433,7 +427,6 @@ __all__ = [
     "default_user",
     "json_namespace",
     "namespaces",
-    "raw_of",
     "row_json",
     "too_large",
 ]

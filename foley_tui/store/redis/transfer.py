@@ -7,11 +7,12 @@ metadata is computed on the source, then again on the destination after the writ
 mismatch is an error. Our other per-session files (narration, messages, usage: anything
 else in ``.foley-tui/`` but the lock and the index caches) travel with the session.
 
-``with_audio`` also copies the audio each candidate plays from (what the resolver finds
-locally) as content-addressed blobs ``<prefix>audio:<sha256>``, indexed per session by
-sound id (``<prefix>{S}:audio``): the player streams them from Redis on a machine where
-the file is not (:mod:`.audio`); pulling writes them to the data dir's ``audio/`` byte
-store, where the resolver looks first. Audio whose licence forbids caching it
+A push given a locator (the audio package's resolver, which finds the files locally)
+also copies the audio each candidate plays from, as content-addressed blobs
+``<prefix>audio:<sha256>`` indexed per session by sound id (``<prefix>{S}:audio``): the
+player streams them from Redis on a machine where the file is not (:mod:`.audio`);
+pulling writes them to the data dir's ``audio/`` byte store, where the resolver looks
+first. Audio whose licence forbids caching it
 (``cache_bytes_ok`` false) is skipped and listed.
 
 Headless: never imports textual.
@@ -223,13 +224,16 @@ def _write_redis(service: RedisSessionService, session_id: str, snap: SessionByt
 
 
 # ---------------------------------------------------------------------- audio
+Locate = Callable[[dict[str, Any], Path | None], tuple[Path | None, str | None]]
+"""Where a candidate's audio is on this machine: ``locate(candidate, data dir)`` ->
+(the file, or None and why not). The audio package's resolver answers it
+(:func:`foley_tui.audio.resolve.local_file`); the store only copies bytes."""
+
+
 def _audio_of(
-    candidates: Iterable[tuple[str, bytes]], data_dir: Path | None
+    candidates: Iterable[tuple[str, bytes]], data_dir: Path | None, locate: Locate
 ) -> Iterable[tuple[str, Path | None, str | None]]:
     """(sound id, local audio file or None, why not) for every candidate."""
-    from foley_tui.audio.base import Source
-    from foley_tui.audio.resolve import resolve
-
     for key, raw in candidates:
         try:
             data = loads_object(raw)
@@ -241,21 +245,21 @@ def _audio_of(
         if not isinstance(lic, dict) or lic.get("cache_bytes_ok") is not True:
             yield key, None, "licence forbids caching its bytes (cache_bytes_ok false)"
             continue
-        found = resolve(data, data_dir)  # local files only: this is what gets pushed
-        if isinstance(found, Source) and isinstance(found.path, Path):
-            yield key, found.path, None
-        elif isinstance(found, Source):
-            yield key, None, f"its audio is not a local file ({found.path})"
-        else:
-            yield key, None, found.reason
+        path, why = locate(data, data_dir)  # local files only: this is what gets pushed
+        yield key, path, why
 
 
 def _push_audio(
-    service: RedisSessionService, session_id: str, snap: SessionBytes, report: TransferReport
+    service: RedisSessionService,
+    session_id: str,
+    snap: SessionBytes,
+    report: TransferReport,
+    locate: Locate,
 ) -> None:
     backend = service.backend
     index: dict[str, str] = {}
-    for key, path, why in _audio_of(snap.values["candidates"].items(), service.data_dir):
+    candidates = snap.values["candidates"].items()
+    for key, path, why in _audio_of(candidates, service.data_dir, locate):
         if path is None:
             report.audio_skipped.append((key, why or "no audio"))
             continue
@@ -318,10 +322,11 @@ def push(
     redis_service: RedisSessionService,
     session_id: str,
     *,
-    with_audio: bool = False,
+    audio: Locate | None = None,
     overwrite: bool = False,
 ) -> TransferReport:
-    """Copy a file-store session to Redis (one transaction), then verify it."""
+    """Copy a file-store session to Redis (one transaction), then verify it; with
+    ``audio``, also the audio it finds of each candidate (see :data:`Locate`)."""
     snap = _file_snapshot(files, session_id)
     if redis_service.exists(session_id) and not overwrite:
         raise TransferError(
@@ -329,8 +334,8 @@ def push(
         )
     _write_redis(redis_service, session_id, snap)
     report = _report(session_id, snap)
-    if with_audio:
-        _push_audio(redis_service, session_id, snap, report)
+    if audio is not None:
+        _push_audio(redis_service, session_id, snap, report, audio)
     check = _redis_snapshot(redis_service, session_id)
     check.extra.pop(AUDIO_INDEX, None)
     if check.checksum() != report.checksum:

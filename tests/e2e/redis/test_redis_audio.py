@@ -14,6 +14,7 @@ import numpy as np
 import soundfile as sf
 
 from foley_tui.audio.blob import BLOCK_BYTES
+from foley_tui.audio.resolve import local_file
 from foley_tui.store import SessionService
 from tests.alsa_capture import AlsaCapture, strip_silence
 from tests.e2e.test_audio_output import require_portaudio, signal
@@ -164,7 +165,7 @@ async def test_the_app_plays_pushed_audio_from_redis(
 
     files, sid, paths = library_session(tmp_path / "a", {"door": (signal(48000, 0.2), 48000, True)})
     door = paths["door"]
-    report = push(files, RedisSessionService(redis_server.url), sid, with_audio=True)
+    report = push(files, RedisSessionService(redis_server.url), sid, audio=local_file)
     assert report.audio_copied == ["fs:door"]
     door.unlink()
 
