@@ -120,6 +120,9 @@ class StateBackend:
     #: Whether our other state (the conversation, the usage counters) is kept by this
     #: backend; in memory it lives in the objects that use it.
     keeps_documents = True
+    #: Who writes through this backend, where the backend records it (a shared store
+    #: marks each message with its author); None where nobody else writes.
+    author: str | None = None
 
     def where(self, name: str) -> str:
         """What messages call our state file ``name`` (its path on files)."""

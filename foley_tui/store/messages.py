@@ -252,7 +252,7 @@ class Conversation:
         # A shared store names its user: the author of the user's own messages. An agent
         # or system message relayed through that user's service stays the agent's (its
         # author is its role, or the one the caller gave).
-        author = getattr(self.state, "author", None)
+        author = self.state.author
         if author and role == "user" and "author" not in meta:
             meta = {**meta, "author": author}
         with self._lock, self.state.lock():
