@@ -1,0 +1,289 @@
+"""A library folder as a source of candidates: its foley session, the candidates of its
+files (shaped exactly as ``foley-tui add`` makes them), and the folders opened before.
+
+Decisions made on a folder go to a foley session of its own: a ULID id, the folder's name
+as its title, and the folder's real path recorded in the data dir's list of folders
+(``$FOLEY_DATA_DIR/foley-tui/folders.json``, which the sessions screen lists). Every
+sound file becomes a candidate keyed by its content (``local:<sha256 prefix>``, as
+``add`` keys it), so duplicates are one candidate and a moved file keeps its id; its
+caption is the embedded description, its tags the folder, file name, UCS fields,
+library and vendor, so the list's ``/`` finds a sound by any of them.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from foley_tui.library.cache import Entry, Refresh
+from foley_tui.store.local import caption_from_name, license_record
+
+#: Players decode these; a file of another format is listed as a problem, not a candidate.
+PLAYABLE_FORMATS = frozenset({"wav", "flac", "ogg", "opus", "mp3", "aiff"})
+REGISTRY_NAME = "folders.json"
+#: Most folders the list keeps (the oldest opened are dropped).
+MAX_FOLDERS = 200
+
+
+def _soundfile_format(fmt: str) -> str:
+    """The format name ``add`` records (libsndfile's, lower case)."""
+    return {"opus": "ogg", "w64": "w64"}.get(fmt, fmt)
+
+
+def candidate_for(root: Path, entry: Entry, paths: Iterable[str] = ()) -> dict[str, Any] | None:
+    """The foley candidate of ``entry`` (None for a file that cannot be auditioned).
+
+    The keys and their order are ``add``'s (``foley_tui.store.local.candidate_from_audio``);
+    what the file's metadata says fills the fields ``add`` leaves empty: the caption (its
+    description), the tags, ``ucs_category``/``ucs_subcategory``. ``paths``: the other
+    paths of the same content, kept as tags so ``/`` finds a duplicate by any of them.
+    """
+    meta = entry.meta
+    if entry.sha256 is None or meta.problem is not None or meta.format not in PLAYABLE_FORMATS:
+        return None
+    path = root / entry.rel
+    tags: list[str] = []
+    for rel in [entry.rel, *paths]:
+        folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        name = rel.rsplit("/", 1)[-1]
+        for value in (folder, name):
+            if value and value not in tags:
+                tags.append(value)
+    u = meta.ucs
+    for value in (u.catid, u.category, u.subcategory, meta.library, meta.vendor, *u.keywords):
+        if value and value not in tags:
+            tags.append(value)
+    rate = meta.sample_rate
+    sound: dict[str, Any] = {
+        "id": f"local:{entry.sha256[:16]}",
+        "content_sha256": entry.sha256,
+        "hash_algo": "sha256",
+        "uri": str(path),
+        "storage_mode": "by_reference",
+        "archive_format": None,
+        "source_sample_rate": rate,
+        "source_bit_depth": meta.bit_depth,
+        "license": license_record(source="user", source_id=str(path), source_url=path.as_uri()),
+        "caption": meta.description or caption_from_name(path),
+        "tags": tags,
+        "ucs_category": u.category or u.catid or None,
+        "ucs_subcategory": u.subcategory or None,
+        "audioset_labels": [],
+        "duration_s": meta.duration_s,
+        "sample_rate": rate,
+        "channels": meta.channels,
+        "loudness_lufs": None,
+        "format": _soundfile_format(meta.format),
+        "qc": None,
+        "embedding_model": None,
+        "embedding_dim": None,
+        "embedding_ref": None,
+        "named_cue": None,
+        "schema_version": 1,
+    }
+    return {
+        "sound": sound,
+        "origin": "retrieved",
+        "event": None,
+        "clap_score": None,
+        "bm25_score": None,
+        "rrf_score": None,
+        "rerank_score": None,
+        "verdict": None,
+        "license_ok": None,
+        "preview_uri": None,
+        "notes": [],
+        "cost_estimate_usd": None,
+        "cost_actual_usd": None,
+    }
+
+
+def candidates_of(root: Path, entries: Iterable[Entry]) -> dict[str, dict[str, Any]]:
+    """One candidate per content (the first path in path order plays; the others are
+    in its tags), by sound id."""
+    groups: dict[str, list[Entry]] = {}
+    for entry in entries:
+        if entry.sound_id is not None:
+            groups.setdefault(entry.sound_id, []).append(entry)
+    out: dict[str, dict[str, Any]] = {}
+    for sound_id, group in groups.items():
+        group.sort(key=lambda e: e.rel)
+        for i, entry in enumerate(group):
+            others = [e.rel for j, e in enumerate(group) if j != i]
+            candidate = candidate_for(root, entry, others)
+            if candidate is not None:
+                out[sound_id] = candidate
+                break
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class SyncReport:
+    """What :func:`sync_candidates` wrote."""
+
+    added: int
+    updated: int
+    kept: int
+
+
+def _is_ours(existing: Mapping[str, Any], root: Path) -> bool:
+    """Whether a cached candidate is one this folder made (a user file under the root,
+    or one whose file is gone): only those are rewritten; an agent's never are."""
+    sound = existing.get("sound")
+    if not isinstance(sound, Mapping):
+        return False
+    lic = sound.get("license")
+    if not isinstance(lic, Mapping) or lic.get("source") != "user":
+        return False
+    uri = sound.get("uri")
+    if not isinstance(uri, str) or not uri:
+        return False
+    path = Path(uri)
+    return path.is_relative_to(root) or not path.exists()
+
+
+def sync_candidates(
+    store: Any,
+    root: Path,
+    refresh: Refresh,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    batch: int = 500,
+) -> SyncReport:
+    """Cache the folder's candidates in ``store`` (its ``SessionStore``) through its public
+    API, as ``add`` does: new sounds are added; a sound this folder made whose file moved,
+    or whose metadata changed, is rewritten; any other candidate is left as it is."""
+    wanted = candidates_of(root, refresh.entries)
+    existing = set(store.candidate_ids())
+    added = updated = kept = 0
+    pending: list[dict[str, Any]] = []
+    done = 0
+    for sound_id, candidate in wanted.items():
+        done += 1
+        if sound_id not in existing:
+            pending.append(candidate)
+            added += 1
+        else:
+            old = store.candidate(sound_id)
+            if old is not None and old != candidate and _is_ours(old, root):
+                pending.append(candidate)
+                updated += 1
+            else:
+                kept += 1
+        if len(pending) >= batch:
+            store.cache_candidates(pending)
+            pending = []
+            if progress is not None:
+                progress(done, len(wanted))
+    if pending:
+        store.cache_candidates(pending)
+    if progress is not None:
+        progress(done, len(wanted))
+    return SyncReport(added, updated, kept)
+
+
+# ---------------------------------------------------------------------- the folders list
+@dataclass(frozen=True, slots=True)
+class OpenedFolder:
+    """A folder opened before: its real path, its session and when it was last opened."""
+
+    path: str
+    session_id: str
+    opened: str
+
+    @property
+    def name(self) -> str:
+        return Path(self.path).name or self.path
+
+
+class FolderRegistry:
+    """The folders opened before, kept in the data dir (not the cache: losing it would
+    lose which session holds a folder's decisions)."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = Path(data_dir) / "foley-tui" / REGISTRY_NAME
+
+    def list(self) -> list[OpenedFolder]:
+        """Most recently opened first; an unreadable list reads as empty."""
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        items = raw.get("folders") if isinstance(raw, dict) else None
+        out = []
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, dict):
+                continue
+            path, sid, opened = item.get("path"), item.get("session_id"), item.get("opened")
+            if isinstance(path, str) and isinstance(sid, str) and isinstance(opened, str):
+                out.append(OpenedFolder(path, sid, opened))
+        out.sort(key=lambda f: f.opened, reverse=True)
+        return out
+
+    def session_of(self, real_path: Path) -> str | None:
+        for folder in self.list():
+            if folder.path == str(real_path):
+                return folder.session_id
+        return None
+
+    def folder_of(self, session_id: str) -> OpenedFolder | None:
+        for folder in self.list():
+            if folder.session_id == session_id:
+                return folder
+        return None
+
+    def record(self, real_path: Path, session_id: str) -> None:
+        """Record ``real_path`` as opened now, its decisions in ``session_id``."""
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        kept = [f for f in self.list() if f.path != str(real_path)]
+        folders = [OpenedFolder(str(real_path), session_id, now), *kept][:MAX_FOLDERS]
+        doc = {
+            "folders": [
+                {"path": f.path, "session_id": f.session_id, "opened": f.opened} for f in folders
+            ]
+        }
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".folders-", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(doc, fh, ensure_ascii=False, indent=1)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+def folder_session(service: Any, root: Path, session: str | None = None) -> str:
+    """The session that holds ``root``'s decisions: ``session`` when given (an existing
+    session id), else the one recorded for the folder, else a new one titled with the
+    folder's name. The folder is recorded as opened, with that session."""
+    real = Path(os.path.realpath(root.expanduser()))
+    registry = FolderRegistry(service.data_dir)
+    session_id = session
+    if session_id is None:
+        recorded = registry.session_of(real)
+        if recorded is not None and _exists(service, recorded):
+            session_id = recorded
+    if session_id is None:
+        session_id = service.create(real.name or str(real))
+    registry.record(real, session_id)
+    return str(session_id)
+
+
+def _exists(service: Any, session_id: str) -> bool:
+    try:
+        return bool(service.resolve(session_id, exact=True) == session_id)
+    except Exception:  # absent, deleted since, or an invalid id: make a new one
+        return False
