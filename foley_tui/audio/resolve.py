@@ -280,14 +280,20 @@ def resolve(
         keys.append(sha.strip().lower())
     if _HEX64.match(uri) and uri.lower() not in keys:
         keys.append(uri.lower())
+    # A sound indexed in place (a local uri) is its file: a blob it never had is no
+    # reason worth showing when that file is gone (the file's own miss names the path).
+    local_uri = _local_path(uri) if uri and not _HEX64.match(uri) else None
     for key in keys:
+        tried = len(attempts.failures)
         found = blob(key, "content_sha256")
         if found:
             return found
+        if local_uri is not None and blobs is not None:
+            del attempts.failures[tried:]
 
     # 3. The uri is a local file (index in place).
-    if uri and not _HEX64.match(uri) and (local := _local_path(uri)) is not None:
-        found = _check(local, "path", loudness, attempts)
+    if local_uri is not None:
+        found = _check(local_uri, "path", loudness, attempts)
         if found:
             return found
 

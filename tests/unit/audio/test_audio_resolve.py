@@ -316,3 +316,12 @@ def test_interop_with_foleys_own_stores(data_dir: Path, audio_files: dict[str, P
     found = resolve(cand(notes=[note]), data_dir)
     assert isinstance(found, Source) and found.how == "generations"
     assert found.format is AudioFormat.MP3
+
+
+def test_a_moved_file_names_the_file_not_a_blob(data_dir: Path, tmp_path: Path) -> None:
+    # What add and a library folder write: a content hash and the file's path. The file
+    # moved: the reason is the path looked for, not a blob the sound never had.
+    gone = tmp_path / "library" / "rain.flac"
+    found = resolve(cand(sound={"content_sha256": "c" * 64, "uri": str(gone)}), data_dir)
+    assert isinstance(found, Unplayable) and found.kind == "missing"
+    assert found.reason == f"missing {gone}"
