@@ -30,7 +30,9 @@ def ffmpeg(out: Path, *args: str, freq: int = 440, seconds: float = 0.4) -> Path
     return out
 
 
-def bwf(out: Path, description: str, *, freq: int = 440, originator: str = "") -> Path:
+def bwf(
+    out: Path, description: str, *, freq: int = 440, originator: str = "", seconds: float = 0.4
+) -> Path:
     """A 24-bit 48 kHz BWF with a bext description (as ffmpeg writes it, UTF-8)."""
     meta = ["-metadata", f"description={description}"]
     if originator:
@@ -57,23 +59,25 @@ def ixml_user(**fields: str) -> str:
     return f'<?xml version="1.0" encoding="UTF-8"?><BWFXML><USER>{inner}</USER></BWFXML>'
 
 
-def vorbis(out: Path, description: str, *, freq: int = 330, **tags: str) -> Path:
+def vorbis(
+    out: Path, description: str, *, freq: int = 330, seconds: float = 0.4, **tags: str
+) -> Path:
     meta = ["-metadata", f"DESCRIPTION={description}"]
     for key, value in tags.items():
         meta += ["-metadata", f"{key.upper()}={value}"]
-    return ffmpeg(out, "-c:a", "libvorbis", *meta, freq=freq)
+    return ffmpeg(out, "-c:a", "libvorbis", *meta, freq=freq, seconds=seconds)
 
 
-def flac(out: Path, comment: str, *, freq: int = 550, **tags: str) -> Path:
+def flac(out: Path, comment: str, *, freq: int = 550, seconds: float = 0.4, **tags: str) -> Path:
     meta = ["-metadata", f"COMMENT={comment}"]
     for key, value in tags.items():
         meta += ["-metadata", f"{key.upper()}={value}"]
-    return ffmpeg(out, "-c:a", "flac", *meta, freq=freq)
+    return ffmpeg(out, "-c:a", "flac", *meta, freq=freq, seconds=seconds)
 
 
-def mp3(out: Path, description: str, *, freq: int = 660, **tags: str) -> Path:
+def mp3(out: Path, description: str, *, freq: int = 660, seconds: float = 0.4, **tags: str) -> Path:
     """An MP3 whose description ffmpeg writes as an ID3 TXXX frame."""
     meta = ["-metadata", f"description={description}"]
     for key, value in tags.items():
         meta += ["-metadata", f"{key}={value}"]
-    return ffmpeg(out, "-c:a", "libmp3lame", *meta, freq=freq)
+    return ffmpeg(out, "-c:a", "libmp3lame", *meta, freq=freq, seconds=seconds)

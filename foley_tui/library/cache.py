@@ -20,7 +20,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,17 +29,29 @@ from foley_tui.library import ucs
 from foley_tui.library.metadata import FileMeta, read_metadata
 from foley_tui.library.scan import Found, Skipped, walk
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: Files read per batch (one transaction; the progress callback runs between batches).
 BATCH = 256
 #: Below this many files to read, a refresh reads them in its own thread; above it, in
 #: worker processes (metadata parsing is Python: one process per CPU is the speed-up).
 PROCESS_THRESHOLD = 400
+#: Separates keywords in their column (no keyword holds it).
+KEYWORD_SEP = "\x1f"
 
+_COLUMNS = (
+    "rel, size, mtime_ns, sha256, format, duration, rate, bits, channels, description, "
+    "library, vendor, catid, category, subcategory, fx_name, creator, source, keywords, "
+    "problem, warning"
+)
 _DDL = (
     "CREATE TABLE IF NOT EXISTS info(k TEXT PRIMARY KEY, v ANY)",
     "CREATE TABLE IF NOT EXISTS files(rel TEXT PRIMARY KEY, size INTEGER NOT NULL, "
-    "mtime_ns INTEGER NOT NULL, sha256 TEXT, meta TEXT NOT NULL, fields TEXT NOT NULL)",
+    "mtime_ns INTEGER NOT NULL, sha256 TEXT, format TEXT NOT NULL, duration REAL, "
+    "rate INTEGER, bits INTEGER, channels INTEGER, description TEXT NOT NULL, "
+    "library TEXT NOT NULL, vendor TEXT NOT NULL, catid TEXT NOT NULL, "
+    "category TEXT NOT NULL, subcategory TEXT NOT NULL, fx_name TEXT NOT NULL, "
+    "creator TEXT NOT NULL, source TEXT NOT NULL, keywords TEXT NOT NULL, problem TEXT, "
+    "warning TEXT, fields TEXT NOT NULL, synced TEXT)",
     "CREATE INDEX IF NOT EXISTS files_sha ON files(sha256)",
     "CREATE TABLE IF NOT EXISTS skipped(rel TEXT PRIMARY KEY, reason TEXT NOT NULL)",
 )
@@ -92,19 +104,16 @@ class Entry:
 class Refresh:
     """What a refresh found."""
 
-    entries: list[Entry] = field(default_factory=list)
+    files: int = 0
+    """Sound files in the folder."""
     skipped: list[Skipped] = field(default_factory=list)
     read: int = 0
     """Files read (new or changed since the cache)."""
     removed: int = 0
     moved: list[tuple[str, str]] = field(default_factory=list)
     """(old path, new path) of the files found again at another path by content."""
-
-    @property
-    def problems(self) -> list[tuple[str, str]]:
-        """(path, reason) of every file or link that cannot be auditioned."""
-        found = [(e.rel, e.meta.problem) for e in self.entries if e.meta.problem]
-        return [*found, *((s.rel, s.reason) for s in self.skipped)]
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    """(path, reason) of every file or link that cannot be auditioned."""
 
 
 Progress = Callable[[str, int, int], None]
@@ -127,66 +136,78 @@ def read_file(root: str, rel: str) -> tuple[str | None, FileMeta]:
 
 
 def _read_many(root: str, rels: list[str]) -> Iterator[tuple[str, str | None, FileMeta]]:
-    if len(rels) < PROCESS_THRESHOLD or (os.cpu_count() or 1) < 2:
-        for rel in rels:
-            yield (rel, *read_file(root, rel))
-        return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    done = 0
+    if len(rels) >= PROCESS_THRESHOLD and (os.cpu_count() or 1) >= 2:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
 
-    # spawn: the caller is a thread of a running app; forking it copies its locks.
-    context = multiprocessing.get_context("spawn")
-    workers = min(os.cpu_count() or 2, 4)
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        results = pool.map(read_file, [root] * len(rels), rels, chunksize=64)
-        for rel, result in zip(rels, results, strict=True):
-            yield (rel, *result)
+        # spawn: the caller is a thread of a running app; forking it copies its locks.
+        context = multiprocessing.get_context("spawn")
+        workers = min(os.cpu_count() or 2, 4)
+        try:
+            with ProcessPoolExecutor(workers, mp_context=context) as pool:
+                results = pool.map(read_file, [root] * len(rels), rels, chunksize=64)
+                for rel, result in zip(rels, results, strict=True):
+                    yield (rel, *result)
+                    done += 1
+            return
+        except (BrokenProcessPool, OSError):
+            pass  # no worker processes here (a frozen or embedded interpreter): read on
+    for rel in rels[done:]:
+        yield (rel, *read_file(root, rel))
 
 
-def _meta_json(meta: FileMeta) -> str:
-    return json.dumps(
-        {
-            "format": meta.format,
-            "duration_s": meta.duration_s,
-            "sample_rate": meta.sample_rate,
-            "bit_depth": meta.bit_depth,
-            "channels": meta.channels,
-            "description": meta.description,
-            "library": meta.library,
-            "vendor": meta.vendor,
-            "ucs": [
-                meta.ucs.catid,
-                meta.ucs.category,
-                meta.ucs.subcategory,
-                meta.ucs.fx_name,
-                meta.ucs.creator,
-                meta.ucs.source,
-                list(meta.ucs.keywords),
-            ],
-            "problem": meta.problem,
-            "warning": meta.warning,
-        },
-        ensure_ascii=False,
+def _row_of(rel: str, size: int, mtime_ns: int, sha: str | None, meta: FileMeta) -> tuple[Any, ...]:
+    u = meta.ucs
+    return (
+        rel,
+        size,
+        mtime_ns,
+        sha,
+        meta.format,
+        meta.duration_s,
+        meta.sample_rate,
+        meta.bit_depth,
+        meta.channels,
+        meta.description,
+        meta.library,
+        meta.vendor,
+        u.catid,
+        u.category,
+        u.subcategory,
+        u.fx_name,
+        u.creator,
+        u.source,
+        KEYWORD_SEP.join(u.keywords),
+        meta.problem,
+        meta.warning,
+        json.dumps(meta.fields, ensure_ascii=False),
+        None,
     )
 
 
-def _meta_of(text: str, fields: dict[str, str] | None = None) -> FileMeta:
-    data: dict[str, Any] = json.loads(text)
-    u = data.get("ucs") or ["", "", "", "", "", "", []]
-    return FileMeta(
-        format=data.get("format") or "",
-        duration_s=data.get("duration_s"),
-        sample_rate=data.get("sample_rate"),
-        bit_depth=data.get("bit_depth"),
-        channels=data.get("channels"),
-        description=data.get("description") or "",
-        library=data.get("library") or "",
-        vendor=data.get("vendor") or "",
-        ucs=ucs.UcsFields(u[0], u[1], u[2], u[3], u[4], u[5], tuple(u[6])),
-        fields=fields or {},
-        problem=data.get("problem"),
-        warning=data.get("warning"),
+def _entry_of(row: Sequence[Any], fields: dict[str, str] | None = None) -> Entry:
+    (rel, size, mtime, sha, fmt, duration, rate, bits, channels, description, library) = row[:11]
+    (vendor, catid, category, sub, fx_name, creator, source, keywords, problem, warning) = row[
+        11:21
+    ]
+    words = tuple(keywords.split(KEYWORD_SEP)) if keywords else ()
+    meta = FileMeta(
+        fmt,
+        duration,
+        rate,
+        bits,
+        channels,
+        description,
+        library,
+        vendor,
+        ucs.UcsFields(catid, category, sub, fx_name, creator, source, words),
+        fields or {},
+        problem,
+        warning,
     )
+    return Entry(rel, size, mtime, sha, meta)
 
 
 class LibraryIndex:
@@ -224,15 +245,15 @@ class LibraryIndex:
     def _init(self, db: sqlite3.Connection) -> None:
         db.execute("PRAGMA journal_mode = WAL")
         with db:
-            for statement in _DDL:
-                db.execute(statement)
+            db.execute(_DDL[0])
             found = dict(db.execute("SELECT k, v FROM info").fetchall())
-            if found.get("version") not in (None, SCHEMA_VERSION) or found.get("root") not in (
-                None,
-                str(self.root),
-            ):
-                db.execute("DELETE FROM files")
-                db.execute("DELETE FROM skipped")
+            if found.get("version") != SCHEMA_VERSION or found.get("root") != str(self.root):
+                # Another layout (or a file that is not ours): start over, it is a cache.
+                db.execute("DROP TABLE IF EXISTS files")
+                db.execute("DROP TABLE IF EXISTS skipped")
+                db.execute("DELETE FROM info")
+            for statement in _DDL[1:]:
+                db.execute(statement)
             db.execute("INSERT OR REPLACE INTO info VALUES ('version', ?)", (SCHEMA_VERSION,))
             db.execute("INSERT OR REPLACE INTO info VALUES ('root', ?)", (str(self.root),))
 
@@ -242,19 +263,30 @@ class LibraryIndex:
 
     # ------------------------------------------------------------------ reads
     def entries(self) -> list[Entry]:
-        """What the cache knows, in path order (no walk: the first paint of a revisit)."""
+        """What the cache knows, in path order (no walk)."""
         with self._lock:
-            rows = self._db.execute(
-                "SELECT rel, size, mtime_ns, sha256, meta FROM files ORDER BY rel"
-            ).fetchall()
-        return [
-            Entry(rel, size, mtime, sha, _meta_of(meta)) for rel, size, mtime, sha, meta in rows
-        ]
+            rows = self._db.execute(f"SELECT {_COLUMNS} FROM files ORDER BY rel").fetchall()
+        return [_entry_of(row) for row in rows]
+
+    def count(self) -> int:
+        with self._lock:
+            (n,) = self._db.execute("SELECT count(*) FROM files").fetchone()
+        return int(n)
 
     def skipped(self) -> list[Skipped]:
         with self._lock:
             rows = self._db.execute("SELECT rel, reason FROM skipped ORDER BY rel").fetchall()
         return [Skipped(rel, reason) for rel, reason in rows]
+
+    def problems(self) -> list[tuple[str, str]]:
+        """(path, reason) of every file listed but not auditionable, and of every entry
+        the walk skipped, in path order."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT rel, problem FROM files WHERE problem IS NOT NULL "
+                "UNION ALL SELECT rel, reason FROM skipped ORDER BY 1"
+            ).fetchall()
+        return [(rel, reason) for rel, reason in rows]
 
     def fields(self, rel: str) -> dict[str, str]:
         """Every embedded field of the file at ``rel`` (empty when not cached)."""
@@ -262,26 +294,71 @@ class LibraryIndex:
             row = self._db.execute("SELECT fields FROM files WHERE rel = ?", (rel,)).fetchone()
         return dict(json.loads(row[0])) if row else {}
 
-    def paths_of(self, sha256: str) -> list[str]:
-        """Every path of the folder holding this content (duplicates share a sound)."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT rel FROM files WHERE sha256 = ? ORDER BY rel", (sha256,)
-            ).fetchall()
-        return [rel for (rel,) in rows]
+    def of_content(self, sha256: str, *, with_fields: bool = False) -> list[Entry]:
+        """Every file of this content, in path order (duplicates share one sound)."""
+        return self._of_contents([sha256], with_fields)[sha256]
 
-    def by_sound_prefix(self, hex16: str) -> list[Entry]:
-        """The entries whose content hash starts with ``hex16`` (a ``local:`` sound id)."""
+    def _of_contents(self, shas: Sequence[str], with_fields: bool) -> dict[str, list[Entry]]:
+        out: dict[str, list[Entry]] = {sha: [] for sha in shas}
+        with self._lock:
+            for start in range(0, len(shas), 500):
+                part = list(shas[start : start + 500])
+                marks = ",".join("?" * len(part))
+                rows = self._db.execute(
+                    f"SELECT {_COLUMNS}, fields FROM files WHERE sha256 IN ({marks}) ORDER BY rel",
+                    part,
+                ).fetchall()
+                for row in rows:
+                    fields = json.loads(row[-1]) if with_fields else None
+                    out[row[3]].append(_entry_of(row, fields))
+        return out
+
+    def sound_prefix(self, hex16: str) -> str | None:
+        """The full content hash of a ``local:`` sound id's 16 hex digits, if cached."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT sha256 FROM files WHERE sha256 >= ? AND sha256 < ? LIMIT 1",
+                (hex16, hex16 + "g"),
+            ).fetchone()
+        return row[0] if row else None
+
+    def column_values(self, column: str) -> dict[str, Any]:
+        """One column's value per content hash (the first path's), for a sort."""
+        if column not in ("rel", "bits", "category", "catid", "library", "vendor", "folder"):
+            raise ValueError(f"not a sortable column: {column}")
+        expr = column
+        if column == "folder":
+            expr = "rel"
         with self._lock:
             rows = self._db.execute(
-                "SELECT rel, size, mtime_ns, sha256, meta, fields FROM files "
-                "WHERE sha256 >= ? AND sha256 < ? ORDER BY rel",
-                (hex16, hex16 + "g"),
+                f"SELECT sha256, {expr} FROM files WHERE sha256 IS NOT NULL ORDER BY rel DESC"
             ).fetchall()
-        return [
-            Entry(rel, size, mtime, sha, _meta_of(meta, json.loads(fields)))
-            for rel, size, mtime, sha, meta, fields in rows
-        ]
+        out = dict(rows)  # the first path in order wins (the rows come last first)
+        if column == "folder":
+            out = {sha: rel.rsplit("/", 1)[0] if "/" in rel else "" for sha, rel in out.items()}
+        return out
+
+    # ------------------------------------------------------------------ sync state
+    def unsynced(self, session_id: str) -> list[str]:
+        """The content hashes whose candidate ``session_id`` has not had since they
+        changed (new, re-read, or a path of the same content added or removed)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT DISTINCT sha256 FROM files WHERE sha256 IS NOT NULL AND synced IS NOT ?",
+                (session_id,),
+            ).fetchall()
+        return sorted(sha for (sha,) in rows)
+
+    def sounds_of(self, shas: Sequence[str]) -> dict[str, list[Entry]]:
+        """The files of each content hash, in path order."""
+        return self._of_contents(shas, False)
+
+    def mark_synced(self, session_id: str, shas: Iterable[str]) -> None:
+        with self._lock, self._db:
+            self._db.executemany(
+                "UPDATE files SET synced = ? WHERE sha256 = ?",
+                ((session_id, sha) for sha in shas),
+            )
 
     # ------------------------------------------------------------------ refresh
     def refresh(
@@ -295,10 +372,11 @@ class LibraryIndex:
         for item in walk(self.root):
             if isinstance(item, Found):
                 found.append(item)
-                if len(found) % 2000 == 0:
+                if len(found) % 5000 == 0:
                     report("walk", len(found), 0)
             else:
                 result.skipped.append(item)
+        result.files = len(found)
         with self._lock:
             known = {
                 rel: (size, mtime, sha)
@@ -320,18 +398,10 @@ class LibraryIndex:
         batch: list[tuple[Any, ...]] = []
         done = 0
         fresh_by_sha: dict[str, str] = {}
+        stopped = False
         for rel, sha, meta in _read_many(str(self.root), [f.rel for f in to_read]):
             info = stats[rel]
-            batch.append(
-                (
-                    rel,
-                    info.size,
-                    info.mtime_ns,
-                    sha,
-                    _meta_json(meta),
-                    json.dumps(meta.fields, ensure_ascii=False),
-                )
-            )
+            batch.append(_row_of(rel, info.size, info.mtime_ns, sha, meta))
             if sha and rel not in known:
                 fresh_by_sha.setdefault(sha, rel)
             done += 1
@@ -340,21 +410,33 @@ class LibraryIndex:
                 batch = []
                 report("read", done, len(to_read))
                 if stop is not None and stop():
+                    stopped = True
                     break
         if batch:
             self._store(batch)
-        if gone and (stop is None or not stop()):
+        if gone and not stopped:
+            shas = {sha for sha in gone.values() if sha}
             with self._lock, self._db:
                 self._db.executemany("DELETE FROM files WHERE rel = ?", ((r,) for r in gone))
+                # The remaining paths of a content lost one: its candidate's tags change.
+                self._db.executemany(
+                    "UPDATE files SET synced = NULL WHERE sha256 = ?", ((sha,) for sha in shas)
+                )
             result.removed = len(gone)
             result.moved = sorted(
                 (old, fresh_by_sha[sha]) for old, sha in gone.items() if sha in fresh_by_sha
             )
         result.read = done
+        result.problems = self.problems()
         report("read", done, len(to_read))
-        result.entries = [e for e in self.entries() if e.rel in current]
         return result
 
-    def _store(self, rows: Iterable[tuple[Any, ...]]) -> None:
+    def _store(self, rows: list[tuple[Any, ...]]) -> None:
+        marks = ",".join("?" * len(rows[0]))
         with self._lock, self._db:
-            self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)", rows)
+            self._db.executemany(f"INSERT OR REPLACE INTO files VALUES ({marks})", rows)
+            # A new path of a known content changes that content's candidate (its tags).
+            self._db.executemany(
+                "UPDATE files SET synced = NULL WHERE sha256 = ?",
+                ((row[3],) for row in rows if row[3]),
+            )

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from foley_tui.library.cache import Entry, Refresh
+from foley_tui.library.cache import Entry, LibraryIndex
 from foley_tui.store.local import caption_from_name, license_record
 
 #: Players decode these; a file of another format is listed as a problem, not a candidate.
@@ -107,23 +107,15 @@ def candidate_for(root: Path, entry: Entry, paths: Iterable[str] = ()) -> dict[s
     }
 
 
-def candidates_of(root: Path, entries: Iterable[Entry]) -> dict[str, dict[str, Any]]:
-    """One candidate per content (the first path in path order plays; the others are
-    in its tags), by sound id."""
-    groups: dict[str, list[Entry]] = {}
-    for entry in entries:
-        if entry.sound_id is not None:
-            groups.setdefault(entry.sound_id, []).append(entry)
-    out: dict[str, dict[str, Any]] = {}
-    for sound_id, group in groups.items():
-        group.sort(key=lambda e: e.rel)
-        for i, entry in enumerate(group):
-            others = [e.rel for j, e in enumerate(group) if j != i]
-            candidate = candidate_for(root, entry, others)
-            if candidate is not None:
-                out[sound_id] = candidate
-                break
-    return out
+def candidate_of_group(root: Path, group: list[Entry]) -> dict[str, Any] | None:
+    """The candidate of one content held at the paths of ``group`` (in path order): the
+    first playable path plays, every path is in its tags."""
+    for i, entry in enumerate(group):
+        others = [e.rel for j, e in enumerate(group) if j != i]
+        candidate = candidate_for(root, entry, others)
+        if candidate is not None:
+            return candidate
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,41 +145,44 @@ def _is_ours(existing: Mapping[str, Any], root: Path) -> bool:
 
 def sync_candidates(
     store: Any,
-    root: Path,
-    refresh: Refresh,
+    index: LibraryIndex,
+    session_id: str,
     *,
     progress: Callable[[int, int], None] | None = None,
     batch: int = 500,
 ) -> SyncReport:
-    """Cache the folder's candidates in ``store`` (its ``SessionStore``) through its public
-    API, as ``add`` does: new sounds are added; a sound this folder made whose file moved,
-    or whose metadata changed, is rewritten; any other candidate is left as it is."""
-    wanted = candidates_of(root, refresh.entries)
-    existing = set(store.candidate_ids())
+    """Cache the folder's candidates in ``store`` (the ``SessionStore`` of
+    ``session_id``) through its public API, as ``add`` does: only the contents changed
+    since the last sync to this session are looked at; a new sound is added, a sound this
+    folder made whose file moved or whose metadata changed is rewritten, any other
+    candidate (an agent's) is left as it is."""
+    shas = index.unsynced(session_id)
+    existing = set(store.candidate_ids()) if shas else set()
     added = updated = kept = 0
-    pending: list[dict[str, Any]] = []
-    done = 0
-    for sound_id, candidate in wanted.items():
-        done += 1
-        if sound_id not in existing:
-            pending.append(candidate)
-            added += 1
-        else:
+    for start in range(0, len(shas), batch):
+        chunk = shas[start : start + batch]
+        pending: list[dict[str, Any]] = []
+        for group in index.sounds_of(chunk).values():
+            candidate = candidate_of_group(index.root, group) if group else None
+            if candidate is None:
+                continue
+            sound_id = candidate["sound"]["id"]
+            if sound_id not in existing:
+                pending.append(candidate)
+                existing.add(sound_id)
+                added += 1
+                continue
             old = store.candidate(sound_id)
-            if old is not None and old != candidate and _is_ours(old, root):
+            if old is not None and old != candidate and _is_ours(old, index.root):
                 pending.append(candidate)
                 updated += 1
             else:
                 kept += 1
-        if len(pending) >= batch:
+        if pending:
             store.cache_candidates(pending)
-            pending = []
-            if progress is not None:
-                progress(done, len(wanted))
-    if pending:
-        store.cache_candidates(pending)
-    if progress is not None:
-        progress(done, len(wanted))
+        index.mark_synced(session_id, chunk)
+        if progress is not None:
+            progress(min(start + batch, len(shas)), len(shas))
     return SyncReport(added, updated, kept)
 
 

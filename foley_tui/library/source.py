@@ -2,8 +2,9 @@
 candidates, and what the list and the details show of each sound beyond the candidate.
 
 :meth:`FolderSource.refresh` is the whole background job of an open (walk, read what
-changed, cache the candidates); the list's extra columns and the details' embedded
-fields are read from the index by sound id, a screen at a time.
+changed, cache the candidates that changed); the list's extra columns and the details'
+embedded fields are read from the index by sound id, a screen at a time, so a 100k-file
+folder is never held in memory whole.
 
 Headless: never imports textual.
 """
@@ -18,6 +19,18 @@ from typing import Any
 
 from foley_tui.library.cache import Entry, LibraryIndex, Refresh
 from foley_tui.library.folder import SyncReport, sync_candidates
+
+#: Rows of library columns kept in memory (a few screens' worth, refilled on scroll).
+COLUMNS_KEPT = 4000
+
+#: The sorts a folder session adds to the list's (by the column of its first path).
+LIBRARY_SORTS: dict[str, str] = {
+    "name": "rel",
+    "folder": "folder",
+    "category": "category",
+    "library": "library",
+    "bits": "bits",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,16 +64,23 @@ class RefreshResult:
     sync: SyncReport
 
     def summary(self) -> str:
-        sounds = self.sync.added + self.sync.updated + self.sync.kept
-        parts = [f"{len(self.refresh.entries)} files", f"{sounds} sounds"]
+        parts = [f"{self.refresh.files} files"]
         if self.refresh.read:
             parts.append(f"{self.refresh.read} read")
+        if self.sync.added or self.sync.updated:
+            parts.append(f"{self.sync.added} new, {self.sync.updated} updated")
         if self.refresh.moved:
             parts.append(f"{len(self.refresh.moved)} moved")
-        problems = self.refresh.problems
-        if problems:
-            parts.append(f"{len(problems)} not playable")
+        if self.refresh.problems:
+            parts.append(f"{len(self.refresh.problems)} not playable")
         return ", ".join(parts)
+
+
+def category_of(entry: Entry) -> str:
+    """The category column: ``CATEGORY/SUBCATEGORY`` when the file names them, else its
+    CatID as written (the official CatID list is not shipped)."""
+    u = entry.meta.ucs
+    return "/".join(x for x in (u.category, u.subcategory) if x) or u.catid
 
 
 class FolderSource:
@@ -70,52 +90,71 @@ class FolderSource:
         self.index = LibraryIndex(root, cache_dir=cache_dir)
         self.root = self.index.root
         self.session_id = session_id
-        self._columns: dict[str, LibraryColumns] = {}
+        self._columns: dict[str, LibraryColumns | None] = {}
         self._lock = threading.Lock()
         self.last: RefreshResult | None = None
-        self._load_columns(self.index.entries())
 
-    def _load_columns(self, entries: list[Entry]) -> None:
-        groups: dict[str, list[Entry]] = {}
-        for entry in entries:
-            if entry.sound_id is not None:
-                groups.setdefault(entry.sound_id, []).append(entry)
-        columns: dict[str, LibraryColumns] = {}
-        for sound_id, group in groups.items():
-            first = min(group, key=lambda e: e.rel)
-            meta = first.meta
-            u = meta.ucs
-            category = "/".join(x for x in (u.category, u.subcategory) if x) or u.catid
-            columns[sound_id] = LibraryColumns(
-                first.name,
-                first.folder,
-                meta.description,
-                category,
-                meta.library or meta.vendor,
-                meta.bit_depth,
-                len(group),
-            )
-        with self._lock:
-            self._columns = columns
+    @property
+    def name(self) -> str:
+        return self.root.name or str(self.root)
+
+    def _sha_of(self, sound_id: str) -> str | None:
+        if not sound_id.startswith("local:"):
+            return None
+        return self.index.sound_prefix(sound_id.removeprefix("local:"))
 
     def columns(self, sound_id: str) -> LibraryColumns | None:
+        """The library columns of a sound (None for a sound not of this folder)."""
         with self._lock:
-            return self._columns.get(sound_id)
+            if sound_id in self._columns:
+                return self._columns[sound_id]
+        sha = self._sha_of(sound_id)
+        found: LibraryColumns | None = None
+        if sha is not None:
+            group = self.index.of_content(sha)
+            if group:
+                first = group[0]
+                meta = first.meta
+                found = LibraryColumns(
+                    first.name,
+                    first.folder,
+                    meta.description,
+                    category_of(first),
+                    meta.library or meta.vendor,
+                    meta.bit_depth,
+                    len(group),
+                )
+        with self._lock:
+            if len(self._columns) >= COLUMNS_KEPT:
+                self._columns.clear()
+            self._columns[sound_id] = found
+        return found
+
+    def sort_values(self, sort: str) -> dict[str, Any]:
+        """Sound id -> the value a library sort orders by (see :data:`LIBRARY_SORTS`)."""
+        values = self.index.column_values(LIBRARY_SORTS[sort])
+        return {f"local:{sha[:16]}": value for sha, value in values.items()}
 
     def categories(self) -> list[tuple[str, int]]:
-        """The categories of the folder's sounds with their counts, most common first."""
+        """The folder's categories with how many sounds (rows) are in each, most common
+        first; a sound's category is its first path's."""
         counts: dict[str, int] = {}
-        with self._lock:
-            for columns in self._columns.values():
-                if columns.category:
-                    counts[columns.category] = counts.get(columns.category, 0) + 1
+        seen: set[str | None] = set()
+        for entry in self.index.entries():
+            if entry.sha256 in seen or entry.meta.problem:
+                continue
+            seen.add(entry.sha256)
+            category = category_of(entry)
+            if category:
+                counts[category] = counts.get(category, 0) + 1
         return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
     def details(self, sound_id: str) -> SoundDetails | None:
         """All the paths and the embedded fields of a ``local:`` sound of this folder."""
-        if not sound_id.startswith("local:"):
+        sha = self._sha_of(sound_id)
+        if sha is None:
             return None
-        entries = self.index.by_sound_prefix(sound_id.removeprefix("local:"))
+        entries = self.index.of_content(sha, with_fields=True)
         if not entries:
             return None
         return SoundDetails([e.rel for e in entries], entries[0], dict(entries[0].meta.fields))
@@ -126,15 +165,17 @@ class FolderSource:
         progress: Callable[[str, int, int], None] | None = None,
         stop: Callable[[], bool] | None = None,
     ) -> RefreshResult:
-        """Walk, read what changed, and cache the candidates in ``store`` (the folder's
-        session). Runs in a worker: ``progress(phase, done, total)`` reports each step."""
+        """Walk, read what changed, and cache the changed candidates in ``store`` (the
+        folder's session). Runs in a worker: ``progress(phase, done, total)`` reports
+        each step (``walk``, ``read``, ``cache``)."""
         refresh = self.index.refresh(progress, stop)
-        self._load_columns(refresh.entries)
+        with self._lock:
+            self._columns.clear()
 
         def synced(done: int, total: int) -> None:
             if progress is not None:
                 progress("cache", done, total)
 
-        report = sync_candidates(store, self.root, refresh, progress=synced)
+        report = sync_candidates(store, self.index, self.session_id, progress=synced)
         self.last = RefreshResult(refresh, report)
         return self.last

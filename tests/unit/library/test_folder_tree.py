@@ -80,10 +80,10 @@ def test_duplicates_are_one_sound_with_all_paths(library: Path) -> None:
     copy = library / "copies" / "same door.wav"
     copy.parent.mkdir()
     shutil.copy(library / "doors" / "DOORWood_Slam_JD_Lib.wav", copy)
-    source = FolderSource(library, "s")
     store = SessionService().get(SessionService().create("x"))
+    source = FolderSource(library, store.session_id)
     result = source.refresh(store)
-    assert len(result.refresh.entries) == 5
+    assert result.refresh.files == 5
     ids = store.candidate_ids()
     assert len(ids) == 4  # five files, four sounds
     door = next(i for i in ids if cand(store, i)["sound"]["caption"] == "Heavy oak door slams")
@@ -100,9 +100,8 @@ def test_broken_files_listed_with_reasons(library: Path) -> None:
     (library / "notes.flac").write_text("a text file named as a sound")
     wav = (library / "doors" / "DOORWood_Slam_JD_Lib.wav").read_bytes()
     (library / "cut.wav").write_bytes(wav[:100])
-    source = FolderSource(library, "s")
     store = SessionService().get(SessionService().create("x"))
-    result = source.refresh(store)
+    result = FolderSource(library, store.session_id).refresh(store)
     problems = dict(result.refresh.problems)
     assert problems["empty.wav"] == "empty file (0 bytes)"
     assert problems["notes.flac"].startswith("not audio")
@@ -112,28 +111,31 @@ def test_broken_files_listed_with_reasons(library: Path) -> None:
 
 def test_rescan_reads_only_what_changed(library: Path) -> None:
     store = SessionService().get(SessionService().create("x"))
-    first = FolderSource(library, "s").refresh(store)
-    assert first.refresh.read == 4
-    again = FolderSource(library, "s")
-    assert len(again.index.entries()) == 4  # the cache alone lists them (the first paint)
-    assert again.refresh(store).refresh.read == 0
+    sid = store.session_id
+    first = FolderSource(library, sid).refresh(store)
+    assert first.refresh.read == 4 and first.sync.added == 4
+    again = FolderSource(library, sid)
+    assert len(again.index.entries()) == 4  # the cache alone lists them
+    second = again.refresh(store)
+    assert second.refresh.read == 0
+    assert (second.sync.added, second.sync.updated, second.sync.kept) == (0, 0, 0)
     flac(library / "weather" / "rain.flac", "Rain, now harder", freq=410)
-    third = FolderSource(library, "s").refresh(store)
-    assert third.refresh.read == 1
+    third = FolderSource(library, sid).refresh(store)
+    assert third.refresh.read == 1 and third.sync.added == 1
     captions = {cand(store, i)["sound"]["caption"] for i in store.candidate_ids()}
     assert "Rain, now harder" in captions
 
 
 def test_moved_file_found_again_by_content(library: Path) -> None:
     store = SessionService().get(SessionService().create("x"))
-    source = FolderSource(library, "s")
-    source.refresh(store)
+    FolderSource(library, store.session_id).refresh(store)
     rain = next(i for i in store.candidate_ids() if "rain" in cand(store, i)["sound"]["uri"])
     store.add_pick(rain, layer="ambience")
     new = library / "archive" / "renamed rain.flac"
     new.parent.mkdir()
     os.rename(library / "weather" / "rain.flac", new)
-    result = FolderSource(library, "s").refresh(store)
+    result = FolderSource(library, store.session_id).refresh(store)
+    assert result.sync.updated == 1
     assert result.refresh.moved == [("weather/rain.flac", "archive/renamed rain.flac")]
     assert cand(store, rain)["sound"]["uri"] == str(new)  # same sound id, new path
     assert rain in store.picked_ids()
@@ -152,7 +154,7 @@ def test_read_only_library_is_never_written(library: Path) -> None:
         path.chmod(stat.S_IMODE(path.stat().st_mode) & ~0o222)
     try:
         store = SessionService().get(SessionService().create("x"))
-        FolderSource(library, "s").refresh(store)
+        FolderSource(library, store.session_id).refresh(store)
         assert len(store.candidate_ids()) == 4
     finally:
         for path, mode in modes.items():
@@ -171,7 +173,8 @@ def test_cache_keyed_by_real_path(library: Path, tmp_path: Path) -> None:
 def test_candidate_is_shaped_as_add_writes_it(library: Path) -> None:
     path = library / "weather" / "rain.flac"
     index = LibraryIndex(library)
-    entry = next(e for e in index.refresh().entries if e.rel == "weather/rain.flac")
+    index.refresh()
+    entry = next(e for e in index.entries() if e.rel == "weather/rain.flac")
     ours = candidate_for(library, entry)
     theirs = candidate_from_audio(path)
     assert ours is not None
@@ -217,3 +220,27 @@ def test_foley_lists_and_rehydrates_a_pick(library: Path, data_dir: Path) -> Non
     assert [(p["sound_id"], p["layer"], p["onset"]) for p in picks] == [(glass, "sfx_fg", 1.5)]
     assert cands[0]["sound"]["caption"] == "Glass breaking on tile"
     assert cands[0]["sound"]["uri"] == str(library.resolve() / "glass.mp3")
+
+
+def test_a_new_copy_updates_the_sound_and_columns_read_from_the_cache(library: Path) -> None:
+    store = SessionService().get(SessionService().create("x"))
+    source = FolderSource(library, store.session_id)
+    source.refresh(store)
+    door = next(i for i in store.candidate_ids() if "DOORWood" in cand(store, i)["sound"]["uri"])
+    columns = source.columns(door)
+    assert columns is not None
+    assert (columns.name, columns.folder, columns.description) == (
+        "DOORWood_Slam_JD_Lib.wav",
+        "doors",
+        "Heavy oak door slams",
+    )
+    assert columns.category == "DOORWood"  # no iXML category: the CatID as written
+    assert (columns.library, columns.bit_depth, columns.paths) == ("Lib", 24, 1)
+    shutil.copy(library / "doors" / "DOORWood_Slam_JD_Lib.wav", library / "zz copy.wav")
+    result = FolderSource(library, store.session_id).refresh(store)
+    assert (result.sync.added, result.sync.updated) == (0, 1)
+    assert "zz copy.wav" in cand(store, door)["sound"]["tags"]
+    assert source.categories() == [("DOORWood", 1)]  # one sound, whatever its copies
+    names = source.sort_values("name")
+    assert names[door] == "doors/DOORWood_Slam_JD_Lib.wav"
+    assert source.sort_values("folder")[door] == "doors"

@@ -1,0 +1,175 @@
+"""Library folder benchmark: walking, reading and revisiting a big tree, with a plain
+``os.scandir`` walk of the same tree as the same-run baseline.
+
+* **walk** of a 100k-file tree (1,000 folders of 100 files): ``library.scan.walk`` (it
+  stats every entry, follows links, checks loops) against a bare recursive
+  ``os.scandir`` that only lists names;
+* **first scan** of 10k real-format files (BWF with bext and iXML, FLAC, Ogg Vorbis,
+  MP3 with ID3; each file's audio differs, so every hash is its own): metadata,
+  SHA-256 and the cache write, as files/s (the target is at least 1,000 files/s);
+* **revisit** of the 100k tree: the cached entries alone (what the first screen can
+  show) and a refresh that finds nothing changed (a walk plus a compare), beside the
+  scandir walk;
+* **RSS** of a process that refreshes the 100k tree and holds its entries (the target
+  is below 200 MB).
+
+Each figure is the median of ``--runs`` runs. The trees are made once under
+$FOLEY_TUI_BENCH_CACHE (default ~/.cache/foley-tui-bench). Runnable standalone:
+``python tests/bench/bench_library.py [--quick]``; writes
+tests/bench/results/bench_library.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from foley_tui.library.cache import LibraryIndex  # noqa: E402
+from foley_tui.library.scan import walk  # noqa: E402
+from tests.library_fixtures import bwf, flac, ixml_user, mp3, vorbis, with_ixml  # noqa: E402
+
+CACHE = Path(os.environ.get("FOLEY_TUI_BENCH_CACHE", Path.home() / ".cache" / "foley-tui-bench"))
+
+
+def scandir_walk(folder: str) -> int:
+    """The baseline: names only, recursively."""
+    count = 0
+    with os.scandir(folder) as it:
+        for entry in it:
+            if entry.is_dir(follow_symlinks=False):
+                count += scandir_walk(entry.path)
+            else:
+                count += 1
+    return count
+
+
+def templates(where: Path) -> list[tuple[str, bytes, int]]:
+    """(extension, bytes, offset of the audio to vary) of one file per format."""
+    where.mkdir(parents=True, exist_ok=True)
+    wav = bwf(where / "t.wav", "Door slam, wooden, heavy", seconds=0.05)
+    with_ixml(wav, ixml_user(CATID="DOORWood", CATEGORY="DOORS", SUBCATEGORY="WOOD"))
+    made = [
+        (".wav", wav),
+        (".flac", flac(where / "t.flac", "Rain on a tin roof", seconds=0.05)),
+        (".ogg", vorbis(where / "t.ogg", "Wind howling", seconds=0.05)),
+        (".mp3", mp3(where / "t.mp3", "Glass breaking", seconds=0.05)),
+    ]
+    out = []
+    for ext, path in made:
+        data = path.read_bytes()
+        # Vary bytes near the end: inside the audio (or a tag's padding) of each format.
+        out.append((ext, data, max(len(data) - 8, 0)))
+    return out
+
+
+def make_tree(root: Path, files: int, per_folder: int) -> Path:
+    marker = root / f".complete-{files}"
+    if marker.exists():
+        return root
+    shutil.rmtree(root, ignore_errors=True)
+    kinds = templates(root.parent / f"templates-{root.name}")
+    for i in range(files):
+        ext, data, at = kinds[i % len(kinds)]
+        folder = root / f"bank {i // per_folder // 10:03d}" / f"folder {i // per_folder:04d}"
+        if i % per_folder == 0:
+            folder.mkdir(parents=True, exist_ok=True)
+        unique = bytearray(data)
+        unique[at : at + 4] = i.to_bytes(4, "little")
+        (folder / f"sound {i:06d}{ext}").write_bytes(bytes(unique))
+    marker.write_text("")
+    return root
+
+
+def median_time(fn: Any, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def rss_of_refresh(root: Path, cache: Path) -> float:
+    """Peak RSS (MB) of a fresh process that refreshes ``root`` and holds its entries."""
+    code = (
+        "import resource, sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from pathlib import Path\n"
+        "from foley_tui.library.cache import LibraryIndex\n"
+        f"index = LibraryIndex(Path({str(root)!r}), cache_dir=Path({str(cache)!r}))\n"
+        "result = index.refresh()\n"
+        "assert len(result.entries) > 0\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return int(out.stdout.strip().splitlines()[-1]) / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="10k/1k files instead of 100k/10k")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    big_n, read_n = (10_000, 1_000) if args.quick else (100_000, 10_000)
+    big = make_tree(CACHE / f"library{big_n}", big_n, 100)
+    small = make_tree(CACHE / f"library-read{read_n}", read_n, 100)
+    results: dict[str, Any] = {"files": big_n, "read_files": read_n, "runs": args.runs}
+
+    results["walk_scandir_s"] = median_time(lambda: scandir_walk(str(big)), args.runs)
+    results["walk_library_s"] = median_time(lambda: sum(1 for _ in walk(big)), args.runs)
+    results["walk_ratio"] = results["walk_library_s"] / results["walk_scandir_s"]
+
+    first: list[float] = []
+    for _ in range(args.runs):
+        with tempfile.TemporaryDirectory() as cache:
+            index = LibraryIndex(small, cache_dir=Path(cache))
+            start = time.perf_counter()
+            result = index.refresh()
+            first.append(time.perf_counter() - start)
+            assert result.read == read_n, (result.read, result.problems[:3])
+            index.close()
+    results["first_scan_s"] = statistics.median(first)
+    results["first_scan_files_per_s"] = read_n / results["first_scan_s"]
+    results["read_scandir_s"] = median_time(lambda: scandir_walk(str(small)), args.runs)
+
+    with tempfile.TemporaryDirectory() as cache:
+        cache_dir = Path(cache)
+        index = LibraryIndex(big, cache_dir=cache_dir)
+        start = time.perf_counter()
+        index.refresh()
+        results["big_first_scan_s"] = time.perf_counter() - start
+        index.close()
+        results["revisit_cached_entries_s"] = median_time(
+            lambda: LibraryIndex(big, cache_dir=cache_dir).entries(), args.runs
+        )
+        results["revisit_refresh_s"] = median_time(
+            lambda: LibraryIndex(big, cache_dir=cache_dir).refresh(), args.runs
+        )
+        results["revisit_refresh_ratio"] = results["revisit_refresh_s"] / results["walk_scandir_s"]
+        results["rss_mb"] = rss_of_refresh(big, cache_dir)
+    results["bench_process_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    out = HERE / "results" / "bench_library.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    for key, value in results.items():
+        print(f"{key:28} {value:.3f}" if isinstance(value, float) else f"{key:28} {value}")
+
+
+if __name__ == "__main__":
+    main()
