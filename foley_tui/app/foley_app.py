@@ -35,6 +35,7 @@ from foley_tui.startup import resume_gc
 from foley_tui.store import SessionService, SessionStore
 
 if TYPE_CHECKING:
+    from foley_tui.library.source import FolderSource
     from foley_tui.scene.narration import Narration  # the scene model: not at start-up
 
 #: Exit status after a hang-up (128 + SIGHUP, as a shell reports a process it killed).
@@ -64,12 +65,15 @@ class FoleyApp(App[None]):
         *,
         audio_notice: bool = True,
         opening: OpeningRead | None = None,
+        library: FolderSource | None = None,
     ) -> None:
         """``audio_notice``: say (once) when there is no sound; False with ``--no-audio``,
         where silence is what the user asked for. ``opening``: the first screen of
-        ``store`` already being read (else the read starts now)."""
+        ``store`` already being read (else the read starts now). ``library``: the folder
+        ``store`` auditions (``foley-tui open DIR``), scanned once the screen is up."""
         super().__init__()
         self.store = store
+        self.library = library
         self.player = player
         self.config = config or Config()
         self.service = service
@@ -197,7 +201,10 @@ class FoleyApp(App[None]):
         opening, self._opening = self._opening, None
         if opening is not None and opening.store is not store:
             opening = None  # read for the session the app started with
-        return AuditionScreen(store, self.player, self.config.settings, opening)
+        library = (
+            self.library if self.library and self.library.session_id == store.session_id else None
+        )
+        return AuditionScreen(store, self.player, self.config.settings, opening, library)
 
     def open_session(self, session_id: str) -> None:
         """Switch to another session (used by the sessions screen)."""
@@ -209,6 +216,10 @@ class FoleyApp(App[None]):
             current.save_position()
         self.player.stop()
         self.store = self.service.get(session_id)
+        from foley_tui.library.registry import folder_source  # a folder's session?
+
+        data = self.service.data_dir
+        self.library = folder_source(data, session_id) if data is not None else None
         screen = self.make_audition(self.store)
         if current is not None and current is self.screen:
             self._modes_made += 1

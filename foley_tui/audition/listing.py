@@ -8,7 +8,7 @@ re-applies it when rows, decisions or view settings change.
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
@@ -24,6 +24,25 @@ UNPICKED_EVENTS = "events without a pick"
 
 STATUS_FILTERS: tuple[str, ...] = ("all", "undecided", "picked", "rejected", UNPICKED_EVENTS)
 SORTS: tuple[str, ...] = ("rank", "caption", "duration", "layer", "onset", "score")
+LIBRARY_SORTS: tuple[str, ...] = (
+    "rank",
+    "name",
+    "folder",
+    "caption",
+    "category",
+    "library",
+    "duration",
+    "rate",
+    "bits",
+    "channels",
+    "format",
+    "layer",
+    "onset",
+)
+"""The sorts of a library folder's list (``s`` cycles through them): a librarian's
+columns; ``caption`` is the embedded description. ``name``, ``folder``, ``category``,
+``library`` and ``bits`` order by the folder's index (:attr:`Listing.extra_sorts`)."""
+_ALL_SORTS = frozenset(SORTS) | frozenset(LIBRARY_SORTS)
 
 _INF = float("inf")
 _rank = attrgetter("rank")
@@ -64,9 +83,10 @@ class ViewSettings:
         self.status_filter = STATUS_FILTERS[(i + 1) % len(STATUS_FILTERS)]
         return self.status_filter
 
-    def cycle_sort(self) -> str:
-        """Sort by the next sort; it is returned."""
-        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+    def cycle_sort(self, sorts: tuple[str, ...] = SORTS) -> str:
+        """Sort by the next of ``sorts``; it is returned."""
+        i = sorts.index(self.sort) if self.sort in sorts else -1
+        self.sort = sorts[(i + 1) % len(sorts)]
         return self.sort
 
     def labels(self, shown: int) -> list[str]:
@@ -109,7 +129,7 @@ class ViewSettings:
         return cls(
             query=pick("filter", str, defaults.query),
             status_filter=status_filter if status_filter in STATUS_FILTERS else "all",
-            sort=sort if sort in SORTS else "rank",
+            sort=sort if sort in _ALL_SORTS else "rank",
             autoplay=pick("autoplay", bool, defaults.autoplay),
             loop=pick("loop", bool, defaults.loop),
             volume_db=float(pick("volume_db", (int, float), defaults.volume_db)),
@@ -179,6 +199,9 @@ class Listing:
         self.events_read = False
         """True once the candidates' events were read (big sessions skip them)."""
         self._search = ViewCache()
+        self.extra_sorts: dict[str, Callable[[], Mapping[str, Any]]] = {}
+        """Sorts by values the rows do not hold (a library folder's columns): sort name ->
+        a function giving each sound id's value (asked when that sort's order is built)."""
         self._ids_set: set[str] | None = None
         self._page: tuple[list[str], int, tuple[str, str, str]] | None = None
         """The first paint's page: (its view with :data:`PENDING` around the fetched
@@ -370,6 +393,26 @@ class Listing:
     def sort_key(self, sort: str) -> Any:
         """The key that orders rows under ``sort`` (rank, then id, breaks ties)."""
         picks = self.decisions.picks
+        provider = self.extra_sorts.get(sort)
+        if provider is not None:
+            values = provider()
+
+            def extra_key(r: Row) -> tuple[int, Any, int, str]:
+                value = values.get(r.sound_id)
+                if value is None or value == "":
+                    return (1, 0, r.rank, r.sound_id)
+                return (0, value.lower() if isinstance(value, str) else value, r.rank, r.sound_id)
+
+            return extra_key
+        if sort in ("rate", "channels"):
+            field = "sample_rate" if sort == "rate" else "channels"
+            return lambda r: (
+                _INF if getattr(r, field) is None else getattr(r, field),
+                r.rank,
+                r.sound_id,
+            )
+        if sort == "format":
+            return lambda r: (r.format.lower() or "\uffff", r.rank, r.sound_id)
         if sort == "caption":
             return lambda r: (r.caption.lower() or "\uffff", r.rank, r.sound_id)
         if sort == "duration":

@@ -24,7 +24,7 @@ from typing import Any
 
 from foley_tui.audition.change import Change, Outside
 from foley_tui.audition.guard import RepeatGuard
-from foley_tui.audition.listing import Listing, ViewSettings
+from foley_tui.audition.listing import SORTS, Listing, ViewSettings
 from foley_tui.audition.opening import Opening
 from foley_tui.audition.outside import merge_decisions, read_outside
 from foley_tui.config import Settings
@@ -69,6 +69,8 @@ class AuditionModel:
             skip_silence=s.skip_silence,
         )
         self.title = self.store.session_id
+        self.sorts: tuple[str, ...] = SORTS
+        """What ``s`` cycles through (a library folder's list has its own columns)."""
         self.cursor: str | None = None
         """The highlighted row."""
         self.cursor_index = 0
@@ -514,7 +516,7 @@ class AuditionModel:
         return self._reapply(keep=self.cursor) | self._save_view()
 
     def cycle_sort(self) -> Change:
-        sort = self.view.cycle_sort()
+        sort = self.view.cycle_sort(self.sorts)
         return (
             self._reapply(keep=self.cursor) | Change(notices=(f"Sort: {sort}",)) | self._save_view()
         )

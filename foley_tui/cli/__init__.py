@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
 from foley_tui import __version__
-from foley_tui.cli.common import CliError, add_app_options
+from foley_tui.cli.common import CliError, add_app_options, looks_like_folder
 from foley_tui.startup import pause_gc, resume_gc
 from foley_tui.terminal import escaping_streams
 
@@ -128,6 +129,26 @@ def verb_of(argv: Sequence[str]) -> str | None:
     return DEFAULT_VERB
 
 
+def folder_shorthand(argv: Sequence[str]) -> list[str]:
+    """``foley-tui DIR ...`` is ``foley-tui open DIR ...`` when DIR is an existing folder
+    written as a path; a verb name is never written so, so verb names always win."""
+    tokens = list(argv)
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token in _VALUED_OPTIONS:
+            i += 2
+        elif token.startswith("-"):
+            if token in ("-h", "--help", "--version", "--"):
+                return tokens
+            i += 1
+        else:
+            if looks_like_folder(token) and os.path.isdir(os.path.expanduser(token)):
+                return [*tokens[:i], "open", *tokens[i:]]
+            return tokens
+    return tokens
+
+
 def parse_command_line(argv: Sequence[str]) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
     """(parser, args) for ``argv``: an app verb's from the parser of its module alone
     when that parser takes it whole, else from the whole parser."""
@@ -152,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # again to start).
     pause_gc()
     try:
-        argv = list(argv if argv is not None else sys.argv[1:])
+        argv = folder_shorthand(argv if argv is not None else sys.argv[1:])
         parser, args = parse_command_line(argv)
         func = getattr(args, "func", None)
         if func is None:

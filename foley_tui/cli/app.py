@@ -1,10 +1,14 @@
-"""The ``open`` verb: launch the audition screen on a session.
+"""The ``open`` verb: launch the audition screen on a session or a library folder.
 
 ``foley-tui open SESSION [--device D] [--no-audio]``; SESSION is an id, a title or a
 unique id prefix (the one resolver, :func:`foley_tui.cli.common.resolve_session`);
-without it, the most recently used session. The config file is read (and validated)
-before the terminal is taken over, so a bad key or setting is a one-line error, not a
-broken screen.
+without it, the most recently used session. ``foley-tui open DIR [--session S]``
+auditions a folder tree in place (``foley-tui DIR`` too): an argument is a folder when it
+is an existing directory written as a path (with a ``/``, or starting with ``.`` or
+``~``); one that names both a folder and a session is refused with how to choose. The
+folder's decisions go to its own session (made on first open) or to ``--session S``.
+The config file is read (and validated) before the terminal is taken over, so a bad key
+or setting is a one-line error, not a broken screen.
 """
 
 from __future__ import annotations
@@ -12,15 +16,23 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from foley_tui.audio.base import Player
 from foley_tui.audio.deferred import DeferredPlayer
-from foley_tui.cli.common import CliError, add_app_options, resolve_session, service_of
+from foley_tui.cli.common import (
+    CliError,
+    add_app_options,
+    looks_like_folder,
+    resolve_session,
+    service_of,
+)
 from foley_tui.config import Config, ConfigError, load_config
 from foley_tui.startup import pause_gc, resume_gc
 
 if TYPE_CHECKING:
+    from foley_tui.library.source import FolderSource
     from foley_tui.scene.narration import Narration
 
 
@@ -34,8 +46,18 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "session",
         nargs="?",
-        metavar="SESSION",
-        help="session id, title or unique id prefix (default: the most recent session)",
+        metavar="SESSION|DIR",
+        help="session id, title or unique id prefix (default: the most recent session), "
+        "or a folder of sounds written as a path (./sfx, ~/sounds, /data/sfx)",
+    )
+    parser.add_argument(
+        "--folder", metavar="DIR", help="audition this folder (however its name is written)"
+    )
+    parser.add_argument(
+        "--session",
+        dest="into",
+        metavar="S",
+        help="with a folder: put its decisions in session S (default: the folder's own)",
     )
     add_app_options(parser)
     parser.add_argument(
@@ -75,13 +97,15 @@ def launch(
     no_audio: bool = False,
     narration: Narration | None = None,
     service: Any = None,
+    library: FolderSource | None = None,
 ) -> int:
     """Run the app on ``session_id`` until the user quits (also used by other verbs).
-    ``service``: the session service to use (a Redis one), else the file store on ``data``."""
+    ``service``: the session service to use (a Redis one), else the file store on ``data``.
+    ``library``: the folder the session auditions (else the one recorded for it, if any)."""
     # Until the first frame is on screen (the app resumes it then), or until the run ends.
     pause_gc()
     try:
-        return _launch(session_id, data, device, no_audio, narration, service)
+        return _launch(session_id, data, device, no_audio, narration, service, library)
     finally:
         resume_gc()
 
@@ -93,8 +117,10 @@ def _launch(
     no_audio: bool,
     narration: Narration | None,
     service: Any,
+    library: FolderSource | None,
 ) -> int:
     from foley_tui.audition.opening import OpeningRead
+    from foley_tui.library.registry import folder_source
     from foley_tui.store import SessionService, SessionServiceError
 
     config = load_app_config()
@@ -107,6 +133,8 @@ def _launch(
     # The session's first screen is read in a thread from here, while Textual and the app
     # are imported (a tenth of a second of Python): it is in when the screen mounts.
     opening = OpeningRead(store)
+    if library is None and service.data_dir is not None:
+        library = folder_source(service.data_dir, session_id)  # a folder's, resumed
     from foley_tui.app.foley_app import FoleyApp
     from foley_tui.terminal import library_stderr_to_log
 
@@ -114,7 +142,15 @@ def _launch(
     # libmpg123/ALSA/PortAudio write to fd 2, the terminal the TUI paints: send fd 2 to
     # a log for the run (app.stderr_log), Textual keeps a private copy of the terminal.
     with library_stderr_to_log() as log:
-        app = FoleyApp(store, player, config, service, audio_notice=not no_audio, opening=opening)
+        app = FoleyApp(
+            store,
+            player,
+            config,
+            service,
+            audio_notice=not no_audio,
+            opening=opening,
+            library=library,
+        )
         app.narration = narration
         app.stderr_log = log
         try:
@@ -133,6 +169,11 @@ def run_open(args: argparse.Namespace) -> int:
     from foley_tui.store import SessionServiceError
 
     service = service_of(args)
+    folder = _folder_of(args, service)
+    if folder is not None:
+        return _open_folder(args, service, folder)
+    if args.into is not None:
+        raise CliError("--session goes with a folder: foley-tui open DIR --session S")
     ref = args.session
     if ref is None:
         try:
@@ -152,10 +193,60 @@ def run_open(args: argparse.Namespace) -> int:
     )
 
 
+def _folder_of(args: argparse.Namespace, service: Any) -> Path | None:
+    """The folder ``open`` was given, or None for a session (see the module docstring)."""
+    from foley_tui.store import SessionServiceError
+
+    ref = args.session
+    if args.folder is not None:
+        if ref is not None:
+            raise CliError("give a folder or a session, not both")
+        path = Path(args.folder).expanduser()
+        if not path.is_dir():
+            raise CliError(f"no such folder: {args.folder}")
+        return path
+    if ref is None or not looks_like_folder(ref):
+        return None
+    path = Path(ref).expanduser()
+    try:
+        session_id: str | None = service.resolve(ref, exact=getattr(args, "exact", False))
+    except (SessionServiceError, OSError):
+        session_id = None
+    if not path.is_dir():
+        if session_id is None:
+            raise CliError(f"no such folder or session: {ref}")
+        return None
+    if session_id is not None:
+        raise CliError(
+            f"{ref!r} names both a folder and session {session_id}: open the folder with "
+            f"`foley-tui open --folder {ref}`, the session with "
+            f"`foley-tui open --exact {session_id}`"
+        )
+    return path
+
+
+def _open_folder(args: argparse.Namespace, service: Any, folder: Path) -> int:
+    from foley_tui.library.folder import folder_session
+    from foley_tui.library.source import FolderSource
+
+    into = resolve_session(service, args.into) if args.into is not None else None
+    try:
+        session_id = folder_session(service, folder, into)
+    except OSError as exc:
+        raise CliError(f"cannot record the folder in the data dir: {exc.strerror or exc}") from None
+    return launch(
+        session_id,
+        data=service.data_dir,
+        device=args.device,
+        no_audio=args.no_audio,
+        service=service,
+        narration=_narration_for_run(args),
+        library=FolderSource(folder, session_id),
+    )
+
+
 def _narration_for_run(args: argparse.Namespace) -> Narration | None:
     """``--narration FILE [--words W]``: checked before the app starts, never stored."""
-    from pathlib import Path
-
     from foley_tui.scene.narration import NarrationError, make_narration
 
     if args.narration is None:

@@ -80,6 +80,12 @@ def report_recovered(lines: list[str]) -> None:
         print(f"foley-tui: {line}", file=sys.stderr)
 
 
+def looks_like_folder(ref: str) -> bool:
+    """Whether a command-line argument is written as a path (``./sfx``, ``~/sounds``,
+    ``/data/sfx``, ``sounds/doors``) rather than as a verb or a session id."""
+    return "/" in ref or ref.startswith((".", "~"))
+
+
 def resolve_session(service: SessionService, ref: str) -> str:
     """A SESSION argument -> the session id (see the module docstring)."""
     try:

@@ -362,10 +362,14 @@ class LibraryIndex:
 
     # ------------------------------------------------------------------ refresh
     def refresh(
-        self, progress: Progress | None = None, stop: Callable[[], bool] | None = None
+        self,
+        progress: Progress | None = None,
+        stop: Callable[[], bool] | None = None,
+        stored: Callable[[], None] | None = None,
     ) -> Refresh:
         """Walk the folder, read what changed, and store it (see the module docstring).
-        ``stop``: checked between batches; a stopped refresh keeps what it stored."""
+        ``stop``: checked between batches; a stopped refresh keeps what it stored.
+        ``stored``: called after each batch is stored (rows can fill in meanwhile)."""
         report = progress or (lambda phase, done, total: None)
         found: list[Found] = []
         result = Refresh()
@@ -409,6 +413,8 @@ class LibraryIndex:
                 self._store(batch)
                 batch = []
                 report("read", done, len(to_read))
+                if stored is not None:
+                    stored()
                 if stop is not None and stop():
                     stopped = True
                     break

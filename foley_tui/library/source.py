@@ -12,6 +12,7 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,8 @@ from typing import Any
 from foley_tui.library.cache import Entry, LibraryIndex, Refresh
 from foley_tui.library.folder import SyncReport, sync_candidates
 
+#: While a big folder is read, how often what is read so far becomes candidates.
+SYNC_EVERY_S = 2.0
 #: Rows of library columns kept in memory (a few screens' worth, refilled on scroll).
 COLUMNS_KEPT = 4000
 
@@ -167,8 +170,27 @@ class FolderSource:
     ) -> RefreshResult:
         """Walk, read what changed, and cache the changed candidates in ``store`` (the
         folder's session). Runs in a worker: ``progress(phase, done, total)`` reports
-        each step (``walk``, ``read``, ``cache``)."""
-        refresh = self.index.refresh(progress, stop)
+        each step (``walk``, ``read``, ``cache``). While a big folder is read, what is read
+        so far is cached every :data:`SYNC_EVERY_S`, so the list fills in as it goes."""
+        totals = SyncReport(0, 0, 0)
+        last = time.monotonic()
+
+        def sync() -> None:
+            nonlocal totals
+            report = sync_candidates(store, self.index, self.session_id)
+            totals = SyncReport(
+                totals.added + report.added,
+                totals.updated + report.updated,
+                totals.kept + report.kept,
+            )
+
+        def stored() -> None:
+            nonlocal last
+            if time.monotonic() - last >= SYNC_EVERY_S:
+                sync()
+                last = time.monotonic()
+
+        refresh = self.index.refresh(progress, stop, stored)
         with self._lock:
             self._columns.clear()
 
@@ -177,5 +199,8 @@ class FolderSource:
                 progress("cache", done, total)
 
         report = sync_candidates(store, self.index, self.session_id, progress=synced)
-        self.last = RefreshResult(refresh, report)
+        totals = SyncReport(
+            totals.added + report.added, totals.updated + report.updated, totals.kept + report.kept
+        )
+        self.last = RefreshResult(refresh, totals)
         return self.last

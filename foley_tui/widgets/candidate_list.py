@@ -14,7 +14,9 @@ characters (CJK, emoji) and combining marks keep them aligned.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -31,6 +33,9 @@ from foley_tui.audition.listing import Listing
 from foley_tui.audition.text import column, fit, format_duration, format_score
 from foley_tui.domain import Pick, Status, format_onset
 from foley_tui.keys.bindings import bindings
+
+if TYPE_CHECKING:
+    from foley_tui.library.source import LibraryColumns
 
 GHOST = "no cached candidate: foley plan drops it"
 """The mark of a pick whose candidate is not cached (``c`` clears it)."""
@@ -63,6 +68,46 @@ class Columns:
             rest += source
             source = 0
         return cls(glyph, max(rest, 4), duration, layer, onset, source, score)
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryLayout:
+    """Column widths of a library folder's list (what a librarian expects to see)."""
+
+    glyph: int
+    name: int
+    folder: int
+    description: int
+    category: int
+    library: int
+    duration: int
+    rate: int
+    bits: int
+    channels: int
+    format: int
+
+    @classmethod
+    def for_width(cls, width: int) -> LibraryLayout:
+        glyph, duration, rate, bits, channels, fmt = 3, 7, 6, 3, 3, 5
+        category, library = (16, 14) if width >= 110 else (12, 0) if width >= 80 else (0, 0)
+        rest = max(
+            width - (glyph + duration + rate + bits + channels + fmt + category + library), 12
+        )
+        name = rest // 4
+        folder = rest // 5
+        return cls(
+            glyph,
+            name,
+            folder,
+            rest - name - folder,
+            category,
+            library,
+            duration,
+            rate,
+            bits,
+            channels,
+            fmt,
+        )
 
 
 class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
@@ -134,6 +179,9 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         """Ids known to have no playable audio (marked with ⊘)."""
         self._cache: dict[tuple[str, int, bool], Strip] = {}
         self._last_posted: str | None = None
+        self.library: Callable[[str], LibraryColumns | None] | None = None
+        """A library folder's columns by sound id: set, the list shows a librarian's
+        columns (file name, folder, description, category, library, format) instead."""
 
     # -- data in -----------------------------------------------------------------------
     @property
@@ -250,6 +298,8 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         width = self.scrollable_content_region.width
         columns = Columns.for_width(width)
         if y == 0:
+            if self.library is not None:
+                return self._library_header(LibraryLayout.for_width(width), width)
             return self._header(columns, width)
         index = round(self.scroll_offset.y) + y - 1
         view = self.listing.view
@@ -267,6 +317,10 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
                     style += self.get_component_rich_style("candidate-list--cursor")
                 strip = Strip([Segment(column("", 3) + "…", style)]).adjust_cell_length(
                     width, style
+                )
+            elif self.library is not None:
+                strip = self._render_library_row(
+                    sound_id, LibraryLayout.for_width(width), width, index == self.cursor
                 )
             else:
                 strip = self._render_row(sound_id, columns, width, index == self.cursor)
@@ -375,6 +429,81 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         ]
         if is_cursor:
             # Post-apply so the cursor colours win over each cell's own style.
+            cursor = self.get_component_rich_style("candidate-list--cursor")
+            segments = [Segment(seg.text, (seg.style or base) + cursor) for seg in segments]
+            base = base + cursor
+        return Strip(segments).adjust_cell_length(width, base)
+
+    # -- a library folder's columns ------------------------------------------------------
+    def _library_header(self, c: LibraryLayout, width: int) -> Strip:
+        text = (
+            column("", c.glyph)
+            + column("file", c.name)
+            + column("folder", c.folder)
+            + column("description", c.description)
+            + column("category", c.category)
+            + column("library", c.library)
+            + column("dur", c.duration, right=True)
+            + column("rate", c.rate, right=True)
+            + column("bit", c.bits, right=True)
+            + column("ch", c.channels, right=True)
+            + column("fmt", c.format)
+        )
+        style = self.get_component_rich_style("candidate-list--header")
+        return Strip([Segment(text, style)]).adjust_cell_length(width, style)
+
+    def _render_library_row(
+        self, sound_id: str, c: LibraryLayout, width: int, is_cursor: bool
+    ) -> Strip:
+        listing = self.listing
+        row = listing.rows.get(sound_id)
+        status = listing.decisions.status(sound_id)
+        base = self.rich_style
+        status_style = self.get_component_rich_style(f"candidate-list--{status.value}")
+        glyph = GLYPHS[status] + ("⊘" if sound_id in self.unplayable else " ")
+        assert self.library is not None
+        lib = self.library(sound_id)
+        complete = row is not None and row.complete and not row.unreadable
+        text_style = Style()
+        if row is not None and row.unreadable:
+            description = f"! {row.unreadable}"
+            text_style = self.get_component_rich_style("candidate-list--unreadable")
+        elif row is None or not row.complete:
+            description = sound_id
+            text_style = self.get_component_rich_style("candidate-list--pending")
+        else:
+            description = (lib.description if lib else "") or row.caption
+        name = lib.name if lib else ""
+        if lib is not None and lib.paths > 1:
+            name = f"{name} (+{lib.paths - 1})"  # the same sound at other paths
+        rate = ""
+        if complete and row is not None and row.sample_rate:
+            rate = f"{row.sample_rate / 1000:g}k"
+        cells = [
+            (column(glyph, c.glyph), status_style),
+            (column(name, c.name), Style()),
+            (column(lib.folder if lib else "", c.folder), Style()),
+            (column(description, c.description), text_style),
+            (column(lib.category if lib else "", c.category), Style()),
+            (column(lib.library if lib else "", c.library), Style()),
+            (
+                column(
+                    format_duration(row.duration_s) if complete and row else "",
+                    c.duration,
+                    right=True,
+                ),
+                Style(),
+            ),
+            (column(rate, c.rate, right=True), Style()),
+            (column(str(lib.bit_depth or "") if lib else "", c.bits, right=True), Style()),
+            (
+                column(str(row.channels or "") if complete and row else "", c.channels, right=True),
+                Style(),
+            ),
+            (column(row.format if complete and row else "", c.format), Style()),
+        ]
+        segments = [Segment(text, base + style) for text, style in cells]
+        if is_cursor:
             cursor = self.get_component_rich_style("candidate-list--cursor")
             segments = [Segment(seg.text, (seg.style or base) + cursor) for seg in segments]
             base = base + cursor

@@ -6,8 +6,8 @@ then shown with its decision and where its audio is (or why it cannot be played)
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -32,6 +32,9 @@ class Message(Protocol):
     @property
     def content(self) -> str: ...
 
+
+if TYPE_CHECKING:
+    from foley_tui.library.source import SoundDetails
 
 #: Messages attached to a candidate shown in its details (the latest ones).
 MAX_MESSAGES = 5
@@ -71,10 +74,14 @@ class Details(Static):
         source: Source | Unplayable | None,
         reject: Reject | None = None,
         messages: Sequence[Message] = (),
+        library: SoundDetails | None = None,
     ) -> None:
         """``decision`` is the pick (else the reject); ``reject`` the reject of a pick that
-        is also rejected (a conflict foley left); ``messages`` those attached to it."""
-        self.content = render_details(sound_id, candidate, row, decision, source, reject, messages)
+        is also rejected (a conflict foley left); ``messages`` those attached to it;
+        ``library`` what a library folder knows of the sound (paths, embedded fields)."""
+        self.content = render_details(
+            sound_id, candidate, row, decision, source, reject, messages, library
+        )
         self.update(self.content)
 
     def show_reading(self, sound_id: str, row: Row | None) -> None:
@@ -127,9 +134,11 @@ def render_details(
     source: Source | Unplayable | None,
     reject: Reject | None = None,
     messages: Sequence[Message] = (),
+    library: SoundDetails | None = None,
 ) -> RenderableType:
     """The pane's content (a function so it is testable without a running app).
-    ``messages`` are the conversation's messages attached to this candidate."""
+    ``messages`` are the conversation's messages attached to this candidate; ``library``
+    the folder's paths and embedded fields of a library sound."""
     if sound_id is None:
         return Text("No candidate selected.", style="dim")
     if candidate is None and row is None and isinstance(decision, Pick):
@@ -153,6 +162,8 @@ def render_details(
         table.add_row(label, Text(value, style=style))
 
     field("id", sound_id)
+    if library is not None:
+        _library_head(library, field)
     if cand.tags:
         field("tags", ", ".join(cand.tags))
     bits = [format_duration(cand.duration_s)]
@@ -236,4 +247,41 @@ def render_details(
         )
     if len(messages) > MAX_MESSAGES:
         field("", f"… {len(messages) - MAX_MESSAGES} earlier (m: the conversation)", "dim")
+    if library is not None and library.fields:
+        table.add_row("", "")
+        field("embedded", f"{len(library.fields)} fields", "dim")
+        for key, value in library.fields.items():
+            field(key, value)
     return Group(Text(cand.caption or sound_id, style="bold"), Text(""), table)
+
+
+def _library_head(library: SoundDetails, field: Callable[..., None]) -> None:
+    """What a library folder knows of the sound, first: its description and UCS
+    category, library and vendor, the file's format, every path holding it (the embedded
+    fields as the file carries them come last)."""
+    meta = library.entry.meta
+    u = meta.ucs
+    if meta.description:
+        field("description", meta.description, "bold")
+    category = " / ".join(x for x in (u.category, u.subcategory) if x)
+    if category or u.catid:
+        ucs = category or u.catid
+        if category and u.catid:
+            ucs += f" ({u.catid})"
+        field("UCS category", ucs)
+    if u.fx_name:
+        field("FX name", u.fx_name)
+    if u.keywords:
+        field("keywords", ", ".join(u.keywords))
+    if meta.library:
+        field("library", meta.library)
+    if meta.vendor:
+        field("vendor", meta.vendor)
+    bits = [meta.format.upper()]
+    if meta.bit_depth:
+        bits.append(f"{meta.bit_depth}-bit")
+    field("file format", " · ".join(bits))
+    for i, path in enumerate(library.paths):
+        field("path" if i == 0 else "", path)
+    if meta.warning:
+        field("warning", meta.warning, "yellow")

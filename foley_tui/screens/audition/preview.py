@@ -49,6 +49,7 @@ from foley_tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
     from foley_tui.audio.blob import RemoteAudio
+    from foley_tui.library.source import FolderSource
     from foley_tui.store.history import LedgerWatch
 
 CANDIDATE_CACHE = 256
@@ -70,11 +71,15 @@ class Previewer(Widget):
         *,
         apply: Callable[[Change], None],
         ledger: Callable[[], LedgerWatch],
+        library: FolderSource | None = None,
     ) -> None:
         """``apply``: the screen's one way to show a Change; ``ledger``: the session's
-        conversation, for the messages attached to the highlighted candidate."""
+        conversation, for the messages attached to the highlighted candidate;
+        ``library``: the folder the session auditions (its paths and embedded fields go
+        in the details)."""
         super().__init__()
         self.model = model
+        self.library = library
         self.player = player
         self.settings = settings
         self.apply = apply
@@ -384,7 +389,8 @@ class Previewer(Widget):
         )
         conflict = decisions.rejects.get(sound_id) if sound_id in decisions.picks else None
         messages = self.ledger().for_sound(sound_id)
-        details.show(sound_id, candidate, row, decision, source, conflict, messages)
+        library = self.library.details(sound_id) if self.library is not None else None
+        details.show(sound_id, candidate, row, decision, source, conflict, messages, library)
         self.schedule_prefetch()
         if isinstance(source, Source):
             self.panes.show(sound_id, source)

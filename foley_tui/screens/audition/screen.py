@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -31,7 +31,7 @@ from textual.worker import Worker
 
 from foley_tui.audio.base import Player
 from foley_tui.audition.change import Change
-from foley_tui.audition.listing import Listing, ViewSettings
+from foley_tui.audition.listing import LIBRARY_SORTS, Listing, ViewSettings
 from foley_tui.audition.model import AuditionModel
 from foley_tui.audition.opening import OpeningRead
 from foley_tui.config import Settings
@@ -47,9 +47,13 @@ from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
 from foley_tui.widgets.filter_input import FilterInput
 from foley_tui.widgets.key_hints import KeyHints
+from foley_tui.widgets.library_scan import LibraryScan
 from foley_tui.widgets.spectrogram import Spectrogram
 from foley_tui.widgets.status_line import StatusLine, status_info
 from foley_tui.widgets.waveform import SeekRequested, Waveform
+
+if TYPE_CHECKING:
+    from foley_tui.library.source import FolderSource
 
 __all__ = ["AuditionScreen"]
 
@@ -71,6 +75,9 @@ NEEDS_ROW = frozenset(
 """Actions that need a highlighted candidate."""
 
 
+#: The sorts ordered by the folder's index, not by the rows (see Listing.extra_sorts).
+EXTRA_SORTS = ("name", "folder", "category", "library", "bits")
+
 #: How often the screen looks for messages and spend written by other processes.
 LEDGER_POLL_S = 1.0
 
@@ -86,19 +93,32 @@ class AuditionScreen(Screen[None]):
         player: Player,
         settings: Settings,
         opening: OpeningRead | None = None,
+        library: FolderSource | None = None,
     ) -> None:
         """``opening``: the session's first frame being read since the app started (read
-        from now when not given)."""
+        from now when not given). ``library``: the folder this session auditions (its
+        list then shows a librarian's columns and the folder is scanned on mount)."""
         super().__init__()
         self.store = store
+        self.library = library
         self.player = player
         self.settings = settings
         self.model = AuditionModel(store, settings)
+        if library is not None:
+            self.model.sorts = LIBRARY_SORTS
+            self.model.listing.extra_sorts = {
+                sort: functools.partial(library.sort_values, sort) for sort in EXTRA_SORTS
+            }
         self.loader = SessionLoader(
             self.model, opening or OpeningRead(store), settings, apply=self.apply
         )
         self.previewer = Previewer(
-            self.model, player, settings, apply=self.apply, ledger=lambda: self.loader.ledger_watch
+            self.model,
+            player,
+            settings,
+            apply=self.apply,
+            ledger=lambda: self.loader.ledger_watch,
+            library=library,
         )
         self.dialogs = DecisionDialogs(self, self.model)
         self.in_context = InContext(self.model, player, settings)
@@ -152,7 +172,14 @@ class AuditionScreen(Screen[None]):
                 yield Details(id="details")
         yield Waveform(id="waveform")
         yield Spectrogram(id="spectrogram")
-        yield FilterInput(placeholder="filter: caption, tags, id, source", id="filter")
+        if self.library is not None:
+            yield FilterInput(
+                placeholder="filter: file, folder, description, category, library, keywords",
+                id="filter",
+            )
+            yield LibraryScan(self.library, self.store, id="library-scan")
+        else:
+            yield FilterInput(placeholder="filter: caption, tags, id, source", id="filter")
         yield StatusLine(id="status")
         yield KeyHints(compact=True)
         yield self.loader
@@ -163,6 +190,8 @@ class AuditionScreen(Screen[None]):
     def on_mount(self) -> None:
         # The footer is drawn from this state: no refresh until it changes.
         self._binding_state = self._binding_inputs()
+        if self.library is not None:
+            self.candidate_list.library = self.library.columns
         self.previewer.start()
         self.candidate_list.focus()
         self.query_one(Waveform).clear("")
@@ -255,6 +284,26 @@ class AuditionScreen(Screen[None]):
             self.notify(shown, title=title, severity="warning", timeout=10)
 
     # -- what the list and the workers report -----------------------------------------
+    def on_library_scan_scanned(self, message: LibraryScan.Scanned) -> None:
+        """The folder's scan is done: its columns may have changed (the candidates it
+        wrote come in through the outside-change watch); say what cannot be played."""
+        self.candidate_list.refresh_rows()
+        self.previewer.schedule_details()
+        result = message.result
+        if result is None:
+            self.notify(message.error or "scan failed", title="Library", severity="error")
+            return
+        problems = result.refresh.problems
+        if problems:
+            shown = "\n".join(f"{rel}: {why}" for rel, why in problems[:5])
+            more = f"\n… and {len(problems) - 5} more" if len(problems) > 5 else ""
+            self.notify(
+                shown + more,
+                title=f"{len(problems)} not playable",
+                severity="warning",
+                timeout=10,
+            )
+
     @on(CandidateList.Highlighted)
     def _highlighted(self, event: CandidateList.Highlighted) -> None:
         self.apply(self.model.highlight(event.sound_id, event.index, by_user=event.by_user))

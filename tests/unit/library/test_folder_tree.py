@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from foley_tui.library.cache import LibraryIndex, cache_root
-from foley_tui.library.folder import FolderRegistry, candidate_for, folder_session
+from foley_tui.library.folder import candidate_for, folder_session
+from foley_tui.library.registry import FolderRegistry
 from foley_tui.library.scan import Found, Skipped, walk
 from foley_tui.library.source import FolderSource
 from foley_tui.store import SessionService, SessionStore
