@@ -1,6 +1,7 @@
 """SessionsScreen: every session in the data dir, and what you can do with one.
 
-Lists title, id, picked/rejected/total, created, last modified and whether foley made it;
+Lists title, id, picked/rejected/total, created, last modified, whether foley made it
+and, for the library folders opened before, the folder (from the data dir's list);
 opens, creates, renames, deletes (after a confirmation), exports to a file and imports
 from one. All IO runs in thread workers; failures are shown on the screen (and nothing is
 ever overwritten: export refuses an existing file, import refuses an existing session).
@@ -18,6 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -57,10 +59,28 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("updated", "Last modified"),
     ("foley", "Made by"),
 )
-"""(key, header) of the list's columns; narrow enough for a 120-column terminal."""
+"""(key, header) of the list's columns; narrow enough for a 120-column terminal. A
+*Folder* column follows once a library folder has been opened (see ``folders``)."""
 
 TITLE_WIDTH = 24
 """Titles are cut to this many cells (with an ellipsis) so the other columns stay visible."""
+FOLDER_WIDTH = 32
+"""A library folder's path is cut to this many cells, from the left (its end names it)."""
+
+
+def folder_cell(path: str) -> str:
+    """A folder's path for the list: ``~`` for the home folder, the start cut away."""
+    home = str(Path.home())
+    if path == home or path.startswith(home + "/"):
+        path = "~" + path[len(home) :]
+    if cell_len(path) <= FOLDER_WIDTH:
+        return path
+    kept = ""
+    for ch in reversed(path):
+        if cell_len(kept) + cell_len(ch) > FOLDER_WIDTH - 1:
+            break
+        kept = ch + kept
+    return "…" + kept
 
 
 def format_time(moment: datetime) -> str:
@@ -164,6 +184,8 @@ class SessionsScreen(Screen[str | None]):
         self.location = location
         self._select_after_load: str | None = current
         self._binding_state: tuple[bool, bool] | None = None
+        self.folders: dict[str, str] = {}
+        """Session id -> the library folder it auditions (the folders opened before)."""
 
     # ------------------------------------------------------------------ layout
 
@@ -207,23 +229,32 @@ class SessionsScreen(Screen[str | None]):
     def watch_sessions(self, sessions: tuple[SessionInfo, ...]) -> None:
         table = self.query_one(DataTable)
         table.clear()
+        folders = self.folders
+        if folders and "folder" not in table.columns:
+            table.add_column("Folder", key="folder")
+        with_folder = "folder" in table.columns
         for info in sessions:
-            table.add_row(
+            cells: list[str | Text] = [
                 self._title_cell(info),
                 info.session_id,
                 Text(f"{info.picked}/{info.rejected}/{info.total}", justify="right"),
                 format_time(info.created),
                 format_time(info.updated),
                 "foley" if info.made_by_foley else "foley-tui",
-                key=info.session_id,
-            )
+            ]
+            if with_folder:
+                path = folders.get(info.session_id)
+                cells.append(folder_cell(path) if path is not None else "")
+            table.add_row(*cells, key=info.session_id)
         wanted = self._select_after_load
         if wanted is not None and any(s.session_id == wanted for s in sessions):
             table.move_cursor(row=table.get_row_index(wanted))
         where = f" in {self.location}" if self.location else ""
         count = len(sessions)
+        shown = sum(1 for info in sessions if info.session_id in folders)
+        opened = f", {shown} of them library folder{'s' if shown != 1 else ''}" if shown else ""
         self.query_one("#sessions-heading", Static).update(
-            Text(f"Sessions: {count} session{'s' if count != 1 else ''}{where}")
+            Text(f"Sessions: {count} session{'s' if count != 1 else ''}{opened}{where}")
         )
         self._sync_bindings(force=True)
 
@@ -292,9 +323,18 @@ class SessionsScreen(Screen[str | None]):
         except Exception as exc:  # shown on screen, never a crash
             self.app.call_from_thread(self._failed, "Could not list the sessions", exc)
             return
-        self.app.call_from_thread(self._listed, sessions)
+        data_dir = getattr(self.service, "data_dir", None)  # None when in memory
+        folders: dict[str, str] = {}
+        if data_dir is not None:
+            from foley_tui.library.registry import FolderRegistry
 
-    def _listed(self, sessions: tuple[SessionInfo, ...]) -> None:
+            # Most recent first: a session given several folders shows its latest.
+            for folder in reversed(FolderRegistry(Path(data_dir)).list()):
+                folders[folder.session_id] = folder.path
+        self.app.call_from_thread(self._listed, sessions, folders)
+
+    def _listed(self, sessions: tuple[SessionInfo, ...], folders: dict[str, str]) -> None:
+        self.folders = folders
         self.sessions = sessions
 
     def _failed(self, what: str, exc: BaseException) -> None:

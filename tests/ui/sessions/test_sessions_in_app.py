@@ -14,6 +14,7 @@ from foley_tui.screens.audition.screen import AuditionScreen
 from foley_tui.screens.sessions import SessionsScreen
 from foley_tui.store import SessionService
 from tests.fakes import FakePlayer
+from tests.library_fixtures import bwf, needs_ffmpeg
 
 from .host import settle
 
@@ -90,3 +91,41 @@ def test_sessions_keys_can_be_remapped_by_id(data_dir: Path) -> None:
     path.write_text('[keymap]\nsessions-new = "N"\nconfirm-yes = "Y"\npick = "P"\n')
     config = load_app_config()
     assert config.keymap == {"sessions-new": "N", "confirm-yes": "Y", "pick": "P"}
+
+
+@needs_ffmpeg
+async def test_folders_opened_before_are_listed_and_open_with_their_folder(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    from foley_tui.library.folder import folder_session
+    from foley_tui.screens.sessions import folder_cell
+    from foley_tui.widgets.candidate_list import CandidateList
+    from foley_tui.widgets.library_scan import LibraryScan
+
+    service = SessionService(data_dir)
+    demo_id = build_demo(data_dir, service=service)
+    folder = tmp_path / "Field Recordings"
+    bwf(folder / "birds" / "dawn chorus.wav", "Dawn chorus in a beech wood")
+    folder_id = folder_session(service, folder)
+    app = FoleyApp(service.get(demo_id), FakePlayer(), service=service)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await _wait_for(pilot, AuditionScreen)
+        await pilot.press("S")
+        sessions = await _wait_for(pilot, SessionsScreen)
+        table = sessions.query_one(DataTable)
+        row = table.get_row_index(folder_id)
+        assert str(table.get_row_at(row)[-1]) == folder_cell(str(folder.resolve()))
+        assert str(table.get_row_at(table.get_row_index(demo_id))[-1]) == ""
+        table.move_cursor(row=row)
+        await pilot.press("enter")
+        audition = await _wait_for(pilot, AuditionScreen)
+        assert audition.library is not None and audition.library.root == folder.resolve()
+        scan = audition.query_one(LibraryScan)
+        for _ in range(600):  # a bound for a stuck scan, not a target
+            await pilot.pause(0.05)
+            if scan.done and audition.listing.rows:
+                break
+        assert scan.done
+        assert audition.query_one(CandidateList).library is not None
+        captions = [r.caption for r in audition.listing.rows.values()]
+        assert captions == ["Dawn chorus in a beech wood"]
