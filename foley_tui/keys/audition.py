@@ -295,7 +295,17 @@ AUDITION_KEYS: tuple[KeySpec, ...] = (
         "s",
         "cycle_sort",
         "Sort",
-        "Cycle the sort: rank, caption, duration, layer, onset, score",
+        "Cycle the sort: rank, caption, duration, layer, onset, score (a library folder: "
+        "also file, folder, category, library, rate, bit depth, channels, format)",
+        _A,
+        "View",
+    ),
+    binding(
+        "category-filter",
+        "K",
+        "category_filter",
+        "Category",
+        "Library folders: filter by one of the folder's UCS categories",
         _A,
         "View",
     ),

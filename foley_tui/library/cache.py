@@ -329,6 +329,11 @@ class LibraryIndex:
         expr = column
         if column == "folder":
             expr = "rel"
+        elif column == "category":  # as the column shows it: CATEGORY/SUB, else the CatID
+            expr = (
+                "CASE WHEN category <> '' THEN category || CASE WHEN subcategory <> '' "
+                "THEN '/' || subcategory ELSE '' END ELSE catid END"
+            )
         with self._lock:
             rows = self._db.execute(
                 f"SELECT sha256, {expr} FROM files WHERE sha256 IS NOT NULL ORDER BY rel DESC"

@@ -13,7 +13,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 
-from foley_tui.keys import keymap
+from foley_tui.keys.bindings import bindings
 
 ALL = "(every category)"
 
@@ -26,7 +26,7 @@ def category_query(category: str) -> str:
 class CategoryScreen(ModalScreen[str | None]):
     """The folder's categories; Enter filters by the highlighted one, Esc cancels."""
 
-    BINDINGS = keymap.bindings("dialog")
+    BINDINGS = bindings("dialog")
 
     def __init__(self, categories: list[tuple[str, int]]) -> None:
         super().__init__()

@@ -332,6 +332,8 @@ class AuditionScreen(Screen[None]):
             return True if self.previewer.has_source else None
         if action == "ab":
             return True if len(self.previewer.transport.auditioned) == 2 else None
+        if action == "category_filter":
+            return self.library is not None
         if action == "sessions":
             return _sessions_available() and getattr(self.app, "service", None) is not None
         return True
@@ -454,6 +456,24 @@ class AuditionScreen(Screen[None]):
 
     def action_cycle_sort(self) -> None:
         self.run_intent(self.model.cycle_sort)
+
+    def action_category_filter(self) -> None:
+        """A library folder's categories: the chosen one becomes the ``/`` filter."""
+        library = self.library
+        if library is None:
+            self.notify("Categories come with a library folder (foley-tui open DIR).")
+            return
+        from foley_tui.screens.category import CategoryScreen  # not needed to start
+
+        def chosen(query: str | None) -> None:
+            if query is None:
+                return
+            filter_input = self.query_one(FilterInput)
+            filter_input.value = query  # its Changed message sets the model's query
+            filter_input.display = bool(query)
+            self.candidate_list.focus()
+
+        self.app.push_screen(CategoryScreen(library.categories()), chosen)
 
     def action_sessions(self) -> None:
         open_sessions = getattr(self.app, "open_sessions", None)
