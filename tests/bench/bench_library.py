@@ -11,7 +11,12 @@
   show) and a refresh that finds nothing changed (a walk plus a compare), beside the
   scandir walk;
 * **RSS** of a process that refreshes the 100k tree and holds its entries (the target
-  is below 200 MB).
+  is below 200 MB);
+* **the app** (``--ui``): ``foley-tui open DIR --no-audio`` in tmux (120x30) on the big
+  tree, next to a bare Textual app measured the same way in the same run: on a *first
+  visit* (no cache, no session) until the first rows are on screen and until every file
+  is a row; on a *revisit* until the first rows are on screen; and the app's peak RSS
+  once the first visit is done.
 
 Each figure is the median of ``--runs`` runs. The trees are made once under
 $FOLEY_TUI_BENCH_CACHE (default ~/.cache/foley-tui-bench). Runnable standalone:
@@ -121,10 +126,48 @@ def rss_of_refresh(root: Path, cache: Path) -> float:
     return int(out.stdout.strip().splitlines()[-1]) / 1024
 
 
+def ui(big: Path, files: int, runs: int) -> dict[str, Any]:
+    """First visit and revisit of ``big`` in the app, beside a bare Textual app."""
+    from tests.bench.bench_ui import BARE_APP, FOLEY_TUI, Pane, _bare, _env, _rss_mb
+
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        home, data = Path(tmp) / "home", Path(tmp) / "data"
+        home.mkdir()
+        env = _env(home, data)
+        script = Path(tmp) / "bare.py"
+        script.write_text(BARE_APP)
+        bare = [_bare(env, script) for _ in range(runs)]
+        out["bare_app_s"] = statistics.median(bare)
+        pane = Pane(f"exec {FOLEY_TUI} open '{big}' --no-audio", env)
+        try:
+            out["first_visit_first_rows_s"] = pane.wait(
+                lambda t: "· 0 of 0" not in t and " of " in t, timeout=900
+            )
+            out["first_visit_all_rows_s"] = pane.wait(lambda t: f"of {files}" in t, timeout=1800)
+            out["first_visit_rss_mb"] = _rss_mb(pane.pid())
+            pane.keys("q")
+        finally:
+            pane.close()
+        revisits = []
+        for _ in range(runs):
+            pane = Pane(f"exec {FOLEY_TUI} open '{big}' --no-audio", env)
+            try:
+                revisits.append(pane.wait(lambda t: f"of {files}" in t, timeout=300))
+                pane.keys("q")
+            finally:
+                pane.close()
+        out["revisit_first_rows_s"] = statistics.median(revisits)
+        out["revisit_ratio"] = out["revisit_first_rows_s"] / out["bare_app_s"]
+        out["first_visit_ratio"] = out["first_visit_first_rows_s"] / out["bare_app_s"]
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="10k/1k files instead of 100k/10k")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--ui", action="store_true", help="also the app in tmux (first visit)")
     args = parser.parse_args()
     big_n, read_n = (10_000, 1_000) if args.quick else (100_000, 10_000)
     big = make_tree(CACHE / f"library{big_n}", big_n, 100)
@@ -164,6 +207,8 @@ def main() -> None:
         results["revisit_refresh_ratio"] = results["revisit_refresh_s"] / results["walk_scandir_s"]
         results["rss_mb"] = rss_of_refresh(big, cache_dir)
     results["bench_process_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if args.ui:
+        results.update(ui(big, big_n, args.runs))
 
     out = HERE / "results" / "bench_library.json"
     out.parent.mkdir(exist_ok=True)
