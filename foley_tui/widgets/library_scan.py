@@ -8,6 +8,7 @@ outside-change watch. It posts :class:`LibraryScan.Scanned` when done and then h
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 
 #: Progress lines drawn per second at most (each crosses from the worker to the UI).
 PROGRESS_PER_S = 8
+#: The longest the scan waits for the list's first paint before it starts anyway.
+FIRST_PAINT_WAIT_S = 2.0
 #: How long the summary stays once the scan is done.
 SUMMARY_S = 6.0
 
@@ -42,10 +45,20 @@ class LibraryScan(Static):
             self.result = result
             self.error = error
 
-    def __init__(self, source: FolderSource, store: Any, *, id: str | None = None) -> None:
+    def __init__(
+        self,
+        source: FolderSource,
+        store: Any,
+        *,
+        after: threading.Event | None = None,
+        id: str | None = None,
+    ) -> None:
+        """``after``: set once the list's first rows are on screen; the scan (seconds of
+        Python in a big folder) starts then, so it does not compete with the first paint."""
         super().__init__(f"Scanning {source.root} …", id=id)
         self.source = source
         self.store = store
+        self.after = after
         self._shown = 0.0
         self.done = False
 
@@ -55,6 +68,8 @@ class LibraryScan(Static):
     @work(thread=True, group="library", exclusive=True, exit_on_error=False, name="library scan")
     def scan(self) -> None:
         worker = get_current_worker()
+        if self.after is not None:
+            self.after.wait(timeout=FIRST_PAINT_WAIT_S)
 
         def progress(phase: str, done: int, total: int) -> None:
             now = time.monotonic()

@@ -177,7 +177,9 @@ class AuditionScreen(Screen[None]):
                 placeholder="filter: file, folder, description, category, library, keywords",
                 id="filter",
             )
-            yield LibraryScan(self.library, self.store, id="library-scan")
+            yield LibraryScan(
+                self.library, self.store, after=self.loader.painted, id="library-scan"
+            )
         else:
             yield FilterInput(placeholder="filter: caption, tags, id, source", id="filter")
         yield StatusLine(id="status")
