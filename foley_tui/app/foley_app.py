@@ -216,7 +216,7 @@ class FoleyApp(App[None]):
             current.save_position()
         self.player.stop()
         self.store = self.service.get(session_id)
-        from foley_tui.library.registry import folder_source  # a folder's session?
+        from foley_tui.library.resume import folder_source  # a folder's session?
 
         data = self.service.data_dir
         self.library = folder_source(data, session_id) if data is not None else None

@@ -120,7 +120,7 @@ def _launch(
     library: FolderSource | None,
 ) -> int:
     from foley_tui.audition.opening import OpeningRead
-    from foley_tui.library.registry import folder_source
+    from foley_tui.library.resume import folder_source
     from foley_tui.store import SessionService, SessionServiceError
 
     config = load_app_config()

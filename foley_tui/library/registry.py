@@ -15,10 +15,6 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from foley_tui.library.source import FolderSource
 
 REGISTRY_NAME = "folders.json"
 #: Most folders the list keeps (the oldest opened are dropped).
@@ -98,14 +94,3 @@ class FolderRegistry:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
-
-
-def folder_source(data_dir: Path, session_id: str) -> FolderSource | None:
-    """The folder whose decisions ``session_id`` holds, ready to scan (None when the
-    session is no folder's, or the folder is gone)."""
-    folder = FolderRegistry(data_dir).folder_of(session_id)
-    if folder is None or not os.path.isdir(folder.path):
-        return None
-    from foley_tui.library.source import FolderSource  # a folder's: hashlib, sqlite
-
-    return FolderSource(Path(folder.path), session_id)

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from foley_tui.cli import folder_shorthand, main
-from foley_tui.library.registry import FolderRegistry, folder_source
+from foley_tui.library.registry import FolderRegistry
+from foley_tui.library.resume import folder_source
 from foley_tui.store import SessionService
 
 
