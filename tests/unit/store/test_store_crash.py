@@ -95,7 +95,13 @@ def in_between(old: State, new: State) -> set[State]:
 
 
 def run_until_killed(data_dir: Path, sid: str, ops: list, start: int, delay: float) -> list[int]:
-    """Fork a child that applies ops[start:], acking each; SIGKILL it after ``delay``."""
+    """Fork a child that applies ops[start:], acking each; SIGKILL it ``delay`` after its
+    first acknowledged decision.
+
+    The clock starts at that first ack, not at the fork: on a loaded machine opening the
+    store can take longer than any fixed delay, and a kill before the first decision tests
+    nothing. The kill still lands at a random point among the decisions that follow.
+    """
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: decide until killed, ack each decision after it returned
@@ -108,10 +114,16 @@ def run_until_killed(data_dir: Path, sid: str, ops: list, start: int, delay: flo
         finally:
             os._exit(0)
     os.close(write_fd)
+    first = b""
+    while not first.endswith(b"\n"):  # the first ack (or EOF if the child died)
+        byte = os.read(read_fd, 1)
+        if not byte:
+            break
+        first += byte
     time.sleep(delay)
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
-    chunks = []
+    chunks = [first]
     while chunk := os.read(read_fd, 65536):
         chunks.append(chunk)
     os.close(read_fd)
