@@ -323,7 +323,8 @@ class LibraryIndex:
         return row[0] if row else None
 
     def column_values(self, column: str) -> dict[str, Any]:
-        """One column's value per content hash (the first path's), for a sort."""
+        """One column's value per content hash (the first playable path's), for a sort
+        or the category list."""
         if column not in ("rel", "bits", "category", "catid", "library", "vendor", "folder"):
             raise ValueError(f"not a sortable column: {column}")
         expr = column
@@ -336,7 +337,8 @@ class LibraryIndex:
             )
         with self._lock:
             rows = self._db.execute(
-                f"SELECT sha256, {expr} FROM files WHERE sha256 IS NOT NULL ORDER BY rel DESC"
+                f"SELECT sha256, {expr} FROM files WHERE sha256 IS NOT NULL AND problem IS NULL "
+                "ORDER BY rel DESC"
             ).fetchall()
         out = dict(rows)  # the first path in order wins (the rows come last first)
         if column == "folder":

@@ -140,14 +140,10 @@ class FolderSource:
 
     def categories(self) -> list[tuple[str, int]]:
         """The folder's categories with how many sounds (rows) are in each, most common
-        first; a sound's category is its first path's."""
+        first; a sound's category is its first path's. One query of the index (the K
+        screen asks it on the UI thread)."""
         counts: dict[str, int] = {}
-        seen: set[str | None] = set()
-        for entry in self.index.entries():
-            if entry.sha256 in seen or entry.meta.problem:
-                continue
-            seen.add(entry.sha256)
-            category = category_of(entry)
+        for category in self.index.column_values("category").values():
             if category:
                 counts[category] = counts.get(category, 0) + 1
         return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
