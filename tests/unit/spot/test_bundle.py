@@ -361,3 +361,30 @@ def test_reference_points_the_projects_at_the_originals(
     for item in items:
         assert not Path(item.file).is_absolute()
         assert (out / item.file).resolve().is_file()
+
+
+def test_remote_bytes_the_licence_forbids_keeping_are_listed_not_copied(
+    data_dir: Path, tmp_path: Path, tones: ToneSession
+) -> None:
+    store = SessionService(data_dir).get(tones.session_id)
+    sid = "freesound:42"
+    store.cache_candidates(
+        [
+            {
+                "sound": {
+                    "id": sid,
+                    "caption": "a distant thunder roll",
+                    "license": {"cache_bytes_ok": False, "requires_attribution": True},
+                },
+                "preview_uri": "https://cdn.example.org/previews/42.mp3",
+                "event": None,
+            }
+        ]
+    )
+    store.picks_ns[sid] = {"sound_id": sid, "layer": "ambience", "onset": 1.0}
+    out = tmp_path / "bundle"
+    result = _spot(data_dir, tones.session_id, out)
+    row = next(r for r in read_cues(out / "cues.csv") if r["sound_id"] == sid)
+    assert row["status"] == "left out" and "remote audio" in row["note"]
+    assert not any("thunder" in p.name for p in out.rglob("*.wav"))
+    assert any("thunder" in line and "left out" in line for line in result.summary())
