@@ -1,9 +1,11 @@
-"""Reading each clip's audio once: its Broadcast WAV copy and its woven clip gain.
+"""Each clip's Broadcast WAV copy, and its woven clip gain by the scene contract.
 
 A clip's source is decoded a block at a time, resampled with a streaming ``soxr``
 resampler to the bundle's rate (its channels kept), looped to fill a looping bed's span,
-and written straight to its copy; only the part the clip plays is kept, to measure its
-gain. Memory holds one block and one clip, never the scene.
+and written straight to its copy: memory holds one block, never a clip or the scene. Its
+clip gain is the scene contract's woven gain (:func:`foley_tui.scene.contract.woven_gain`,
+measured once per sound and cached by content hash), the very number the woven mix
+plays it at.
 
 Headless: never imports textual.
 """
@@ -20,9 +22,10 @@ import soundfile as sf
 import soxr
 
 from foley_tui.audio.decode import RESAMPLE_QUALITY, DecodeError, open_sound, stream_error
+from foley_tui.scene.contract import woven_gain
 from foley_tui.spot import names
 from foley_tui.spot.bwf import Bext, BwfWriter, Frames, ixml
-from foley_tui.spot.plan import NARRATION, SpotClip, SpotPlan
+from foley_tui.spot.plan import SpotClip, SpotPlan
 
 #: The parts that carry clip gains.
 GAIN_FORMATS = frozenset({"rpp", "aaf", "otio", "csv"})
@@ -32,16 +35,6 @@ READ_FRAMES = 65536
 
 class SpotCancelled(Exception):
     """The user cancelled: nothing of the bundle is left behind."""
-
-
-def woven_gain_db(clip: Frames, rate: int, layer: str) -> float:
-    """The woven mix's static gain for a clip (the scene contract's): foley's reference
-    gain on the clip as it plays, folded to mono as foley's render folds it, plus the
-    layer's gain; no ducking, no master."""
-    from foley_tui.scene.contract import ClipPlacement, measure_woven_gain
-
-    mono = clip.mean(axis=1, dtype=np.float32) if clip.ndim == 2 else clip
-    return measure_woven_gain(mono, rate, layer, ClipPlacement(0.0)).clip_db
 
 
 def source_blocks(
@@ -159,7 +152,7 @@ def read_clip(
     folder: Path,
     cancelled: Callable[[], bool] = lambda: False,
 ) -> CopyResult:
-    """Copy ``clip`` into ``folder`` (when it is copied) and measure its woven gain.
+    """Copy ``clip`` into ``folder`` (when it is copied) and find its woven gain.
 
     A copy that fails half-way is removed; the error (:class:`DecodeError`, ``OSError``)
     goes to the caller, who lists the clip as skipped.
@@ -167,9 +160,6 @@ def read_clip(
     options = plan.options
     rate = options.rate
     channels = _channels(clip)
-    # The gain is for the projects and the cue sheet; BWF copies alone are at unity.
-    measure = clip.layer != NARRATION and bool(options.formats & GAIN_FORMATS)
-    kept: list[Frames] = []
     writer: BwfWriter | None = None
     target = folder / clip.file
     if clip.copied:
@@ -185,17 +175,10 @@ def read_clip(
             ixml_text=ixml_text,
             dither_seed=seed,
         )
-    done = 0
     try:
-        for block in source_blocks(clip, rate, cancelled):
-            if writer is not None:
-                writer.write(block)
-            if measure:
-                lo, hi = max(clip.pre - done, 0), min(clip.pre + clip.length - done, len(block))
-                if hi > lo:
-                    kept.append(block[lo:hi])
-            done += len(block)
         if writer is not None:
+            for block in source_blocks(clip, rate, cancelled):
+                writer.write(block)
             writer.close()
     except BaseException:
         if writer is not None:
@@ -203,7 +186,10 @@ def read_clip(
             target.unlink(missing_ok=True)
         raise
     gain = 0.0
-    if measure and kept:
-        gain = woven_gain_db(np.concatenate(kept), rate, clip.layer)
+    # The gain is for the projects and the cue sheet; BWF copies alone are at unity.
+    if clip.placement is not None and options.formats & GAIN_FORMATS:
+        if cancelled():
+            raise SpotCancelled
+        gain = woven_gain(clip.source, clip.layer, clip.placement).clip_db
     written = target.stat().st_size if writer is not None else 0
     return CopyResult(clip, gain, written, channels)

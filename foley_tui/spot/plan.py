@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from foley_tui.audio.base import AudioRef, Source, Unplayable
 from foley_tui.audio.blob import RemoteBlob
-from foley_tui.scene.contract import DEFAULT_MIX, placement_frame
+from foley_tui.scene.contract import DEFAULT_MIX, GHOST_NOTE, ClipPlacement, placement_frame
 from foley_tui.spot import names
 from foley_tui.spot.timecode import DEFAULT_FPS, FrameRate, frame_rate, frames_to_samples, parse
 
@@ -146,6 +146,7 @@ class SpotClip:
         post: Handle samples after it.
         in_point_s: Where the clip starts in its source file (seconds; 0 without a region).
         loop: The clip loops its source to fill its length (a looping bed).
+        placement: The pick's placement by the scene contract (its woven gain's key).
         source: Its audio.
         copied: True when the bundle holds a converted copy at ``file``; False when the
             projects reference the original at ``source``.
@@ -175,6 +176,7 @@ class SpotClip:
     matched_word: str | None = None
     candidate: Mapping[str, Any] = field(default_factory=dict)
     stacked: bool = False
+    placement: ClipPlacement | None = None
 
     @property
     def licence(self) -> Mapping[str, Any]:
@@ -246,20 +248,6 @@ def _layer_rank(layer: str) -> int:
     return LAYER_ORDER.index(layer) if layer in LAYER_ORDER else len(LAYER_ORDER)
 
 
-# ------------------------------------------------------------------ the scene contract
-def placement_sample(onset_s: float, rate: int) -> int:
-    """The sample a sound placed at ``onset_s`` starts on at ``rate`` (the scene
-    contract's :func:`~foley_tui.scene.contract.placement_frame`: foley's weave rule)."""
-    return placement_frame(onset_s, rate)
-
-
-def in_point_s(pick: ScenePick) -> float:
-    """Where the pick starts in its source: its region's in-point, else the file's start."""
-    region = getattr(pick, "region", None)
-    start = getattr(region, "start_s", None)
-    return float(start) if isinstance(start, int | float) and start > 0 else 0.0
-
-
 # ------------------------------------------------------------------ planning
 def _candidate_text(candidate: Mapping[str, Any] | None, key: str) -> str | None:
     event = candidate.get("event") if candidate is not None else None
@@ -297,14 +285,17 @@ def _source_frames(source: AudioRef) -> tuple[int, int] | str:
 class _Draft:
     pick: ScenePick
     candidate: Mapping[str, Any]
-    onset_s: float
-    length_s: float
-    loop: bool
+    clip: ClipPlacement
+    length: int  # frames at the bundle's rate, by the contract
+    available: int  # frames of the source after the in-point, at the bundle's rate
     source: AudioRef
     copied: bool
     stacked: bool
-    file_frames: int
-    file_rate: int
+
+    @property
+    def loop(self) -> bool:
+        """It loops in its copy: a looping bed whose span is longer than its source."""
+        return self.clip.loop and self.length > self.available
 
 
 def plan_spot(store: SessionStore, model: SceneModel, options: SpotOptions) -> SpotPlan:
@@ -328,19 +319,17 @@ def plan_spot(store: SessionStore, model: SceneModel, options: SpotOptions) -> S
                 Skipped(pick.sound_id, pick.caption, pick.layer, reason, pick.placement.onset)
             )
 
-        if candidate is None:
-            skip("a ghost: the pick has no cached candidate (foley plan drops it)")
+        if candidate is None or pick.ghost:
+            skip(f"a ghost: {GHOST_NOTE}")
             continue
-        if pick.placement.error is not None:
-            skip(f"unplaced: {pick.placement.error}")
-            continue
-        if pick.onset_s is None:
-            skip(f"unplaced: {pick.reading.note or 'its onset does not resolve'}")
+        clip = pick.clip
+        if clip is None:
+            skip(f"unplaced: {pick.note or 'its onset does not resolve'}")
             continue
         if not options.audible(pick.layer):
             skip(f"lane {pick.layer} muted" if pick.layer in options.mute else "not soloed")
             continue
-        onset = pick.onset_s
+        onset = clip.onset_s
         if options.start_s is not None and onset < options.start_s:
             skip("before --from")
             continue
@@ -370,39 +359,26 @@ def plan_spot(store: SessionStore, model: SceneModel, options: SpotOptions) -> S
         copied = options.copies or (
             options.reference and (source.how in REMOTE_HOWS or isinstance(source.path, RemoteBlob))
         )
-        start = in_point_s(pick)
-        available = max(frames / file_rate - start, 0.0)
-        length = pick.reading.duration_s  # a bed's sentence span
-        loop = pick.placement.loop and length is not None and length > available
-        if length is None or (not loop and length > available):
-            length = available
+        file_frames = round(frames * rate / file_rate)
+        length = clip.length_frames(rate, file_frames)
         if length <= 0:
             skip("its region leaves nothing to play")
             continue
-        stacked = pick.placement.onset is None and pick.reading.duration_s is None
+        available = max(file_frames - clip.in_point_frame(rate), 0)
+        stacked = pick.placement.onset is None and clip.span_s is None
         if stacked:
             stacked_ids.append(pick.sound_id)
         drafts.append(
-            _Draft(
-                pick,
-                candidate,
-                onset,
-                length,
-                loop,
-                source.path,
-                copied,
-                stacked,
-                frames,
-                file_rate,
-            )
+            _Draft(pick, candidate, clip, length, available, source.path, copied, stacked)
         )
     if stacked_ids and options.layout == "sequential":
-        at = max((d.onset_s + d.length_s for d in drafts if not d.stacked), default=0.0)
+        ends = (d.clip.onset_s + d.length / rate for d in drafts if not d.stacked)
+        at = max(ends, default=0.0)
         at = at + SEQUENTIAL_GAP_S if at > 0 else 0.0
         for draft in drafts:
             if draft.stacked:
-                draft.onset_s = at
-                at += draft.length_s + SEQUENTIAL_GAP_S
+                draft.clip = replace(draft.clip, onset_s=at)
+                at += draft.length / rate + SEQUENTIAL_GAP_S
     elif stacked_ids:
         warnings.append(
             f"{len(stacked_ids)} pick(s) have no onset and stack at 0:00 "
@@ -421,7 +397,6 @@ def plan_spot(store: SessionStore, model: SceneModel, options: SpotOptions) -> S
         markers,
         warnings,
         narration,
-        # The reference mix is render-scene's default: the woven mix, as foley weaves it.
         scene=model.to_scene(mix=DEFAULT_MIX) if "mix" in options.formats else None,
     )
 
@@ -438,22 +413,22 @@ def _title(store: SessionStore) -> str:
 def _place(drafts: list[_Draft], options: SpotOptions) -> list[SpotClip]:
     """Samples, handles, tracks (spills for overlaps), numbers and file names."""
     rate = options.rate
-    handle_s = options.handles_s
+    handle = round(options.handles_s * rate)
     by_layer: dict[str, list[_Draft]] = {}
     for draft in drafts:
         by_layer.setdefault(draft.pick.layer, []).append(draft)
     clips: list[SpotClip] = []
     for layer in sorted(by_layer, key=_layer_rank):
-        items = sorted(by_layer[layer], key=lambda d: (d.onset_s, d.pick.sound_id))
+        items = sorted(by_layer[layer], key=lambda d: (d.clip.onset_s, d.pick.sound_id))
         ends: list[int] = []  # per spill track: the sample its last clip ends on
         for index, draft in enumerate(items, 1):
-            position = placement_sample(draft.onset_s, rate)
-            length = max(round(draft.length_s * rate), 1)
-            start = in_point_s(draft.pick)
-            file_s = draft.file_frames / draft.file_rate
-            pre = round(min(handle_s, start) * rate) if not draft.loop else 0
-            tail = file_s - start - draft.length_s
-            post = round(min(handle_s, max(tail, 0.0)) * rate) if not draft.loop else 0
+            position = placement_frame(draft.clip.onset_s, rate)
+            length = draft.length
+            start = draft.clip.in_point_s
+            # Handles only where the source has them: before a later in-point, after a
+            # span that cuts the file short. A looping bed's copy is its span, no handles.
+            pre = 0 if draft.loop else min(handle, draft.clip.in_point_frame(rate))
+            post = 0 if draft.loop else min(handle, max(draft.available - length, 0))
             slot = next((i for i, end in enumerate(ends) if position >= end), None)
             if slot is None:
                 ends.append(0)
@@ -480,6 +455,7 @@ def _place(drafts: list[_Draft], options: SpotOptions) -> list[SpotClip]:
                     post=post,
                     in_point_s=start,
                     loop=draft.loop,
+                    placement=draft.pick.clip,
                     source=draft.source,
                     copied=draft.copied,
                     file=file,
