@@ -15,12 +15,13 @@ import os
 import secrets
 import shutil
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from foley_tui.audio.decode import DecodeError
-from foley_tui.spot.copy import CopyResult, SpotCancelled, read_clip
+from foley_tui.spot.copy import CopyResult, SpotCancelled, clip_gain, needs_gain, read_clip
 from foley_tui.spot.plan import SpotClip, SpotError, SpotOptions, SpotPlan, plan_spot
 
 if TYPE_CHECKING:
@@ -126,23 +127,39 @@ def _write(
     results: dict[str, CopyResult] = {}
     problems: dict[str, str] = {}
     written = 0
-    for i, clip in enumerate(todo):
-        if progress is not None:
-            progress(i, total, clip.caption)
-        if cancelled():
-            raise SpotCancelled
+    # The clip gains are measured on a second thread while this one copies: each is a
+    # whole-file decode and a loudness measurement, and both mostly run outside the GIL.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="spot-gain") as pool:
+        pending = {c.sound_id: pool.submit(clip_gain, c) for c in todo if needs_gain(c, plan)}
         try:
-            got = read_clip(clip, plan, tmp, cancelled)
-        except (DecodeError, OSError) as exc:
-            if clip.layer == "narration":
-                plan.warnings.append(f"narration left out: {exc}")
-            else:
-                problems[clip.sound_id] = f"cannot read its audio: {exc}"
-            continue
-        results[clip.sound_id] = got
-        done_clips.append(clip)
-        written += got.bytes_written
-    gains = {sid: r.gain_db for sid, r in results.items()}
+            for i, clip in enumerate(todo):
+                if progress is not None:
+                    progress(i, total, clip.caption)
+                if cancelled():
+                    raise SpotCancelled
+                try:
+                    got = read_clip(clip, plan, tmp, cancelled)
+                except (DecodeError, OSError) as exc:
+                    _failed(plan, problems, clip, exc)
+                    continue
+                results[clip.sound_id] = got
+                written += got.bytes_written
+            gains: dict[str, float] = {}
+            for clip in todo:
+                if clip.sound_id not in results:
+                    continue
+                future = pending.get(clip.sound_id)
+                try:
+                    gains[clip.sound_id] = future.result() if future is not None else 0.0
+                except (DecodeError, OSError) as exc:
+                    _failed(plan, problems, clip, exc)
+                    if clip.copied:  # no project names it: no orphan copy either
+                        (tmp / clip.file).unlink(missing_ok=True)
+                    continue
+                done_clips.append(clip)
+        finally:
+            for future in pending.values():
+                future.cancel()
     channels = {sid: r.channels for sid, r in results.items()}
     if progress is not None:
         progress(len(todo), total, "projects")
@@ -184,6 +201,13 @@ def _write(
     for name, text in texts.items():
         (tmp / name).write_text(text, encoding="utf-8", newline="")
     return SpotResult(tmp, plan, done_clips, gains, problems, files, written, mix_problems)
+
+
+def _failed(plan: SpotPlan, problems: dict[str, str], clip: SpotClip, exc: Exception) -> None:
+    if clip.layer == "narration":
+        plan.warnings.append(f"narration left out: {exc}")
+    else:
+        problems[clip.sound_id] = f"cannot read its audio: {exc}"
 
 
 def _mix(plan: SpotPlan, path: Path, cancelled: Callable[[], bool]) -> list[str]:

@@ -85,10 +85,9 @@ def source_blocks(
 
 @dataclass(frozen=True, slots=True)
 class CopyResult:
-    """One clip read: its gain and what was written."""
+    """One clip copied: what was written."""
 
     clip: SpotClip
-    gain_db: float
     bytes_written: int
     channels: int
 
@@ -152,7 +151,7 @@ def read_clip(
     folder: Path,
     cancelled: Callable[[], bool] = lambda: False,
 ) -> CopyResult:
-    """Copy ``clip`` into ``folder`` (when it is copied) and find its woven gain.
+    """Copy ``clip`` into ``folder`` (when it is copied) and learn its channels.
 
     A copy that fails half-way is removed; the error (:class:`DecodeError`, ``OSError``)
     goes to the caller, who lists the clip as skipped.
@@ -185,11 +184,22 @@ def read_clip(
             writer.close()
             target.unlink(missing_ok=True)
         raise
-    gain = 0.0
-    # The gain is for the projects and the cue sheet; BWF copies alone are at unity.
-    if clip.placement is not None and options.formats & GAIN_FORMATS:
-        if cancelled():
-            raise SpotCancelled
-        gain = woven_gain(clip.source, clip.layer, clip.placement).clip_db
     written = target.stat().st_size if writer is not None else 0
-    return CopyResult(clip, gain, written, channels)
+    return CopyResult(clip, written, channels)
+
+
+def needs_gain(clip: SpotClip, plan: SpotPlan) -> bool:
+    """The projects and the cue sheet carry clip gains; BWF copies alone are at unity."""
+    return clip.placement is not None and bool(plan.options.formats & GAIN_FORMATS)
+
+
+def clip_gain(clip: SpotClip) -> float:
+    """The clip's woven gain in dB (the scene contract's; 0 for the narration).
+
+    Raises:
+        DecodeError: Its audio cannot be decoded.
+        OSError: It cannot be read.
+    """
+    if clip.placement is None:
+        return 0.0
+    return woven_gain(clip.source, clip.layer, clip.placement).clip_db

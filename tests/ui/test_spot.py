@@ -140,15 +140,15 @@ async def test_a_folder_in_the_way_is_refused_in_the_dialog(data_dir: Path, tmp_
 
 
 async def test_the_palette_offers_spot_over_the_timeline(data_dir: Path) -> None:
-    from foley_tui.app.commands import AuditionCommands, _commands
+    from foley_tui.app.commands import AuditionCommands
 
     app, _ = _app(data_dir)
     async with app.run_test(size=SIZE) as pilot:
         await _wait(pilot, AuditionScreen)
         await pilot.press("t")
         timeline = await _wait(pilot, TimelineScreen)
-        assert AuditionCommands(timeline)._screen() is timeline
-        assert "Timeline: Spot…" in {title for title, _, _ in _commands(timeline)}
+        offered = [hit.text async for hit in AuditionCommands(timeline).discover()]
+        assert "Timeline: Spot…" in offered
         await pilot.press("ctrl+p")
         await pilot.pause(0.2)
         await pilot.press(*"Spot")
