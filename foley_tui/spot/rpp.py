@@ -30,6 +30,33 @@ def _guid(*parts: str) -> str:
     return "{" + str(uuid.uuid5(uuid.NAMESPACE_URL, "foley-tui:" + "/".join(parts))).upper() + "}"
 
 
+#: REAPER's source types by libsndfile's container name (AIFF is read by its WAVE source).
+_SOURCE_TYPES = {
+    "WAV": "WAVE",
+    "WAVEX": "WAVE",
+    "RF64": "WAVE",
+    "W64": "WAVE",
+    "AIFF": "WAVE",
+    "FLAC": "FLAC",
+    "MP3": "MP3",
+    "OGG": "VORBIS",
+}
+
+
+def source_type(clip: SpotClip) -> str:
+    """The ``<SOURCE ...>`` type REAPER reads the clip's file with: a copy is a WAV; a
+    referenced original is whatever its header says (a foley blob has no extension)."""
+    if clip.copied:
+        return "WAVE"
+    from foley_tui.audio.decode import DecodeError, open_sound
+
+    try:
+        with open_sound(clip.source) as handle:
+            return _SOURCE_TYPES.get(str(handle.format), "WAVE")
+    except DecodeError:
+        return "WAVE"
+
+
 def _seconds(samples: int, rate: int) -> str:
     return f"{samples / rate:.10f}".rstrip("0").rstrip(".") or "0"
 
@@ -64,7 +91,7 @@ def write_rpp(plan: SpotPlan, clips: list[SpotClip], gains: dict[str, float], bu
                 f"      SOFFS {_seconds(offset, rate)}",
                 f"      IGUID {_guid(plan.session_id, clip.sound_id, track)}",
                 f"      NAME {quote(clip.caption)}",
-                "      <SOURCE WAVE",
+                f"      <SOURCE {source_type(clip)}",
                 f"        FILE {quote(relative_file(clip, bundle))}",
                 "      >",
                 "    >",

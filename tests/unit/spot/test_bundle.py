@@ -355,10 +355,12 @@ def test_reference_points_the_projects_at_the_originals(
         data_dir, tones.session_id, out, reference=True, formats=frozenset({"rpp", "otio", "csv"})
     )
     assert not any(p.suffix == ".wav" for p in out.rglob("*"))
-    items, _, _ = parse_rpp((out / "scene.RPP").read_text())
+    text = (out / "scene.RPP").read_text()
+    items, _, _ = parse_rpp(text)
     for item in items:
         assert not Path(item.file).is_absolute()
         assert (out / item.file).resolve().is_file()
+    assert "<SOURCE WAVE" in text and "<SOURCE FLAC" not in text  # the originals are WAVs
 
 
 def test_remote_bytes_the_licence_forbids_keeping_are_listed_not_copied(

@@ -68,3 +68,13 @@ def test_bad_input_gets_a_clear_message_and_loses_nothing(
     assert main(["spot", demo, "-o", str(taken), "--force", "--format", "csv"]) == 0
     assert not (taken / "notes.txt").exists()
     assert read_cues(taken / "cues.csv")
+
+
+def test_reference_names_each_originals_own_format(
+    demo: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "ref"
+    assert main(["spot", demo, "-o", str(out), "--reference", "--format", "rpp,otio,csv"]) == 0
+    text = (out / "scene.RPP").read_text()
+    assert "<SOURCE FLAC" in text  # the demo's sounds are FLAC files in its data dir
+    assert not list(out.rglob("*.wav"))
