@@ -2,9 +2,9 @@
 
 Importing Textual and the app and building the first screen allocates a few hundred
 thousand long-lived objects (modules, classes, styles, widgets). With the collector on,
-those allocations trigger full collections that walk every one of them again and again: a
-third of the time to the first frame at 1k candidates (about 35 ms of 240 ms, measured
-with the collector off from the start). So the command line pauses the collector while it
+those allocations trigger full collections that walk every one of them again and again, a
+large share of the time to the first frame (docs/performance.md). So the command line
+pauses the collector while it
 starts, and the app resumes it once its first frame is on screen, after *freezing* what
 start-up built (``gc.freeze``: those objects live as long as the app; later collections
 skip them, so they stay short while the user works).

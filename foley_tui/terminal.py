@@ -1,6 +1,6 @@
 """Keep data from other machines and libraries' chatter off the user's terminal.
 
-Two hazards (issue 10, item 8):
+Two hazards:
 
 - **Escapes in data.** A session title, a sound id or a caption comes from an import or
   another tool; printed raw, ``ESC ] 0 ; … BEL`` retitles the terminal and ``ESC [ 2 J``

@@ -269,7 +269,7 @@ class Listing:
 
     def prepare_search(self) -> None:
         """Build every row's search text now, so the first keystroke of a ``/`` filter
-        only scans (~20 ms at 100k rows). Safe from a worker thread: the texts are
+        only scans. Safe from a worker thread: the texts are
         dropped if the rows change meanwhile."""
         self._search.prepare(self.ids, self.rows)
 

@@ -1,5 +1,5 @@
 """The conversation and ledger verbs: ``session tell``, ``session history``,
-``session messages`` and ``session usage`` (issue 13), and the usage and generation cost
+``session messages`` and ``session usage``, and the usage and generation cost
 ``session show`` reports.
 
 The verbs join the ``session`` group (:func:`foley_tui.cli.common.session_verbs`);

@@ -20,7 +20,7 @@ from foley_tui.cli.common import SESSION_HELP, CliError, session_verbs
 def _show_password_warning_on_one_line() -> None:
     """Show our :class:`PasswordInURLWarning` as one ``foley-tui: warning:`` line; every
     other warning keeps Python's own display. (By name: importing the Redis client here
-    would cost every command ~0.2 s of start-up.)"""
+    would slow the start of every command.)"""
     previous = warnings.showwarning
     if getattr(previous, "_foley_tui", False):
         return

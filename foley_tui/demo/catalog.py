@@ -404,8 +404,8 @@ LOUDNESS_LUFS: dict[str, float] = {
 }
 """Integrated loudness (BS.1770, pyloudnorm) of each demo sound, as foley's QC records it.
 
-Measured once and kept here because importing pyloudnorm (scipy) costs ~0.8 s, and the
-demo must be on screen within a few seconds of a first launch; a test re-measures them.
+Measured once and kept here because importing pyloudnorm pulls in scipy, too slow for the
+demo's first launch; a test re-measures them.
 """
 
 

@@ -1,6 +1,6 @@
 """CandidateList: a virtual list that renders only the rows on screen.
 
-Textual's ``DataTable``/``OptionList`` measure every row before the first paint (5-12 s at
+Textual's ``DataTable``/``OptionList`` measure every row before the first paint (seconds at
 100k rows); this widget uses the line API (``ScrollView.render_line``) so each frame costs
 only the visible rows, whatever the session size. Line 0 is a fixed column header.
 

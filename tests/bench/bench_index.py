@@ -1,4 +1,4 @@
-"""SQLite index benchmark (issue 10, item 1): first paint, verification, filter latency.
+"""SQLite index benchmark: first paint, verification, filter latency.
 
 Measured in the same run, each figure the median of several runs in a fresh store (a
 new SessionService, so nothing is cached in memory; the OS page cache is warm):
@@ -125,7 +125,7 @@ def bench_filter(data: Path, runs: int) -> dict[str, Any]:
     build_s = timed(store.prepare_filter)[0]
     door = typed("door slam")
     keystrokes = [*door, *reversed(door[:-1]), "", *typed("take 4242")]
-    # The list's filter before the cache (wave 2), for the same-run ratio.
+    # The list's filter without the cache (a scan of every row), for the same-run ratio.
     texts = {r.sound_id: search_text(r, r.sound_id) for r in rows}
     ids = [r.sound_id for r in rows]
 

@@ -8,7 +8,7 @@ waits for the list, then measures, each the median of several runs:
 - ``sighup``: SIGHUP sent to the app itself until it has exited;
 - ``baseline``: the user presses ``q`` until the process has exited (a normal quit).
 
-Target (issue 8): under 2 s after the terminal goes. Ratios are to the baseline.
+Target: under 2 s after the terminal goes. Ratios are to the baseline.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Conversation and ledger benchmark (issue 13).
+"""Conversation and ledger benchmark.
 
 Measured in the same run, each figure the median of several runs:
 

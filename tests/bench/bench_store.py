@@ -1,4 +1,4 @@
-"""Session-store benchmark (issue 2, item 6): ours against foley's own SessionStore.
+"""Session-store benchmark: ours against foley's own SessionStore.
 
 Measured in the same run, each figure the median of several runs:
 

@@ -1,4 +1,4 @@
-"""Several real processes write one session's conversation and ledger at once (issue 13):
+"""Several real processes write one session's conversation and ledger at once:
 the message ``seq`` stays gap-free and the usage counters add up exactly.
 
 Each worker is a fresh interpreter (or the installed ``foley-tui`` script) that waits for

@@ -1,6 +1,6 @@
 """The demo in a real terminal shows its scene events with progress, and `e` walks them.
 
-Issue 9's promise end to end: `foley-tui demo` on a fresh HOME, in tmux, lists the nine
+End to end: `foley-tui demo` on a fresh HOME, in tmux, lists the nine
 events of the demo scene as header rows ("suggests LAYER at ONSET · N of M picked"), and
 each `e` moves the cursor to the next event: the details pane names its query.
 """

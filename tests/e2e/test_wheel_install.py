@@ -1,4 +1,4 @@
-"""Install as a tool (issue 8 item 10): the wheel that ``pipx install .`` builds carries
+"""Install as a tool: the wheel that ``pipx install .`` builds carries
 the package, the ``foley-tui`` command and the demo's sounds.
 
 Offline and quick: the wheel is built from a copy of the source tree with the project's

@@ -1,5 +1,5 @@
-"""Issue 9 in the audition screen: both verdicts (conflict), the reject dialog that takes
-typing at once; files checked with foley 0.0.89's own SessionStore."""
+"""foley's meaning in the audition screen: both verdicts (conflict), the reject dialog
+that takes typing at once; files checked with foley 0.0.89's own SessionStore."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The conversation panel (issue 13) with Pilot: the history window newest last, writing
+"""The conversation panel with Pilot: the history window newest last, writing
 to the agent as the designer, attaching to a candidate, and messages from another
 process appearing live."""
 

@@ -1,4 +1,4 @@
-"""Nothing that reads session data or audio runs on the UI thread (issue 10, item 2).
+"""Nothing that reads session data or audio runs on the UI thread.
 
 The real app, driven with Pilot through opening, moving, previewing, picking,
 rejecting, undoing, setting a layer, filtering, sorting and the status filter, while

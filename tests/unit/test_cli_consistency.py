@@ -1,7 +1,7 @@
-"""One command line (issue 8 item 9, issue 9 item 7): one session resolver and one data-dir
-resolver for every verb (``play`` included), app flags on bare ``foley-tui``, messages
-that name real flags, a truthful ``add``, the ``candidates`` verb, ``--exact`` and the
-session ids foley makes (nested, with spaces)."""
+"""One command line: one session resolver and one data-dir resolver for every verb
+(``play`` included), app flags on bare ``foley-tui``, messages that name real flags, a
+truthful ``add``, the ``candidates`` verb, ``--exact`` and the session ids foley makes
+(nested, with spaces)."""
 
 from __future__ import annotations
 

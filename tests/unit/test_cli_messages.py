@@ -1,4 +1,4 @@
-"""The conversation and ledger verbs (issue 13) through ``foley_tui.cli.main``:
+"""The conversation and ledger verbs through ``foley_tui.cli.main``:
 ``session tell``, ``session history``, ``session messages``, ``session usage`` and what
 ``session show`` reports about usage and generation cost."""
 

@@ -148,9 +148,9 @@ class SessionLoader(Widget):
         message = RowsLoaded(rows, problems, store.picks(), store.rejects())
         message.generation = generation
         post(message)
-        # Now, not at the first paint: importing (dol, ~65 ms) holds the import lock the
-        # UI thread may need to paint (measured: the first frame reached the terminal
-        # ~150 ms later when this ran right after it).
+        # Now, not at the first paint: importing dol takes long enough, holding the
+        # import lock the UI thread may need to paint, to delay the first frame when it
+        # ran right after it.
         store.warm()
         if len(rows) <= EVENT_SCAN_LIMIT:
             events = {}

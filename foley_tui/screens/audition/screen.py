@@ -129,8 +129,8 @@ class AuditionScreen(Screen[None]):
         # details pane hides when narrow (app.tcss).
         self.HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (settings.details_min_width, "-wide")]
         # The class for the terminal's width now: the first Resize then changes no class
-        # (a class change restyles every widget and lays the screen out again, about 6 ms
-        # of the first frame).
+        # (a class change restyles every widget and lays the screen out again, on the way
+        # to the first frame).
         try:
             width = self.app.size.width
         except RuntimeError:  # no running app (NoActiveAppError): Textual sets it later

@@ -1,4 +1,4 @@
-"""The conversation and ledger on the Redis store (issue 13), on a real redis-server:
+"""The conversation and ledger on the Redis store, on a real redis-server:
 gap-free message seq and exact usage with 4 processes at once (compare-and-swap instead
 of a file lock), export/import and delete carrying them."""
 

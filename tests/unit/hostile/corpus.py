@@ -1,4 +1,5 @@
-"""The hostile corpus: damaged and crafted sessions, one builder per case of issue 10.
+"""The hostile corpus: damaged and crafted sessions, one builder per case of the
+trust model (docs/trust-model.md).
 
 Each case starts from the same healthy session (made by :func:`healthy`) and breaks it
 the way an attacker, another tool or bad luck would. :data:`CASES` maps a case name to
