@@ -21,8 +21,9 @@
 Headless (no textual import). The keymap is checked against the one registry
 (:mod:`foley_tui.keys.keymap`): an unknown binding id, a key name Textual never reports
 (``Ctrl+X`` for ``ctrl+x``) and a key bound to two actions live at the same time are each
-refused with one line. Every problem raises :class:`ConfigError` naming the file and the
-offending entry, so a typo never turns into a traceback or a silently ignored key.
+refused with one line. Every problem of the file is reported at once, in one
+:class:`ConfigError` of one line per problem naming the file and the offending entry, so
+a typo never turns into a traceback or a silently ignored key.
 """
 
 from __future__ import annotations
@@ -78,7 +79,11 @@ class Config:
     path: Path | None = None
 
 
-def _check_setting(path: Path, name: str, value: object, default: object) -> object:
+class _BadSetting(Exception):
+    """One setting's problem (gathered with the file's others into one ConfigError)."""
+
+
+def _check_setting(name: str, value: object, default: object) -> object:
     expected: type | tuple[type, ...]
     if isinstance(default, bool):
         expected = bool
@@ -92,50 +97,59 @@ def _check_setting(path: Path, name: str, value: object, default: object) -> obj
     ok = not (isinstance(value, bool) and expected is not bool) and isinstance(value, expected)
     if not ok:
         kind = "true or false" if expected is bool else "text" if expected is str else "a number"
-        raise ConfigError(f"{path}: [settings] {name}: expected {kind}, got {value!r}")
+        raise _BadSetting(f"expected {kind}, got {value!r}")
     if isinstance(default, float):
         number = float(value)  # type: ignore[arg-type]
         if name == "poll_interval_s" and not 0.05 <= number <= 60:
-            raise ConfigError(f"{path}: [settings] {name}: must be between 0.05 and 60 s")
+            raise _BadSetting("must be between 0.05 and 60 s")
         if name == "context_pre_roll_s" and not 0 <= number <= 60:
-            raise ConfigError(f"{path}: [settings] {name}: must be between 0 and 60 s")
+            raise _BadSetting("must be between 0 and 60 s")
         return number
     if name == "scene_mix" and value not in ("woven", "flat"):
-        raise ConfigError(f'{path}: [settings] {name}: must be "woven" or "flat"')
+        raise _BadSetting('must be "woven" or "flat"')
     if name == "details_min_width" and not 0 <= int(value) <= 1000:  # type: ignore[call-overload]
-        raise ConfigError(f"{path}: [settings] {name}: must be between 0 and 1000")
+        raise _BadSetting("must be between 0 and 1000")
     return value
 
 
 def parse_config(data: Mapping[str, Any], path: Path) -> Config:
-    """Validate a parsed TOML document."""
+    """Validate a parsed TOML document: every problem of the file, one line each, in one
+    :class:`ConfigError` (a user fixes them all in one go, not one per run)."""
+    problems: list[str] = []
     unknown_tables = sorted(set(data) - {"keymap", "settings"})
     if unknown_tables:
-        raise ConfigError(
-            f"{path}: unknown section(s) {', '.join(unknown_tables)} "
-            "(expected [keymap] and [settings])"
+        problems.append(
+            f"unknown section(s) {', '.join(unknown_tables)} (expected [keymap] and [settings])"
         )
     raw_keymap = data.get("keymap", {})
+    keymap: dict[str, str] = {}
     if not isinstance(raw_keymap, Mapping):
-        raise ConfigError(f'{path}: [keymap] must be a table of binding-id = "key"')
-    problems = check_keymap(raw_keymap)
-    if problems:
-        raise ConfigError("\n".join(f"{path}: [keymap] {problem}" for problem in problems))
-    keymap = {
-        binding_id: ",".join(key.strip() for key in str(value).split(","))
-        for binding_id, value in raw_keymap.items()
-    }
+        problems.append('[keymap] must be a table of binding-id = "key"')
+    else:
+        keymap_problems = check_keymap(raw_keymap)
+        problems.extend(f"[keymap] {problem}" for problem in keymap_problems)
+        if not keymap_problems:
+            keymap = {
+                binding_id: ",".join(key.strip() for key in str(value).split(","))
+                for binding_id, value in raw_keymap.items()
+            }
     raw_settings = data.get("settings", {})
-    if not isinstance(raw_settings, Mapping):
-        raise ConfigError(f"{path}: [settings] must be a table")
     defaults = {f.name: getattr(Settings(), f.name) for f in fields(Settings)}
     values: dict[str, Any] = {}
-    for name, value in raw_settings.items():
-        if name not in defaults:
-            raise ConfigError(
-                f"{path}: [settings] {name}: unknown setting (known: {', '.join(sorted(defaults))})"
-            )
-        values[name] = _check_setting(path, name, value, defaults[name])
+    if not isinstance(raw_settings, Mapping):
+        problems.append("[settings] must be a table")
+    else:
+        for name, value in raw_settings.items():
+            if name not in defaults:
+                known = ", ".join(sorted(defaults))
+                problems.append(f"[settings] {name}: unknown setting (known: {known})")
+                continue
+            try:
+                values[name] = _check_setting(name, value, defaults[name])
+            except _BadSetting as exc:
+                problems.append(f"[settings] {name}: {exc}")
+    if problems:
+        raise ConfigError("\n".join(f"{path}: {problem}" for problem in problems))
     return Config(keymap=keymap, settings=Settings(**values), path=path)
 
 

@@ -261,6 +261,7 @@ def check_keymap(keymap: Mapping[str, object]) -> list[str]:
             problems.extend(f"{binding_id}: {p}" for p in bad)
             continue
         clean[binding_id] = ",".join(keys)
-    if not problems:
-        problems.extend(conflicts(clean))
+    # Conflicts among the entries that are well formed: reported with the others, so one
+    # run names every problem of the file.
+    problems.extend(conflicts(clean))
     return problems

@@ -62,6 +62,34 @@ def test_bad_config_names_file_and_entry(text: str, message: str) -> None:
     assert message in str(info.value)
 
 
+def test_every_problem_of_the_file_is_reported_in_one_run(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A misspelt key, an unknown id, a conflict, a bad value and an unknown setting: all
+    named at once, one line each, so one edit fixes the file."""
+    from tests.ui.seed import seed_session
+
+    _, session_id = seed_session(data_dir, 2)
+    path = write(
+        "[colours]\n"
+        '[keymap]\nreject = "Ctrl+X"\npikc = "p"\nclear = "j"\n'
+        "[settings]\nspeed = 2\nautoplay = 1\n"
+    )
+    assert main(["open", session_id, "--no-audio"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    expected = [
+        "unknown section(s) colours",
+        "reject: 'Ctrl+X' is not a key name; write it 'ctrl+x'",
+        "pikc: no such binding id",
+        "key 'j' is bound to both",
+        "[settings] speed: unknown setting",
+        "[settings] autoplay: expected true or false",
+    ]
+    assert len(lines) == len(expected), lines
+    for line, words in zip(lines, expected, strict=True):
+        assert str(path) in line and words in line, (line, words)
+
+
 def test_open_with_a_bad_config_is_a_one_line_error(
     data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
