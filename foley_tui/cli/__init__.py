@@ -13,8 +13,10 @@ The app's own flags (``--device``, ``--no-audio``) work on ``foley-tui`` alone (
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -186,14 +188,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         resume_gc()
     # Everything a verb prints passes through escape_controls: an imported title or id
     # must not retitle or clear the user's terminal. (The TUI draws on sys.__stderr__.)
-    with escaping_streams():
-        try:
-            return int(func(args) or 0)
-        except CliError as exc:
-            print(f"foley-tui: error: {exc}", file=sys.stderr)
-            return exc.status
-        except KeyboardInterrupt:
-            return 130
+    try:
+        with escaping_streams():
+            try:
+                return int(func(args) or 0)
+            except CliError as exc:
+                print(f"foley-tui: error: {exc}", file=sys.stderr)
+                return exc.status
+            except KeyboardInterrupt:
+                return 130
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _reader_gone() -> int:
+    """The end of a pipe stopped reading (``foley-tui candidates S | head``): end quietly,
+    as Unix tools do, with SIGPIPE's exit status. What is still buffered for stdout goes
+    nowhere, so flushing it at exit raises nothing either."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return 128 + signal.SIGPIPE
 
 
 if __name__ == "__main__":

@@ -116,6 +116,8 @@ def guard(func: Handler) -> Handler:
             return func(args)
         except (SessionServiceError, ValidationError, StoreWriteError) as exc:
             raise CliError(str(exc)) from None
+        except BrokenPipeError:
+            raise  # the reader went away (``| head``): not an error, see cli.main
         except OSError as exc:
             where = f" ({exc.filename})" if exc.filename else ""
             raise CliError(f"{exc.strerror or exc}{where}") from None
