@@ -14,6 +14,7 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import argparse
+import difflib
 import functools
 import json
 import math
@@ -25,6 +26,7 @@ from typing import Any
 from foley_tui import paths
 from foley_tui.domain import ValidationError
 from foley_tui.store import (
+    SessionNotFoundError,
     SessionService,
     SessionServiceError,
     SessionStore,
@@ -90,8 +92,31 @@ def resolve_session(service: SessionService, ref: str) -> str:
     """A SESSION argument -> the session id (see the module docstring)."""
     try:
         return service.resolve(ref)
+    except SessionNotFoundError as exc:
+        raise CliError(f"{exc}{_did_you_mean(service, ref)}") from None
     except (SessionServiceError, OSError) as exc:  # OSError: a store server unreachable
         raise CliError(str(exc)) from None
+
+
+def _did_you_mean(service: SessionService, ref: str) -> str:
+    """`` (did you mean 'Demo: a stormy night'?)`` for a SESSION that names no session:
+    the titles and ids that contain it, else the ones spelled closest."""
+    try:
+        infos = service.list()
+    except (SessionServiceError, OSError):
+        return ""
+    names = [name for info in infos for name in (info.title, info.session_id) if name]
+    wanted = ref.strip().casefold()
+    if not wanted:
+        return ""
+    found = [name for name in names if wanted in name.casefold()]
+    if not found:
+        folded = {name.casefold(): name for name in names}
+        close = difflib.get_close_matches(wanted, list(folded), n=3, cutoff=0.6)
+        found = [folded[name] for name in close]
+    if not found:
+        return ""
+    return f" (did you mean {' or '.join(repr(name) for name in dict.fromkeys(found[:3]))}?)"
 
 
 def open_session(

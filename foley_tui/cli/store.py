@@ -25,7 +25,7 @@ from foley_tui.cli.common import (
     session_verbs,
 )
 from foley_tui.cli.messages import show_extras
-from foley_tui.domain import LAYERS, Candidate, Pick, format_onset, parse_onset
+from foley_tui.domain import LAYERS, Candidate, Pick, Status, format_onset, parse_onset
 from foley_tui.store import SessionService, SessionServiceError, SessionStore
 from foley_tui.store.errors import SessionNotFoundError
 from foley_tui.store.local import AddProblem, collect
@@ -89,7 +89,16 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
 @guard
 def cmd_create(args: argparse.Namespace) -> int:
-    print(service_of(args).create(args.title))
+    service = service_of(args)
+    if args.title:
+        # A title is also a SESSION argument: two sessions of one title would make it
+        # name neither. The id printed is the session to use instead.
+        wanted = args.title.strip().casefold()
+        same = [i.session_id for i in service.list() if (i.title or "").casefold() == wanted]
+        if same:
+            print(same[0])
+            raise CliError(f"a session titled {args.title!r} already exists: {same[0]}", 1)
+    print(service.create(args.title))
     return 0
 
 
@@ -320,8 +329,13 @@ def cmd_reject(args: argparse.Namespace) -> int:
 @guard
 def cmd_clear(args: argparse.Namespace) -> int:
     store = open_session(args)
+    was = store.status(args.sound_id)
+    if was is Status.UNDECIDED:
+        print(f"{args.sound_id} was undecided: nothing to clear")
+        return 0
     store.clear(args.sound_id)
-    print(f"cleared {args.sound_id}")
+    was_text = "picked and rejected" if was is Status.CONFLICT else was.value
+    print(f"cleared {args.sound_id} (was {was_text})")
     return 0
 
 
@@ -374,7 +388,11 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(func=cmd_sessions)
 
     verbs = session_verbs(subparsers, common)
-    p = verbs.add_parser("create", parents=[common], help="create a new session; prints its id")
+    p = verbs.add_parser(
+        "create",
+        parents=[common],
+        help="create a new session; prints its id (exit 1 if the title is taken)",
+    )
     p.add_argument("--title", help="a title (also usable as SESSION later)")
     p.set_defaults(func=cmd_create)
     p = verbs.add_parser("show", parents=[common], help="show a session's details")
