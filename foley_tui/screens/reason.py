@@ -21,10 +21,19 @@ PRESET_REASONS: tuple[str, ...] = (
 )
 
 
+def _preset_of(text: str) -> int | None:
+    """The preset a field holding one digit (``3``) names, as an index; else None."""
+    text = text.strip()
+    if len(text) == 1 and text.isdigit() and 1 <= int(text) <= len(PRESET_REASONS):
+        return int(text) - 1
+    return None
+
+
 class RejectReasonScreen(ModalScreen[str | None]):
-    """Type a reason at once (Enter saves what was typed), or take a preset: a digit while
-    the field is empty picks that preset, ↑/↓ move through them and Enter on an empty field
-    saves the highlighted one. The reason is what foley's agent reads (``list_rejects``)."""
+    """Type a reason at once (Enter saves what was typed), or take a preset: a digit alone
+    in the field highlights that preset, as ↑/↓ do, and Enter saves the highlighted one;
+    nothing is saved before Enter (a reason may start with a digit). The reason is what
+    foley's agent reads (``list_rejects``)."""
 
     BINDINGS = bindings("dialog") + bindings("reason")
 
@@ -55,12 +64,16 @@ class RejectReasonScreen(ModalScreen[str | None]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.query_one("#error", Label).update("")
-        value = event.value
-        if len(value) == 1 and value.isdigit() and 1 <= int(value) <= len(PRESET_REASONS):
-            self.dismiss(PRESET_REASONS[int(value) - 1])  # a digit in the empty field
+        preset = _preset_of(event.value)
+        if preset is not None:
+            self.query_one(OptionList).highlighted = preset
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        preset = _preset_of(event.value)
+        if preset is not None:
+            self.dismiss(PRESET_REASONS[preset])
+            return
         reason = event.value.strip()
         if reason:
             self.dismiss(reason)

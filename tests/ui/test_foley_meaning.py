@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Label, OptionList, Static
 
 from foley_tui.screens.onset import OnsetScreen
 from foley_tui.screens.reason import PRESET_REASONS, RejectReasonScreen
@@ -37,14 +37,23 @@ async def test_the_reject_dialog_takes_typing_at_once(session: Session) -> None:
         assert isinstance(app.screen, RejectReasonScreen)
         await pilot.press("down", *"crunchy tail", "enter")  # typed text wins over a preset
         await pilot.pause()
-        await pilot.press("X", "3")  # a digit in the empty field picks that preset
+        await pilot.press("X", "3")  # a digit selects that preset; it does not commit
         await pilot.pause()
+        assert isinstance(app.screen, RejectReasonScreen)
+        assert app.screen.query_one(OptionList).highlighted == 2
+        assert session.reject_file(IDS[1]) is None
+        await pilot.press("enter")  # Enter confirms
+        await pilot.pause()
+        assert not isinstance(app.screen, RejectReasonScreen)
         await pilot.press("X", "down", "down", "up", "enter")  # arrows, then Enter
+        await pilot.pause()
+        await pilot.press("X", *"3 doors too many", "enter")  # a reason may start with one
         await pilot.pause()
     assert foley_rejects(session) == {
         IDS[0]: {"sound_id": IDS[0], "reason": "crunchy tail"},
         IDS[1]: {"sound_id": IDS[1], "reason": PRESET_REASONS[2]},
         IDS[2]: {"sound_id": IDS[2], "reason": PRESET_REASONS[1]},
+        IDS[3]: {"sound_id": IDS[3], "reason": "3 doors too many"},
     }
 
 
