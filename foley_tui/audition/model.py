@@ -27,6 +27,7 @@ from foley_tui.audition.guard import RepeatGuard
 from foley_tui.audition.listing import SORTS, Listing, ViewSettings
 from foley_tui.audition.opening import Opening
 from foley_tui.audition.outside import merge_decisions, read_outside
+from foley_tui.audition.text import cut
 from foley_tui.config import Settings
 from foley_tui.domain import (
     Layer,
@@ -45,6 +46,8 @@ from foley_tui.store.index_db import Page
 
 VOLUME_STEP_DB = 2.0
 VOLUME_RANGE_DB = (-40.0, 12.0)
+#: A caption longer than this (in terminal cells) is cut with an ellipsis in dialogs.
+CAPTION_CELLS = 200
 
 _WRITE_ERRORS = (OSError, ValidationError, ValueError, KeyError)
 
@@ -557,8 +560,10 @@ class AuditionModel:
         return self.view.labels(len(self.listing.view))
 
     def caption(self, sound_id: str) -> str:
+        """The row's caption as dialogs and notices name it: whole (they wrap), but cut by
+        terminal cells at :data:`CAPTION_CELLS` (a caption is data, of any length)."""
         row = self.listing.rows.get(sound_id)
-        return (row.caption if row and row.caption else sound_id)[:60]
+        return cut(row.caption if row and row.caption else sound_id, CAPTION_CELLS)
 
     # ------------------------------------------------------------------ outside changes
     def check_outside(self) -> Outside | None:

@@ -24,6 +24,9 @@ TextPromptModal > Vertical, ConfirmModal > Vertical {
     background: $surface;
     padding: 1 2;
 }
+TextPromptModal Label, ConfirmModal Label {
+    width: 100%;  /* wrap a long title or message instead of cutting it */
+}
 TextPromptModal .modal-title, ConfirmModal .modal-title {
     text-style: bold;
     margin-bottom: 1;

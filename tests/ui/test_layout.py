@@ -6,12 +6,16 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.text import Text
 from textual.coordinate import Coordinate
-from textual.widgets import DataTable, Static
+from textual.widget import Widget
+from textual.widgets import DataTable, Label, Static
 
+from foley_tui.screens.onset import OnsetScreen
+from foley_tui.screens.reason import RejectReasonScreen
 from foley_tui.widgets.candidate_list import CandidateList, Columns
 from foley_tui.widgets.status_line import StatusInfo, render_status
 from tests.ui.conftest import Session, ready
@@ -117,3 +121,43 @@ async def test_sessions_titles_are_cut_by_cells() -> None:
         cell = screen.query_one(DataTable).get_cell_at(Coordinate(0, 0))
         assert isinstance(cell, Text)
         assert cell_len(cell.plain) <= TITLE_WIDTH and cell.plain.endswith("…")
+
+
+LONG_CAPTION = "Footsteps on gravel path, fast (foley, small shoes, a light runner, wet stones)"
+
+
+def _shown(widget: Label) -> str:
+    """The label's text as it is on screen: its lines, inside the dialog around it."""
+    dialog = next(a for a in widget.ancestors if a.has_class("modal-dialog"))
+    assert isinstance(dialog, Widget)
+    assert widget.region.right <= dialog.content_region.right  # not cut at the edge
+    lines = [strip.text for strip in widget.render_lines(widget.region.reset_offset)]
+    return " ".join(" ".join(lines).split())
+
+
+@pytest.mark.parametrize("width", [80, 140])
+async def test_dialog_text_wraps_instead_of_being_cut(session: Session, width: int) -> None:
+    store = session.service.get(session.session_id)
+    store.cache_candidates(
+        [{"sound": {"id": "long:1", "caption": LONG_CAPTION, "duration_s": 2.0}}]
+    )
+    app = session.app()
+    async with app.run_test(size=(width, 30)) as pilot:
+        screen = await ready(pilot)
+        screen.candidate_list.move_to(screen.listing.view.index("long:1"))
+        await pilot.pause()
+        await pilot.press("o")
+        await pilot.pause()
+        assert isinstance(app.screen, OnsetScreen)
+        await pilot.press(*"during 'the long sentence the narrator reads at the start'")
+        await pilot.pause()
+        title = app.screen.query_one("#title", Label)
+        reading = app.screen.query_one("#reading", Label)
+        assert LONG_CAPTION in _shown(title)  # every word, on as many lines as it takes
+        assert "the long sentence the narrator reads at the start" in _shown(reading)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("X")
+        await pilot.pause()
+        assert isinstance(app.screen, RejectReasonScreen)
+        assert LONG_CAPTION in _shown(app.screen.query_one("#title", Label))
