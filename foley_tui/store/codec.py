@@ -104,8 +104,8 @@ def names_match_keys(names: Sequence[str], keys: Sequence[str]) -> bool:
     """True when every ``names[i]`` is exactly ``encode_key(keys[i])``.
 
     The same answer as checking each pair, in a few bulk passes over the joined bytes
-    (a stored index is checked this way on every open: 100k pairs one by one cost about
-    0.2 s, this about a tenth). The keys are joined with NUL and escaped byte by byte as
+    (a stored index is checked this way on every open, where pair by pair at 100k rows
+    would be a visible part of the reopen). The keys are joined with NUL and escaped byte by byte as
     ``quote()`` does; a key holding NUL, a lone surrogate, a leading dot (spelled
     ``%2E``) or any mismatch is decided pair by pair, exactly.
     """

@@ -137,7 +137,7 @@ def syncfs(path: str) -> bool:
     """Flush the whole file system holding ``path`` (one call for a batch of writes)."""
     global _libc
     if _libc is None:
-        import ctypes.util  # only batches of writes need it (7 ms to import: not at start)
+        import ctypes.util  # only batches of writes need it: not imported at start
 
         name = ctypes.util.find_library("c")
         _libc = ctypes.CDLL(name, use_errno=True) if name else False
@@ -306,9 +306,9 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
     def store(self) -> MutableMapping[str, dict[str, Any]]:
         """The dol store of this namespace (writes and deletes go through it).
 
-        Built on first use: importing dol costs about 65 ms, a sixth of a first paint,
-        so opening a session reads without it (:meth:`read` decodes with the same codec)
-        and the loader builds it in its worker once the list is on screen (:meth:`warm`).
+        Built on first use: importing dol is a visible part of a first paint, so opening
+        a session reads without it (:meth:`read` decodes with the same codec) and the
+        loader builds it in its worker once the list is on screen (:meth:`warm`).
         Two threads building it at once both get a working store (the same wrapping).
         """
         store = self._store

@@ -59,14 +59,13 @@ def gc_paused(*, collect: bool = False) -> Iterator[None]:
     again while they are made (a third of loading an index). Refcounting still frees
     everything; the collector runs again afterwards as it was.
 
-    ``collect``: then run one full collection (~80 ms with the app's heap at 100k rows),
-    here, at the end of the load. Left young, the new objects would be walked by the next
-    young collections and their promotion would soon trigger a full one: several walks
-    of the whole heap at moments nobody chose, in the middle of a keystroke as likely as
-    not. Once in the oldest generation, a full collection waits for the heap to grow by
-    a quarter. (``gc.freeze()`` would save even that one, but whatever is alive then,
-    the screens of the session being left included, would never be collected after.)
-    """
+    ``collect``: then run one full collection here, at the end of the load. Left young,
+    the new objects would be walked by the next young collections and their promotion
+    would soon trigger a full one: several walks of the whole heap at moments nobody
+    chose, in the middle of a keystroke as likely as not. Once in the oldest generation,
+    a full collection waits for the heap to grow by a quarter. (``gc.freeze()`` would
+    save even that one, but whatever is alive then, the screens of the session being
+    left included, would never be collected after.)"""
     was_on = gc.isenabled()
     gc.disable()
     try:

@@ -29,7 +29,8 @@ def new_ulid() -> str:
     """A new ULID string (session ids, journal entries).
 
     ``ulid`` is imported here, not at module level: it pulls in ``importlib.metadata``,
-    about 30 ms of the app's start-up, and nothing needs an id before the first write.
+    a noticeable part of the app's start-up, and nothing needs an id before the first
+    write.
     """
     from ulid import ULID
 

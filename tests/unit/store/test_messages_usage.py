@@ -1,6 +1,6 @@
-"""The session's conversation and ledger through the Python API (issue 13): messages,
-the history window, usage counters, generation cost, the bounded in-memory service and
-export/import of all of it."""
+"""The session's conversation and ledger through the Python API: messages, the history
+window, usage counters, generation cost, the bounded in-memory service and export/import
+of all of it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Every session foley can make is reachable (issue 9 item 7): nested ids, ids with
-spaces (leading and trailing too), and an exact id always wins over a prefix or a title.
+"""Every session foley can make is reachable: nested ids, ids with spaces (leading and
+trailing too), and an exact id always wins over a prefix or a title.
 The sessions are made by foley 0.0.89's own SessionStore, in a subprocess."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Strict import (issue 10, item 9): the first offence is named and nothing is written;
-a file foley wrote with a NaN onset travels as its bytes and comes back verbatim."""
+"""Strict import: the first offence is named and nothing is written; a file foley wrote
+with a NaN onset travels as its bytes and comes back verbatim."""
 
 from __future__ import annotations
 
