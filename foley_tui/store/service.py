@@ -128,6 +128,13 @@ class SessionService:
     def max_sessions(self) -> int:
         return self._max_sessions
 
+    @property
+    def open_sessions(self) -> tuple[str, ...]:
+        """The sessions whose stores the service holds open, least recently used first
+        (at most :attr:`max_sessions`, the pinned one never dropped)."""
+        with self._lock:
+            return tuple(self._stores)
+
     def pin(self, session_id: str | None) -> None:
         """Keep ``session_id`` from eviction (None: pin nothing); one pinned at a time."""
         with self._lock:

@@ -196,5 +196,5 @@ async def test_the_session_on_screen_is_never_evicted(data_dir: Path) -> None:
         await ready(pilot)
         for i in range(5):
             service.info(service.create(f"other {i}"))  # the sessions screen's reads
-        assert len(service._stores) == 2
+        assert len(service.open_sessions) == 2 and sid in service.open_sessions
         assert service.get(sid, touch=False) is app.store  # still the same open store

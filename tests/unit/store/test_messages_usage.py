@@ -371,7 +371,7 @@ def test_in_memory_service_is_safe_from_threads() -> None:
 def test_file_service_bounds_its_cache_of_open_stores(data_dir: Path) -> None:
     service = SessionService(data_dir, max_sessions=2)
     ids = [service.create(str(i)) for i in range(4)]
-    assert len(service._stores) == 2
+    assert service.open_sessions == tuple(ids[2:])  # the two used last
     # dropping a store from the cache loses nothing: it opens again from the files
     service.append_message(ids[0], "user", "still here")
     assert [m.content for m in service.messages(ids[0])] == ["still here"]
