@@ -132,6 +132,7 @@ APP_C_SCRIPT = textwrap.dedent(
     from foley_tui.audio.player import SoundDevicePlayer
     from foley_tui.config import Config, Settings
     from foley_tui.store import SessionService
+    from textual.notifications import Notify
 
     data, session, sound_id, pre_roll = sys.argv[1:5]
 
@@ -140,7 +141,13 @@ APP_C_SCRIPT = textwrap.dedent(
         player = SoundDevicePlayer()
         config = Config(settings=Settings(context_pre_roll_s=float(pre_roll), scene_mix="flat"))
         app = FoleyApp(service.get(session), player, config, service)
-        async with app.run_test(size=(120, 30)) as pilot:
+        notes: list[str] = []
+
+        def hear(message: object) -> None:
+            if isinstance(message, Notify):
+                notes.append(message.notification.message)
+
+        async with app.run_test(size=(120, 30), message_hook=hear) as pilot:
             screen = None
             for _ in range(1200):
                 await pilot.pause(0.05)
@@ -159,7 +166,6 @@ APP_C_SCRIPT = textwrap.dedent(
                 scene = status.source is not None and status.source.how == SCENE_HOW
                 if scene and status.state is PlayerState.STOPPED:
                     break
-            notes = [n.message for n in app._notifications]
             started = status.source is not None and status.source.how == SCENE_HOW
             print("played" if started else "never started", status.state.name, status.error)
             print(notes)

@@ -135,8 +135,15 @@ def current(app: FoleyApp) -> str | None:
 
 
 @pytest.fixture
-def notifications() -> Callable[[FoleyApp], list[str]]:
-    def read(app: FoleyApp) -> list[str]:
-        return [f"{n.title}: {n.message}" for n in app._notifications]
+def notifications(monkeypatch: pytest.MonkeyPatch) -> Callable[[FoleyApp], list[str]]:
+    """What each app said through ``notify`` (``"title: message"``), in order: every
+    widget's and screen's notice goes through the app's."""
+    said: dict[int, list[str]] = {}
+    real = FoleyApp.notify
 
-    return read
+    def recording(self: FoleyApp, message: str, *, title: str = "", **options: Any) -> None:
+        said.setdefault(id(self), []).append(f"{title}: {message}")
+        real(self, message, title=title, **options)
+
+    monkeypatch.setattr(FoleyApp, "notify", recording)
+    return lambda app: list(said.get(id(app), []))
