@@ -47,6 +47,39 @@ _DOWNMIX_51 = np.array(
 ) / np.float32(1.0 + 2 * _MINUS3DB)
 
 
+#: The problem a sound with non-finite samples is marked with (our index, the details).
+NONFINITE_PROBLEM = "non-finite samples"
+
+
+def sanitise(block: npt.NDArray[np.floating]) -> int:
+    """Replace every non-finite sample of ``block`` (NaN, +-inf) by 0, in place; returns
+    how many there were.
+
+    A float WAV may hold NaN or inf, and a DOUBLE one values like 1e300 that become inf
+    as float32: any of them would reach the device at full scale whatever the volume
+    (NaN times a gain is NaN), and poison every filter state it passes through (the
+    resampler, the limiter's estimate). Every reader of decoded audio calls this first.
+    """
+    if block.size == 0:
+        return 0
+    # One pass: a float64 sum of float32 samples is finite exactly when every sample is
+    # (a float64 block's sum may overflow, and is then checked sample by sample).
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(np.add.reduce(block, axis=None, dtype=np.float64))
+    if np.isfinite(total):
+        return 0
+    bad = ~np.isfinite(block)
+    count = int(np.count_nonzero(bad))
+    if count:
+        block[bad] = 0.0
+    return count
+
+
+def nonfinite_note(name: str, count: int) -> str:
+    """How a sound's non-finite samples are reported (a warning, the details)."""
+    return f"{NONFINITE_PROBLEM} in {name}: {count} replaced by silence"
+
+
 class DecodeError(Exception):
     """A file cannot be decoded (unsupported, corrupt, empty, unusual rate)."""
 
@@ -228,6 +261,7 @@ class BlockDecoder:
             raise
         self.start_s = start_frame / self.info.samplerate
         self.emitted = 0  # output frames returned since start_s
+        self.nonfinite = 0  # non-finite input samples replaced by silence so far
         self.done = False
         self.loop = False
 
@@ -267,10 +301,13 @@ class BlockDecoder:
             raise DecodeError(f"decode error in {self.path.name}: {exc}") from None
         if len(raw) < in_frames and (failed := stream_error(self._handle)) is not None:
             raise DecodeError(failed)
+        self.nonfinite += sanitise(raw)
         last = len(raw) == 0
         block = to_stereo(raw) if len(raw) else np.zeros((0, 2), dtype=np.float32)
         if self._resampler is not None:
             block = self._resampler.resample_chunk(block, last=last)
+            # Finite but huge samples (a DOUBLE file's 1e38) can overflow in the filter.
+            self.nonfinite += sanitise(block)
         if last:
             self.done = True
         self.emitted += len(block)

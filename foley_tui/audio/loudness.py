@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from foley_tui.audio.base import AudioRef
-from foley_tui.audio.decode import DecodeError, open_sound
+from foley_tui.audio.decode import DecodeError, open_sound, sanitise
 
 #: Channel weights (BS.1770): L, R, C at 1.0, surrounds at 1.41; pyloudnorm's for <= 5
 #: channels. For 6 channels (5.1: L R C LFE Ls Rs) the LFE is excluded.
@@ -129,6 +129,7 @@ def measure_file(
                 block = handle.read(block_frames, dtype="float32", always_2d=True)
                 if len(block) == 0:
                     break
+                sanitise(block)  # measured as played: a non-finite sample is silence
                 meter.feed(block)
         except RuntimeError as exc:
             raise DecodeError(f"decode error in {path.name}: {exc}") from None

@@ -38,7 +38,14 @@ import numpy as np
 
 from foley_tui.audio.base import SCENE_HOW, AudioFormat, MixVoice, Scene, Source
 from foley_tui.audio.bus import CEILING_DB, MasterBus, Stems, StreamClock
-from foley_tui.audio.decode import AudioInfo, BlockDecoder, DecodeError, Frames, probe
+from foley_tui.audio.decode import (
+    AudioInfo,
+    BlockDecoder,
+    DecodeError,
+    Frames,
+    nonfinite_note,
+    probe,
+)
 from foley_tui.audio.limiter import lookahead_frames
 
 __all__ = [
@@ -69,6 +76,7 @@ class _VoiceState:
         "info",
         "lane",
         "next_frame",
+        "nonfinite",
         "pending",
         "start",
         "voice",
@@ -90,9 +98,16 @@ class _VoiceState:
         self.decoder: BlockDecoder | None = None
         self.pending: Frames | None = None
         self.next_frame = 0
+        self.nonfinite = 0  # samples of closed decoders replaced by silence
+
+    def nonfinite_total(self) -> int:
+        """Non-finite samples of this voice's file replaced by silence so far."""
+        open_count = self.decoder.nonfinite if self.decoder is not None else 0
+        return self.nonfinite + open_count
 
     def close(self) -> None:
         if self.decoder is not None:
+            self.nonfinite += self.decoder.nonfinite
             self.decoder.close()
             self.decoder = None
         self.pending = None
@@ -120,7 +135,7 @@ class StemMix:
     ) -> None:
         self.scene = scene
         self.rate = int(rate)
-        self.problems: list[str] = []
+        self._problems: list[str] = []
         self.lanes = scene.lanes()
         lane_index = {lane: i for i, lane in enumerate(self.lanes)}
         self._states: list[_VoiceState] = []
@@ -128,7 +143,7 @@ class StemMix:
             try:
                 info = probe(voice.path)
             except DecodeError as exc:
-                self.problems.append(str(exc))
+                self._problems.append(str(exc))
                 continue
             self._states.append(_VoiceState(voice, info, self.rate, lane_index[voice.lane]))
         self.length_frames = max((s.end for s in self._states), default=0)
@@ -146,6 +161,21 @@ class StemMix:
     @property
     def duration_s(self) -> float:
         return self.length_frames / self.rate
+
+    @property
+    def problems(self) -> list[str]:
+        """What could not be played as it is: unreadable files, and files whose
+        non-finite samples were replaced by silence (with their count so far)."""
+        return self._problems + self.nonfinite_notes()
+
+    def nonfinite_notes(self) -> list[str]:
+        """One note per file whose non-finite samples were replaced by silence so far."""
+        notes = []
+        for state in self._states:
+            count = state.nonfinite_total()
+            if count:
+                notes.append(nonfinite_note(state.voice.path.name, count))
+        return notes
 
     @property
     def position_s(self) -> float:
@@ -208,6 +238,8 @@ class StemMix:
         self._frame += count
         return block
 
+    # A voice of huge (finite) samples may overflow to inf; the bus silences it.
+    @np.errstate(over="ignore", invalid="ignore")
     def _mix_block(self, frames: int, limit: int) -> Stems:
         f0 = self._frame
         f1 = f0 + frames
@@ -256,7 +288,7 @@ class StemMix:
             try:
                 state.decoder = BlockDecoder(state.voice.path, self.rate, offset_s)
             except DecodeError as exc:
-                self.problems.append(str(exc))
+                self._problems.append(str(exc))
                 state.end = frame  # never again
                 return None
             state.decoder.loop = state.voice.loop
@@ -277,7 +309,7 @@ class StemMix:
             try:
                 block = decoder.read(want)
             except DecodeError as exc:
-                self.problems.append(str(exc))
+                self._problems.append(str(exc))
                 break
             if not len(block):
                 continue

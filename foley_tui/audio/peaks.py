@@ -25,7 +25,7 @@ import soundfile as sf
 
 from foley_tui.audio.base import AudioRef, Source
 from foley_tui.audio.blob import RemoteBlob
-from foley_tui.audio.decode import DecodeError, open_sound
+from foley_tui.audio.decode import DecodeError, open_sound, sanitise
 
 Peak = tuple[float, float]
 #: Frames read per bucket for the sampled overview.
@@ -47,12 +47,15 @@ class PeaksResult:
 
     ``first_sound_s`` is where the sound starts (see :func:`first_sound`); None when not
     measured (the overview), 0.0 for a file that starts at once or is silent throughout.
+    ``nonfinite``: the non-finite samples read (NaN, inf: drawn, and played, as silence);
+    every one of the file for exact peaks, those of the sampled windows for an overview.
     """
 
     peaks: tuple[Peak, ...]
     duration_s: float
     exact: bool
     first_sound_s: float | None = None
+    nonfinite: int = 0
 
 
 def _bucket_bounds(frames: int, buckets: int) -> list[int]:
@@ -72,6 +75,7 @@ def exact_peaks(path: AudioRef, buckets: int) -> PeaksResult:
         frames, rate = int(handle.frames), int(handle.samplerate)
         peaks: list[Peak] = []
         bounds = _bucket_bounds(frames, buckets)
+        nonfinite = 0
         try:
             for index in range(buckets):
                 want = bounds[index + 1] - bounds[index]
@@ -83,6 +87,7 @@ def exact_peaks(path: AudioRef, buckets: int) -> PeaksResult:
                         want = 0
                         break
                     want -= len(block)
+                    nonfinite += sanitise(block)
                     lo, hi = _minmax(block)
                     low, high = (lo, hi) if first else (min(low, lo), max(high, hi))
                     first = False
@@ -93,7 +98,9 @@ def exact_peaks(path: AudioRef, buckets: int) -> PeaksResult:
             peaks.extend([(0.0, 0.0)] * (buckets - len(peaks)))
         start = _first_sound_frame(handle, peaks, bounds)
     start_s = max(start / rate - PREROLL_S, 0.0) if rate else 0.0
-    return PeaksResult(tuple(peaks), frames / rate if rate else 0.0, True, start_s)
+    return PeaksResult(
+        tuple(peaks), frames / rate if rate else 0.0, True, start_s, nonfinite=nonfinite
+    )
 
 
 def _first_sound_frame(handle: sf.SoundFile, peaks: list[Peak], bounds: list[int]) -> int:
@@ -128,6 +135,7 @@ def overview_peaks(path: AudioRef, buckets: int, window: int = OVERVIEW_WINDOW) 
         frames, rate = int(handle.frames), int(handle.samplerate)
         bounds = _bucket_bounds(frames, buckets)
         peaks: list[Peak] = []
+        nonfinite = 0
         try:
             for index in range(buckets):
                 start = bounds[index]
@@ -136,12 +144,16 @@ def overview_peaks(path: AudioRef, buckets: int, window: int = OVERVIEW_WINDOW) 
                     peaks.append((0.0, 0.0))
                     continue
                 handle.seek(start)
-                peaks.append(_minmax(handle.read(length, dtype="float32")))
+                block = handle.read(length, dtype="float32")
+                nonfinite += sanitise(block)
+                peaks.append(_minmax(block))
         except RuntimeError as exc:
             if not peaks:
                 raise DecodeError(f"decode error in {path.name}: {exc}") from None
             peaks.extend([(0.0, 0.0)] * (buckets - len(peaks)))
-    return PeaksResult(tuple(peaks), frames / rate if rate else 0.0, False)
+    return PeaksResult(
+        tuple(peaks), frames / rate if rate else 0.0, False, nonfinite=nonfinite
+    )
 
 
 T = TypeVar("T")
