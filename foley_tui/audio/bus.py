@@ -91,6 +91,8 @@ class MasterBus:
         self._value = self._target.copy()
         self._step = np.zeros(len(self.lanes))
 
+    # Huge (finite) stems overflow to inf here; the limiter silences it: no warning.
+    @np.errstate(over="ignore", invalid="ignore")
     def process(self, stems: Stems) -> Frames:
         """Mix and limit ``stems``; returns its frames less any still-dropped look-ahead."""
         n = len(stems)

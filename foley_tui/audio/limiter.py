@@ -15,6 +15,11 @@ How the gain is computed, per block and with state carried across blocks:
    the need of the delayed sample (and of its interpolation neighbours), so the gain never
    exceeds it. The output is delayed by :attr:`TruePeakLimiter.delay` frames.
 
+The ceiling is a guarantee, not an estimate: a non-finite input sample (NaN, inf, or an
+overflowed sum) is silence before anything else sees it (one NaN in the interpolation
+filters' state would otherwise disable the estimate for good), and every output sample is
+clamped to the ceiling last.
+
 Headless: never imports textual.
 """
 
@@ -55,6 +60,12 @@ def _phases() -> list[npt.NDArray[np.float64]]:
     on every scene play, on the key-to-sound path)."""
     taps = firwin(TAPS, 1.0 / OVERSAMPLE) * OVERSAMPLE
     return [np.asarray(taps[k::OVERSAMPLE], dtype=np.float64) for k in range(OVERSAMPLE)]
+
+
+def _all_finite(block: npt.NDArray[np.floating]) -> bool:
+    """True when no sample is NaN or inf (one pass, no temporary array)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.isfinite(np.add.reduce(block, axis=None, dtype=np.float64)))
 
 
 class TruePeakLimiter:
@@ -147,6 +158,8 @@ class TruePeakLimiter:
         n = len(block)
         if n == 0:
             return block
+        if not _all_finite(block):
+            block = np.where(np.isfinite(block), block, np.float32(0.0)).astype(np.float32)
         fast = self._fast(block)
         if fast is not None:
             return fast

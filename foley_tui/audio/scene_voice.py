@@ -83,6 +83,7 @@ class SceneVoice(Voice):
         self.read_ahead = read_ahead
         self.position = start
         self.bus = MasterBus(scene, stems.lanes, stems.rate)
+        self.ceiling = self.bus.limiter.ceiling
         self.clock = StreamClock()  # stem stream index -> scene frame (callback thread)
         self.clock.add(0, round(start * stems.rate))
         self._stem_chunks = self.chunks  # (stems, scene frame of the first)
@@ -93,6 +94,10 @@ class SceneVoice(Voice):
     @property
     def mix_problems(self) -> list[str]:
         return self.stems.problems
+
+    def nonfinite_warning(self) -> str | None:
+        notes = self.stems.nonfinite_notes()
+        return "; ".join(notes) if notes else None
 
     def push(self, block: Stems) -> None:
         """Queue a block the feeder read from :attr:`scene_decoder` (feeder thread)."""

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from foley_tui.audio.base import PlayerState, PlayerStatus, Source
-from foley_tui.audio.decode import BlockDecoder, DecodeError, ResamplerPool
+from foley_tui.audio.decode import BlockDecoder, DecodeError, ResamplerPool, sanitise
 from foley_tui.audio.loudness import LoudnessCache, db_to_gain, match_gain_db, measure_file
 from foley_tui.audio.player_common import Notifier, PlayerSettings
 from foley_tui.audio.voice import HeadCache, Ramp, Voice
@@ -82,6 +82,7 @@ class StreamEngine:
     _last_position: float
     _last_duration: float
     _error: str | None
+    _warning: str | None
     _closed: bool
     _heads: HeadCache
     _loudness: LoudnessCache
@@ -100,6 +101,7 @@ class StreamEngine:
             position = self._last_position
             duration = self._last_duration
             error = self._error
+            warning = self._warning
         else:
             if voice.finished:  # played out; the feeder is about to report the end
                 state = PlayerState.STOPPED
@@ -110,6 +112,7 @@ class StreamEngine:
             position = voice.position
             duration = voice.duration
             error = voice.error or self._error
+            warning = voice.warning
         return PlayerStatus(
             state=state,
             position_s=position,
@@ -119,6 +122,7 @@ class StreamEngine:
             volume_db=self._settings.volume_db,
             loudness_match=self._settings.loudness_match,
             error=error,
+            warning=warning,
         )
 
     def _gain_for(self, source: Source) -> float:
@@ -270,6 +274,8 @@ class StreamEngine:
         self._kick.clear()
         return True
 
+    # Voices summed past float32's range are inf for a moment: replaced below, silently.
+    @np.errstate(over="ignore", invalid="ignore")
     def _mix(self, outdata: np.ndarray, frames: int, voice: Voice | None, status: Any) -> None:
         if status.output_underflow:
             self.underruns += 1
@@ -287,15 +293,25 @@ class StreamEngine:
                 # Not on the very first callbacks: the feeder's decoding would compete
                 # for the GIL with the callbacks that carry the first frames out.
                 self._wake.set()
-        if self._fading:
-            for old in list(self._fading):
+        # The output ceiling: 0 dBFS for previews; the master's ceiling while a scene
+        # sounds, also for a preview fading out under it (added after the scene's
+        # limiter, it could otherwise reach full scale).
+        ceiling = voice.ceiling if voice is not None else 1.0
+        fading = list(self._fading)  # play() may retire another voice meanwhile
+        for old in fading:
+            ceiling = min(ceiling, old.ceiling)
+        if fading:
+            for old in fading:
                 # Nothing feeds a retired voice: when its buffer runs dry it is done.
                 written = old.render(outdata, frames)
                 if old.env.value <= 0.0 or old.finished or written < frames:
                     self._fading.remove(old)
                     self._ended.append(old)
                     self._wake.set()  # the feeder closes its decoder
-        np.clip(outdata, -1.0, 1.0, out=outdata)
+        # The guarantee, whatever the voices did: nothing non-finite, nothing above the
+        # ceiling reaches the device.
+        sanitise(outdata)
+        np.clip(outdata, -ceiling, ceiling, out=outdata)
 
     # -- feeder thread ---------------------------------------------------------------
     def _feed_loop(self) -> None:
@@ -312,7 +328,23 @@ class StreamEngine:
                 continue
             with voice.lock:
                 self._fill(voice)
+                warning = voice.nonfinite_warning()
+            if warning != voice.warning:
+                self._warn(voice, warning)
             self._resamplers.refill(limit=1)  # replace the one this voice took
+
+    def _warn(self, voice: Voice, warning: str | None) -> None:
+        """Note what the voice's decoder replaced by silence; the first note of a voice
+        is reported at once (a state callback), later counts with its status."""
+        first = voice.warning is None
+        voice.warning = warning
+        if not first:
+            return
+        with self._lock:
+            if self._voice is not voice:
+                return
+            status = self._status()
+        self._notifier.emit(status)
 
     def _fill(self, voice: Voice) -> None:
         """Decode ahead until the voice holds ``read_ahead`` frames or the file ends."""
@@ -365,6 +397,7 @@ class StreamEngine:
                     self._last_duration = voice.duration
                     if voice.error:
                         self._error = voice.error
+                    self._warning = voice.nonfinite_warning() or voice.warning
                     status = self._status()
                 else:
                     continue

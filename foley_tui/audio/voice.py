@@ -18,7 +18,7 @@ from collections import OrderedDict, deque
 import numpy as np
 
 from foley_tui.audio.base import Source
-from foley_tui.audio.decode import AudioInfo, BlockDecoder, Frames
+from foley_tui.audio.decode import AudioInfo, BlockDecoder, Frames, nonfinite_note
 
 
 class Ramp:
@@ -63,6 +63,8 @@ class Voice:
 
     #: Frames the feeder keeps queued for this voice (None: the player's default).
     read_ahead: int | None = None
+    #: The largest sample the device may receive while this voice sounds (0 dBFS).
+    ceiling: float = 1.0
 
     def __init__(
         self,
@@ -99,6 +101,7 @@ class Voice:
         self.pausing = False
         self.dying = False  # fading out for good
         self.error: str | None = None
+        self.warning: str | None = None  # set by the feeder (see nonfinite_warning)
         self.lock = threading.Lock()  # feeder vs close of the decoder
 
     @property
@@ -151,6 +154,13 @@ class Voice:
         if self.loop and self.duration > 0 and position >= self.duration:
             position %= self.duration
         return min(position, self.duration)
+
+    def nonfinite_warning(self) -> str | None:
+        """What the decoder replaced by silence so far, as a warning (feeder thread)."""
+        decoder = self.decoder
+        if decoder is None or not decoder.nonfinite:
+            return None
+        return nonfinite_note(self.source.path.name, decoder.nonfinite)
 
     def close_decoder(self) -> None:
         with self.lock:
