@@ -94,6 +94,8 @@ class PlayerStatus:
     volume_db: float
     loudness_match: bool
     error: str | None = None
+    #: Played, but not as the file says: its non-finite samples were replaced by silence.
+    warning: str | None = None
 
 
 StateCallback = Callable[[PlayerStatus], None]

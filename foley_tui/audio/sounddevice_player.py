@@ -100,6 +100,7 @@ class SoundDevicePlayer(StreamEngine):
         self._last_position = 0.0
         self._last_duration = 0.0
         self._error: str | None = None
+        self._warning: str | None = None
         self._closed = False
         self._heads = HeadCache(HEAD_CACHE_BYTES)
         self._loudness = LoudnessCache()
@@ -152,6 +153,7 @@ class SoundDevicePlayer(StreamEngine):
     def play(self, source: Source, start_s: float = 0.0) -> None:
         with self._lock:
             self._error = None
+            self._warning = None
             self._last_source = source
             try:
                 voice = self._new_voice(source, start_s)
@@ -176,6 +178,7 @@ class SoundDevicePlayer(StreamEngine):
         heard on the next block, and its work is the same for one voice or thirty-two."""
         with self._lock:
             self._error = None
+            self._warning = None
             scene.volume_db = self._settings.volume_db
             voice = self._take_prepared(scene, start_s, end_s)
             if voice is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -189,4 +190,7 @@ def play_to_end(player: Player, start: Callable[[], None]) -> int:
     error = outcome[-1].error if outcome else None
     if error:
         raise CliError(error, status=1)
+    warning = outcome[-1].warning if outcome else None
+    if warning:
+        print(f"foley-tui: warning: {warning}", file=sys.stderr)
     return 0

@@ -75,12 +75,14 @@ class Details(Static):
         reject: Reject | None = None,
         messages: Sequence[Message] = (),
         library: SoundDetails | None = None,
+        problems: Sequence[str] = (),
     ) -> None:
         """``decision`` is the pick (else the reject); ``reject`` the reject of a pick that
         is also rejected (a conflict foley left); ``messages`` those attached to it;
-        ``library`` what a library folder knows of the sound (paths, embedded fields)."""
+        ``library`` what a library folder knows of the sound (paths, embedded fields);
+        ``problems`` what the decoder found wrong in its audio."""
         self.content = render_details(
-            sound_id, candidate, row, decision, source, reject, messages, library
+            sound_id, candidate, row, decision, source, reject, messages, library, problems
         )
         self.update(self.content)
 
@@ -135,6 +137,7 @@ def render_details(
     reject: Reject | None = None,
     messages: Sequence[Message] = (),
     library: SoundDetails | None = None,
+    problems: Sequence[str] = (),
 ) -> RenderableType:
     """The pane's content (a function so it is testable without a running app).
     ``messages`` are the conversation's messages attached to this candidate; ``library``
@@ -234,6 +237,8 @@ def render_details(
         field("audio", f"{source.format.value} · {source.how} · {source.path.name}")
     elif isinstance(source, Unplayable):
         field("audio", f"⊘ unplayable: {source.reason}", "bold yellow")
+    for problem in problems:
+        field("problem", problem, "bold yellow")
     if messages:
         table.add_row("", "")
     for message in messages[-MAX_MESSAGES:]:

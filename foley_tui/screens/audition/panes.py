@@ -106,7 +106,7 @@ class Panes:
     # -- workers and their answers -----------------------------------------------------
     def _compute_peaks(self, sound_id: str, source: Source, width: int) -> None:
         # numpy/soundfile load here, in the worker, not before the first paint.
-        from foley_tui.audio.decode import DecodeError
+        from foley_tui.audio.decode import DecodeError, nonfinite_note
         from foley_tui.audio.peaks import progressive_peaks
 
         worker = get_current_worker()
@@ -115,6 +115,9 @@ class Panes:
             for result in progressive_peaks(source, width):
                 if worker.is_cancelled:
                     return
+                problem = None
+                if result.nonfinite:
+                    problem = nonfinite_note(source.path.name, result.nonfinite)
                 post(
                     PeaksReady(
                         sound_id,
@@ -122,6 +125,7 @@ class Panes:
                         result.duration_s,
                         result.exact,
                         first_sound_s=result.first_sound_s,
+                        problem=problem,
                     )
                 )
         except (DecodeError, OSError) as exc:

@@ -88,6 +88,8 @@ class Previewer(Widget):
         self.audio_checked = False
         self._flush_pending = False
         self._prefetch_pending = False
+        self.audio_problems: dict[str, str] = {}
+        """What the decoder found wrong in a sound's audio, by sound id."""
         self._prefetched: tuple[str | None, str | None] = (None, None)
         """(highlighted, next undecided) last handed to the prefetch worker."""
         self._candidates: OrderedDict[str, dict[str, Any] | None] = OrderedDict()
@@ -361,6 +363,18 @@ class Previewer(Widget):
         """The candidate (and where its audio is, or why not) were read already."""
         return sound_id in self._candidates and sound_id in self._sources
 
+    def audio_problem(self, sound_id: str, problem: str) -> None:
+        """The decoder found ``problem`` in the sound's audio (and played it as silence):
+        shown in its details from now on, and said once."""
+        if self.audio_problems.get(sound_id) == problem:
+            return
+        first = sound_id not in self.audio_problems
+        self.audio_problems[sound_id] = problem
+        if first:
+            self.notify(problem, title="Audio", severity="warning")
+        if sound_id == self.model.cursor and self._known(sound_id):
+            self.show_details()
+
     def show_details(self) -> None:
         details: Details = self._widget(Details)
         sound_id = self.model.cursor
@@ -390,7 +404,18 @@ class Previewer(Widget):
         conflict = decisions.rejects.get(sound_id) if sound_id in decisions.picks else None
         messages = self.ledger().for_sound(sound_id)
         library = self.library.details(sound_id) if self.library is not None else None
-        details.show(sound_id, candidate, row, decision, source, conflict, messages, library)
+        problem = self.audio_problems.get(sound_id)
+        details.show(
+            sound_id,
+            candidate,
+            row,
+            decision,
+            source,
+            conflict,
+            messages,
+            library,
+            problems=(problem,) if problem else (),
+        )
         self.schedule_prefetch()
         if isinstance(source, Source):
             self.panes.show(sound_id, source)
@@ -422,6 +447,8 @@ class Previewer(Widget):
         self.post_message(SourceResolved(sound_id, source))
 
     def on_peaks_ready(self, message: PeaksReady) -> None:
+        if message.problem:
+            self.audio_problem(message.sound_id, message.problem)
         self.transport.measured(message.sound_id, message.first_sound_s)
         self.panes.peaks_ready(message)
 

@@ -138,6 +138,7 @@ class PeaksReady(Message, bubble=False):
         exact: bool,
         error: str | None = None,
         first_sound_s: float | None = None,
+        problem: str | None = None,
     ) -> None:
         super().__init__()
         self.sound_id = sound_id
@@ -148,6 +149,8 @@ class PeaksReady(Message, bubble=False):
         """Why there are no peaks (the file could not be decoded)."""
         self.first_sound_s = first_sound_s
         """Where the sound starts (skip-silence), measured by the exact pass."""
+        self.problem = problem
+        """What the decoder found wrong and played as silence (non-finite samples)."""
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, PeaksReady) and message.sound_id == self.sound_id
