@@ -190,6 +190,22 @@ DEEP = b'{"sound": {"id": "c3", "caption": ' + b"[" * 100_000 + b"]" * 100_000 +
 GIANT = "9" * 401
 
 
+def _audio(value: float, subtype: str) -> Builder:
+    """c3's preview is a WAV (in the data dir) whose every sample is ``value``: NaN, inf,
+    or a DOUBLE 1e300 that is inf as float32."""
+
+    def build(root: Path, outside: Path) -> None:
+        import numpy as np
+        import soundfile as sf
+
+        path = root.parent.parent / "audio-files" / "c3.wav"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        sf.write(str(path), np.full((4800, 2), value), 48000, subtype=subtype)
+        _write(root / "candidates" / "c3.json", candidate("c3", preview_uri=str(path)))
+
+    return build
+
+
 def _folder(rel: str) -> Builder:
     def build(root: Path, outside: Path) -> None:
         (root / rel).unlink()
@@ -271,6 +287,9 @@ CASES: dict[str, tuple[Builder, tuple[str, ...]]] = {
     ),
     "not-utf8-candidate": (_raw("candidates/c3.json", b'{"sound": "\xff\xfe"}'), ("not UTF-8",)),
     "foreign-name": (_raw("candidates/a:b.json", b"{}"), ("foreign",)),
+    "nan-audio": (_audio(float("nan"), "FLOAT"), ("non-finite samples in c3.wav: 9600",)),
+    "inf-audio": (_audio(float("-inf"), "FLOAT"), ("non-finite samples in c3.wav: 9600",)),
+    "double-1e300-audio": (_audio(1e300, "DOUBLE"), ("non-finite samples in c3.wav: 9600",)),
     "title-escapes": (_meta(title="\x1b]0;pwned\x07\x1b[2J\x1b[31mred"), ()),
     "id-escapes": (
         _raw(

@@ -18,6 +18,7 @@ def probe(data_dir: Path, sid: str, other: Path, *, decide: bool = True) -> dict
     durable decisions. Without it (the fuzz runs) nothing is fsync'd: the export is
     re-imported into an in-memory service (the same validation)."""
     from foley_tui.audio.base import Source
+    from foley_tui.audio.decode import BlockDecoder, DecodeError, nonfinite_note
     from foley_tui.audio.resolve import resolve
     from foley_tui.domain import ValidationError
     from foley_tui.store import SessionService, SessionServiceError, StoreWriteError
@@ -49,6 +50,23 @@ def probe(data_dir: Path, sid: str, other: Path, *, decide: bool = True) -> dict
             found = resolve(cand, data_dir)
             if not isinstance(found, Source):
                 say(found.reason)
+                continue
+            # Decode it as the player does: what the device would get, and what the
+            # decoder had to replace.
+            try:
+                decoder = BlockDecoder(found.path, 48000)
+            except DecodeError as exc:
+                say(str(exc))
+                continue
+            worst = 0.0
+            while not decoder.done:
+                block = decoder.read(8192)
+                if len(block):
+                    worst = max(worst, float(abs(block).max()))
+            decoder.close()
+            out.setdefault("peaks", {})[row.sound_id] = worst
+            if decoder.nonfinite:
+                say(nonfinite_note(found.path.name, decoder.nonfinite))
     try:
         doc = service.export_session(sid)
     except expected as exc:

@@ -70,8 +70,11 @@ def test_hostile_session(case: str, tmp_path: Path) -> None:
         assert {"c0", "c1", "c2"} <= set(result["rows"]) or "link-outside" in case
     else:
         assert SID not in result["listed"]
-    # Hearing safety: a saved volume is never above what the keys allow.
+    # Hearing safety: a saved volume is never above what the keys allow, and no
+    # decoded sample is non-finite (NaN > x is False: compare the other way round).
     assert result.get("volume_db") is None or -40 <= result["volume_db"] <= 12
+    for sound_id, worst in result.get("peaks", {}).items():
+        assert 0.0 <= worst <= 1.0, (sound_id, worst)
 
 
 def test_a_nan_onset_foley_wrote_is_exported_and_restored_verbatim(tmp_path: Path) -> None:

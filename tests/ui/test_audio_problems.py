@@ -1,0 +1,34 @@
+"""A sound whose file holds non-finite samples (NaN, inf) is played and drawn as silence,
+and its details say so: "non-finite samples", with how many were replaced."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import soundfile as sf
+
+from foley_tui.app import FoleyApp
+from foley_tui.widgets.details import Details
+from tests.fakes import FakePlayer
+from tests.ui.conftest import IDS, SIZE, Session, current, ready
+from tests.ui.test_behaviour import plain
+
+
+async def test_non_finite_samples_are_a_problem_in_the_details(
+    session: Session, notifications: Callable[[FoleyApp], list[str]]
+) -> None:
+    tone = session.data_dir.parent / "audio-files" / "tone-0.wav"
+    data = np.zeros((4000, 2), np.float32)
+    data[::10] = np.nan
+    sf.write(str(tone), data, 8000, subtype="FLOAT")
+    app = session.app(FakePlayer())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert current(app) == IDS[0]
+        text = " ".join(plain(screen.query_one(Details).content).split())
+        assert "problem non-finite samples in tone-0.wav: 800 replaced by silence" in text
+        assert any("non-finite samples" in n for n in notifications(app))
+        await pilot.press("j")
+        await ready(pilot)
+        assert "non-finite" not in plain(screen.query_one(Details).content)
