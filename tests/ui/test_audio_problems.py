@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 import soundfile as sf
 
-from foley_tui.app import FoleyApp
+from foley_tui.app.foley_app import FoleyApp
 from foley_tui.widgets.details import Details
 from tests.fakes import FakePlayer
 from tests.ui.conftest import IDS, SIZE, Session, current, ready
