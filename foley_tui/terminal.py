@@ -35,6 +35,12 @@ _TABLE: dict[int, str] = {
 _KEEP_LINES = {**_TABLE}
 del _KEEP_LINES[0x0A], _KEEP_LINES[0x09]
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: The same characters, deleted (each is zero cells wide, so a line's layout holds), and
+#: lone surrogates (one cell) as the replacement character.
+_DROP: dict[int, str | None] = {
+    **{code: None for code in _CONTROL + _BIDI},
+    **{code: "\ufffd" for code in range(0xD800, 0xE000)},
+}
 
 
 def _surrogate(match: re.Match[str]) -> str:
@@ -68,6 +74,13 @@ def escape_line(text: str) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+def drop_controls(text: str) -> str:
+    """``text`` without any control character or bidi override, lone surrogates replaced:
+    what may reach a terminal *inside* text that was already measured and laid out (the
+    characters dropped take no cells)."""
+    return text.translate(_DROP)
 
 
 class EscapingWriter(io.TextIOBase):

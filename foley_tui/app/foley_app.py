@@ -24,6 +24,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.timer import Timer
 
+from foley_tui.app import terminal_guard
 from foley_tui.app.commands import AuditionCommands
 from foley_tui.app.terminal_watch import TerminalWatch
 from foley_tui.audio.base import Player
@@ -71,6 +72,7 @@ class FoleyApp(App[None]):
         where silence is what the user asked for. ``opening``: the first screen of
         ``store`` already being read (else the read starts now). ``library``: the folder
         ``store`` auditions (``foley-tui open DIR``), scanned once the screen is up."""
+        terminal_guard.install()  # before the first frame: no text drives the terminal
         super().__init__()
         self.store = store
         self.library = library
