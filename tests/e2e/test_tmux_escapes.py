@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from foley_tui.store import SessionService
-from tests.e2e.test_tmux_e2e import FOLEY_TUI, Tmux, tmux  # noqa: F401  (fixture)
+from tests.e2e.test_tmux_e2e import FOLEY_TUI, Tmux
+from tests.e2e.test_tmux_e2e import tmux as tmux
 
 OSC = "\x1b]2;PWN-{}\x07"
 FAKE = "\x1b[2J\x1b[H\x1b[5;5HFAKE: all picks saved"
@@ -79,9 +80,8 @@ def hostile_session(data_dir: Path) -> str:
         "third " + FAKE,
         "fourth",
     ]
-    store.cache_candidates(
-        [hostile_candidate(i, sid, cap) for i, (sid, cap) in enumerate(zip(ids, captions))]
-    )
+    pairs = enumerate(zip(ids, captions, strict=True))
+    store.cache_candidates([hostile_candidate(i, sid, cap) for i, (sid, cap) in pairs])
     # As foley's agent writes them: a pick with a symbolic onset, a reject with a reason.
     store.picks_ns[ids[0]] = {
         "sound_id": ids[0],
