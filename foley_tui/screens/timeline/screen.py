@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -36,6 +36,9 @@ from foley_tui.screens.sessions_modals import ConfirmModal
 from foley_tui.screens.timeline.play import Controls, ScenePlayback
 from foley_tui.store import SessionStore, StoreWriteError
 from foley_tui.widgets.key_hints import KeyHints
+
+if TYPE_CHECKING:
+    from foley_tui.widgets.timeline import TimelineView
 
 #: Preview volume step and range (as the audition screen's).
 VOLUME_STEP_DB = 2.0
@@ -101,6 +104,9 @@ class TimelineScreen(Screen[None]):
         self._was_playing = False
         self._looping = False
         self._token: object = token if scene is not None else self._change_token()
+        self._view: TimelineView | None = None
+        self._live = False
+        """Mounted and not leaving: only then do its actions run (see check_action)."""
 
     def _build(self) -> SceneModel:
         # The store's picks only: each pick's audio is looked up (file headers read) and
@@ -113,11 +119,13 @@ class TimelineScreen(Screen[None]):
 
         with Vertical():
             yield Static(self._title(), id="timeline-title")
-            yield TimelineView(self.model, id="timeline")
+            self._view = TimelineView(self.model, id="timeline")
+            yield self._view
             yield Static("", id="timeline-status")
         yield KeyHints()
 
     def on_mount(self) -> None:
+        self._live = True
         self._show()
         self.set_interval(1 / PLAYHEAD_HZ, self._tick)
         self.set_interval(POLL_S, self._poll)
@@ -189,10 +197,18 @@ class TimelineScreen(Screen[None]):
         self.app.call_from_thread(self.view.set_narration_peaks, result.peaks, result.duration_s)
 
     @property
-    def view(self) -> Any:
-        from foley_tui.widgets.timeline import TimelineView
+    def view(self) -> TimelineView:
+        # Held from compose, never queried: a timer or a worker's answer that comes while
+        # the screen is being removed still finds it.
+        assert self._view is not None, "composed before any use"
+        return self._view
 
-        return self.query_one(TimelineView)
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys reach the screen that is on top when the app handles them: between its
+        push and its mount, and once it is leaving (``t``, Escape), the timeline takes
+        none. A key queued behind ``t`` then goes to the list it returns to, never to a
+        pick of a timeline being removed; no action runs half on a screen that is going."""
+        return self._live and self.app.screen is self
 
     def _title(self) -> str:
         scene = self.model.scene
@@ -260,9 +276,13 @@ class TimelineScreen(Screen[None]):
         self.model.scroll(direction * max(self.view.lane_cells // 4, 1), self.view.lane_cells)
         self._show()
 
+    def _leave(self) -> None:
+        self._live = False
+        self.dismiss(None)
+
     def action_back(self) -> None:
         self._stop_scene()
-        self.dismiss(None)
+        self._leave()
 
     def action_escape(self) -> None:
         status = self.player.status()
@@ -270,7 +290,7 @@ class TimelineScreen(Screen[None]):
             self.player.stop()
             self.view.playhead_s = None
             return
-        self.dismiss(None)
+        self._leave()
 
     # -- actions: play ---------------------------------------------------------------
     def _start_s(self) -> float:
