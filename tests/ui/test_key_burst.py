@@ -1,0 +1,93 @@
+"""Key bursts: thousands of seeded random keys, sent faster than the app handles them,
+with screen toggles (``t`` opens and leaves the timeline) among them.
+
+Keys are queued a few milliseconds apart without waiting for each to be handled, as a
+fast typist or a held key does (the gaps only pace the stream; nothing is timed). They
+land at every moment of a screen's life: while the timeline's scene is read, between its
+push and its mount, while it is dismissed. The app must not crash, and every decision
+written must be for the row that was highlighted on the screen showing when it was
+written: a layer key typed just after ``t`` leaves the timeline lands on the list's row,
+never on the timeline's pick (the timeline screen, being dismissed, may still be handed
+keys that were queued).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from textual import events
+from textual.screen import Screen
+
+from foley_tui.app.foley_app import FoleyApp
+from foley_tui.screens.audition.screen import AuditionScreen
+from foley_tui.screens.timeline.screen import TimelineScreen
+from tests.fakes import FakePlayer
+from tests.ui.conftest import SIZE, Session, ready
+
+#: The keys of the report that crashed the timeline, and the screen toggle.
+KEYS = ["p", "x", "c", "j", "k", "u", "ctrl+r", "1", "2", "3", "t", "[", "]", "escape"]
+#: Writes whose target is the highlighted row (undo and redo follow the journal).
+TARGETED = ("toggle_pick", "toggle_reject", "set_reject", "clear", "set_layer", "set_onset")
+
+
+def highlighted(screen: Screen[Any]) -> str | None:
+    if isinstance(screen, AuditionScreen):
+        return screen.current_id
+    if isinstance(screen, TimelineScreen):
+        current = screen.model.current
+        return current.sound_id if current is not None else None
+    return None
+
+
+def record_writes(app: FoleyApp, log: list[tuple[str, str, str | None, str]]) -> None:
+    """Wrap the store's decision methods: each call logs (method, sound id, the row
+    highlighted on the screen showing at that moment, that screen's name)."""
+    store = app.store
+    for name in TARGETED:
+        original: Callable[..., Any] = getattr(store, name)
+
+        def wrapped(sound_id: str, *args: Any, _name: str = name, _f: Any = original) -> Any:
+            screen = app.screen
+            log.append((_name, sound_id, highlighted(screen), type(screen).__name__))
+            return _f(sound_id, *args)
+
+        setattr(store, name, wrapped)
+
+
+def burst(app: FoleyApp, keys: list[str]) -> None:
+    """Queue ``keys`` at once, as the terminal would deliver a fast burst."""
+    driver = app._driver
+    assert driver is not None
+    for key in keys:
+        char = key if len(key) == 1 else None
+        if key == "escape":
+            char = "\x1b"
+        event = events.Key(key, char)
+        event.set_sender(app)
+        driver.send_message(event)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_key_bursts_never_crash_and_write_only_the_highlighted_row(
+    session: Session, seed: int
+) -> None:
+    app = session.app(FakePlayer())
+    rng = random.Random(seed)
+    log: list[tuple[str, str, str | None, str]] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("p", "j", "p", "j", "3", "j")  # three picks to start with
+        record_writes(app, log)
+        for sent in range(1, 2001):
+            burst(app, [rng.choice(KEYS)])
+            await asyncio.sleep(rng.uniform(0.0, 0.012))
+            assert app.is_running, f"the app stopped after {sent} keys"
+        await pilot.pause()
+        assert app.is_running
+    assert log, "no decision was written: the burst did not exercise writes"
+    wrong = [entry for entry in log if entry[1] != entry[2]]
+    assert not wrong, f"{len(wrong)} of {len(log)} writes went to another row: {wrong[:5]}"
