@@ -16,11 +16,13 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import math
+import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -291,6 +293,31 @@ def _announce(model: SceneModel, scene: Any, where: str) -> None:
 
 
 # ------------------------------------------------------------------ render-scene
+class _Stopped(Exception):
+    """SIGTERM or SIGHUP during a render: unwind, so the partial file is removed."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _stop_on_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise :class:`_Stopped` meanwhile (their default ends the
+    process at once, leaving the partial file behind)."""
+
+    def stop(signum: int, _frame: object) -> None:
+        raise _Stopped(signum)
+
+    wanted = [signal.SIGTERM, signal.SIGHUP]
+    previous = {sig: signal.signal(sig, stop) for sig in wanted}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def _output(args: argparse.Namespace) -> tuple[Path, int, str]:
     """``-o FILE [--rate R] [--float] [--force]``: the path, the rate and the subtype."""
     from foley_tui.audio.decode import MAX_RATE, MIN_RATE
@@ -323,7 +350,13 @@ def cmd_render_scene(args: argparse.Namespace) -> int:
         raise CliError("nothing to render: no placed, playable pick and no narration", status=1)
     scene.volume_db = args.volume
     _announce(model, scene, str(out))
-    done = bounce(scene, out, rate, subtype=subtype, start_s=start, end_s=args.end)
+    try:
+        with _stop_on_signals():
+            done = bounce(scene, out, rate, subtype=subtype, start_s=start, end_s=args.end)
+    except _Stopped as stopped:
+        raise CliError(
+            f"stopped by {stopped}: nothing written to {out}", status=128 + stopped.signum
+        ) from None
     for problem in done.problems:
         print(f"foley-tui: warning: {problem}", file=sys.stderr)
     peak_db = 20 * math.log10(done.peak) if done.peak > 0 else -math.inf
