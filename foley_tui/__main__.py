@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from foley_tui.cli import main
+from foley_tui.entry import run
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run())
