@@ -119,6 +119,7 @@ def _first_sound_frame(handle: sf.SoundFile, peaks: list[Peak], bounds: list[int
             block = handle.read(min(stop - position, MAX_READ_FRAMES), dtype="float32")
             if len(block) == 0:
                 break
+            sanitise(block)  # a NaN or inf is silence here too, never "the first sound"
             loud = np.flatnonzero(np.abs(block).reshape(len(block), -1).max(axis=1) >= threshold)
             if loud.size:
                 return position + int(loud[0])

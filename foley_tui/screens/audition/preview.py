@@ -174,6 +174,8 @@ class Previewer(Widget):
             self.post_message(PlayheadMoved(status.position_s, status.duration_s))
         if status.error:
             self.notify(status.error, title="Playback", severity="error")
+        if status.warning and self.playing_id is not None:
+            self.audio_problem(self.playing_id, status.warning)
         self.apply(Change())  # the footer's seek key follows the player's source
 
     def tick(self) -> None:
