@@ -151,19 +151,50 @@ class FileCommit:
                     written.append(item)
                     self._write(item.sound_id, item.before, item.after)
         except OSError as exc:
-            self._rollback(written)
-            raise _write_error(exc, f"could not save the decision on {first.sound_id!r}") from exc
+            raise self._refused(
+                written, exc, f"could not save the decision on {first.sound_id!r}"
+            ) from exc
         also = tuple((p.sound_id, p.before.to_state(), p.after.to_state()) for p in planned[1:])
         try:
             return self.journal.append(
                 first.sound_id, first.before, first.after, kind, target, also
             )
         except OSError as exc:
-            self._rollback(written)
             doing = "journal" if len(planned) == 1 else "save"
-            raise _write_error(
-                exc, f"could not {doing} the decision on {first.sound_id!r}"
+            raise self._refused(
+                written, exc, f"could not {doing} the decision on {first.sound_id!r}"
             ) from exc
+
+    def _refused(self, written: list[Planned], exc: OSError, message: str) -> StoreWriteError:
+        """Roll back a refused decision and say what the files hold now.
+
+        Every step of the rollback is attempted, whichever fails. When a step does fail,
+        the files are left neither as they were nor as decided (a reject written whose
+        pick could not be removed, say): that state is journaled as what it is, so undo
+        can restore the one before, and the error names it and why."""
+        self._rollback(written)
+        error = _write_error(exc, message)
+        left: list[Planned] = []
+        for item in written:
+            try:
+                now = verdicts_of(self.backend, self.problems, item.sound_id)
+            except OSError:
+                continue
+            if not self.unchanged(item.before, now):
+                left.append(Planned(item.current, now))
+        if not left:
+            return error  # rolled back: the files are as they were
+        states = "; ".join(f"{p.sound_id!r} is left {_describe(p.after)}" for p in left)
+        also = tuple((p.sound_id, p.before.to_state(), p.after.to_state()) for p in left[1:])
+        try:
+            self.journal.append(left[0].sound_id, left[0].before, left[0].after, "do", None, also)
+        except OSError as again:
+            journaled = f"not journaled either ({again.strerror or again})"
+        else:
+            journaled = "journaled as it is: undo restores the state before"
+        refused = StoreWriteError(f"{error}; {states} ({journaled})")
+        refused.errno = error.errno
+        return refused
 
     def _write(self, sound_id: str, before: Verdicts, after: Verdicts) -> None:
         """Make the files say ``after`` touching only what differs from ``before``.
@@ -180,11 +211,44 @@ class FileCommit:
                 self.backend.discard(name, sound_id)
 
     def _rollback(self, written: list[Planned]) -> None:
+        """Make the files say each item's ``before`` again, writes before removals as in
+        :meth:`_write`; each step is tried even when another failed (a refused write must
+        not keep a removal from running)."""
         for item in reversed(written):
             if not item.before.clean:
                 continue  # never overwrite an unreadable file we could not parse
-            with contextlib.suppress(OSError, ValueError):
-                self._write(item.sound_id, item.after, item.before)
+            now, then = item.after, item.before
+            sides = (("picks", now.pick, then.pick), ("rejects", now.reject, then.reject))
+            for name, new, old in sides:
+                if old is not None and not _same(new, old):
+                    with contextlib.suppress(OSError, ValueError):
+                        self.backend.put(name, item.sound_id, old)
+            had_verdict = then.pick is not None or then.reject is not None
+            for name, new, old in sides:
+                if old is None and new is not None:
+                    other = "rejects" if name == "picks" else "picks"
+                    if had_verdict and not self._holds(other, item.sound_id):
+                        # Its write back failed: removing this one too would leave no
+                        # verdict at all. It stays, and is said (see _refused).
+                        continue
+                    with contextlib.suppress(OSError, ValueError):
+                        self.backend.discard(name, item.sound_id)
+
+    def _holds(self, name: str, sound_id: str) -> bool:
+        try:
+            return sound_id in self.backend.namespace(name)
+        except OSError:
+            return True  # cannot tell: keep what is there
+
+
+def _describe(verdicts: Verdicts) -> str:
+    if verdicts.pick is not None and verdicts.reject is not None:
+        return "picked and rejected"
+    if verdicts.pick is not None:
+        return "picked"
+    if verdicts.reject is not None:
+        return "rejected"
+    return "undecided"
 
 
 def verdicts_of(backend: SessionBackend, problems: Problems, sound_id: str) -> Verdicts:
