@@ -105,12 +105,11 @@ def test_a_refused_decision_is_rolled_back_or_journaled_as_it_is(
     before = _state(root)
     entries_before = len(store.journal())
     fault = Faults(store, faults, once)
+    message: str | None = None
     try:
         act(store)
     except StoreWriteError as exc:
         message = str(exc)
-    else:
-        message = None
     fault.lift()
     now = _state(root)
     if message is None:  # the failing step was not one this decision takes
