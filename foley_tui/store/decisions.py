@@ -368,9 +368,21 @@ class Decisions:
             validate_layer(layer)
         if not isinstance(onset, _Keep):
             validate_onset(onset)
-        return self.one(
-            sound_id, lambda now: Verdicts(_pick_record(sound_id, now.pick, layer, onset))
-        )
+
+        partial = isinstance(layer, _Keep) != isinstance(onset, _Keep)
+
+        def change(now: Verdicts) -> Verdicts:
+            if partial and not now.clean and now.pick is not None:
+                # A torn file (foley writing it, or cut short): the field not given cannot
+                # be kept, so changing one would write the other as null.
+                raise StoreWriteError(
+                    f"the pick file of {sound_id!r} cannot be read (being written, or cut "
+                    "short): not changed; try again when it reads, give both the layer "
+                    "and the onset, or clear it"
+                )
+            return Verdicts(_pick_record(sound_id, now.pick, layer, onset))
+
+        return self.one(sound_id, change)
 
     def set_reject(self, sound_id: str, reason: str | None = None) -> JournalEntry | None:
         _check_reason(reason)

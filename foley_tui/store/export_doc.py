@@ -151,7 +151,7 @@ def carry_raw(doc: dict[str, Any], store: SessionStore) -> None:
     raw: dict[str, dict[str, str]] = {}
     for name in NAMESPACES:
         for key, value in list(doc[name].items()):
-            if _canonical_ok(value):
+            if _canonical_ok(value) and _importable(name, key, value):
                 continue
             del doc[name][key]
             try:
@@ -169,6 +169,18 @@ def carry_raw(doc: dict[str, Any], store: SessionStore) -> None:
             doc["meta"]["title"] = title.encode("utf-8", "replace").decode("utf-8")
 
 
+def _importable(name: str, key: str, value: Any) -> bool:
+    """Whether the import's strict checks take ``value`` as JSON (a layer or onset foley
+    wrote that they refuse, ``"foreground"`` or ``[1, 2]``, travels as its file's bytes)."""
+    if not isinstance(value, dict):
+        return False
+    try:
+        _check_record(name, key, value)
+    except SessionImportError:
+        return False
+    return True
+
+
 def _offence(where: str, message: str) -> SessionImportError:
     return SessionImportError(f"{where}: {message}")
 
@@ -177,7 +189,8 @@ def _check_record(name: str, key: str, value: dict[str, Any], *, raw: bool = Fal
     """The strict checks of one imported record (the first offence is raised).
 
     ``raw``: a file carried as its bytes because JSON cannot hold one of its values (a
-    NaN onset foley wrote): its onset may be any number, it is restored as it was."""
+    NaN onset foley wrote) or the checks refuse one (a layer ``"foreground"``): its layer
+    and onset are foley's, whatever they are, and it is restored as it was."""
     where = f"{name}/{key}"
     if name == "candidates":
         if candidate_key(value) not in (None, key):
@@ -186,11 +199,11 @@ def _check_record(name: str, key: str, value: dict[str, Any], *, raw: bool = Fal
     if value.get("sound_id") != key:
         raise _offence(where, f"sound_id is {value.get('sound_id')!r}, not the key")
     if name == "picks":
+        if raw:
+            return  # foley's own values, restored byte for byte
         try:
             validate_layer(value.get("layer"))
-            onset = value.get("onset")
-            if not (raw and isinstance(onset, float)):
-                validate_onset(onset)
+            validate_onset(value.get("onset"))
         except ValidationError as exc:
             raise _offence(where, str(exc)) from None
     elif not isinstance(value.get("reason"), str | None):

@@ -28,7 +28,13 @@ from foley_tui.store.ledger_service import Ledgers
 from foley_tui.store.records import iso, new_ulid, now_utc
 from foley_tui.store.recovery import recover, sweep_temps
 from foley_tui.store.session import SessionStore, file_store
-from foley_tui.store.session_dirs import NAMESPACES, is_session_dir, linked_part, walk_session_ids
+from foley_tui.store.session_dirs import (
+    NAMESPACES,
+    is_session_dir,
+    linked_part,
+    nested_session_dirs,
+    walk_session_ids,
+)
 from foley_tui.store.transfer_service import ImportedSession, Transfers, write_files
 from foley_tui.store.trash import move_to_trash
 
@@ -365,12 +371,38 @@ class SessionService:
                 return
         folder = self._path(session_id)
         try:
-            move_to_trash(folder)  # a link is moved as a link, never followed
+            nested = [] if folder.is_symlink() else nested_session_dirs(folder)
+            if nested:
+                self._trash_own_part(folder, nested)
+            else:
+                move_to_trash(folder)  # a link is moved as a link, never followed
             self._prune_parents(session_id)
         except OSError as exc:
             raise SessionServiceError(
                 f"could not delete {session_id!r}: {exc.strerror or exc}"
             ) from exc
+
+    @staticmethod
+    def _trash_own_part(folder: Path, nested: builtins.list[str]) -> None:
+        """Delete a session that has sessions nested under it (``proj`` of
+        ``proj/scene1``): its own entries are gathered in a hidden folder beside them and
+        that goes to the trash (restoring to ``proj``); the nested sessions stay."""
+        parked = folder / f".deleting-{new_ulid()}"
+        parked.mkdir()
+        try:
+            for entry in os.scandir(folder):
+                if entry.name in nested or entry.path == str(parked):
+                    continue
+                os.rename(entry.path, parked / entry.name)
+            fsync_dir(str(folder))
+        except OSError:
+            for entry in os.scandir(parked):  # put back what moved: nothing is lost
+                with contextlib.suppress(OSError):
+                    os.rename(entry.path, folder / entry.name)
+            with contextlib.suppress(OSError):
+                parked.rmdir()
+            raise
+        move_to_trash(parked, original=folder)
 
     def _prune_parents(self, session_id: str) -> None:
         """After a nested session (``proj/scene1``) goes, remove the folders that only

@@ -36,6 +36,24 @@ def is_session_dir(path: Path) -> bool:
         return False
 
 
+def nested_session_dirs(folder: Path) -> list[str]:
+    """The names of the folders inside a session's folder that are not its own (foley's
+    namespaces, our state): the folders of sessions nested under it (``scene1`` of
+    ``proj/scene1``), which deleting or replacing ``proj`` must leave where they are."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    return sorted(
+        e.name
+        for e in entries
+        if not e.name.startswith(".")
+        and e.name not in NAMESPACES
+        and e.name != STATE_DIR
+        and e.is_dir(follow_symlinks=False)
+    )
+
+
 def linked_part(root: Path, session_id: str) -> Path | None:
     """The first folder of ``session_id``'s path under ``root`` that is a symbolic link
     (``proj`` of ``proj/scene1`` too), or None."""

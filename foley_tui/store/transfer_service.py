@@ -26,6 +26,7 @@ from foley_tui.store.files import FileNamespace, atomic_write, fsync_dir
 from foley_tui.store.records import iso, now_utc
 from foley_tui.store.recovery import replaced_name, staging_name
 from foley_tui.store.session import SessionStore
+from foley_tui.store.session_dirs import nested_session_dirs
 from foley_tui.store.trash import move_to_trash
 
 if TYPE_CHECKING:
@@ -306,6 +307,16 @@ def write_files(sessions_dir: Path, target: Path, imported: ImportedSession) -> 
         shutil.rmtree(staging, ignore_errors=True)
         raise
     if replaced is not None:
+        # Sessions nested under the replaced one (proj/scene1 of proj) are not part of
+        # it: they move into the new session's folder before the old one goes.
+        for name in nested_session_dirs(replaced):
+            try:
+                os.rename(replaced / name, target / name)
+            except OSError as exc:
+                return [
+                    f"the replaced session is kept in {replaced}: a session nested in it "
+                    f"({name}) could not be moved back ({exc.strerror or exc})"
+                ]
         try:
             move_to_trash(replaced, original=target)
         except OSError as exc:

@@ -14,7 +14,7 @@ import pytest
 
 from foley_tui.cli import main
 from foley_tui.domain import Pick, Status
-from foley_tui.store import SessionService
+from foley_tui.store import SessionService, StoreWriteError
 from foley_tui.store.errors import UndoConflictError
 
 from .foley_steps import files_of, foley_cache, foley_do, foley_view
@@ -289,5 +289,9 @@ def test_an_unreadable_file_is_only_replaced_by_a_decision_that_changes_it(
     assert (root / "picks" / "door.json").read_bytes() == torn
     assert store.update_pick("door") is None  # nothing to change: never rewritten as read
     assert (root / "picks" / "door.json").read_bytes() == torn
-    store.update_pick("door", layer="stinger")  # the user's choice replaces it
+    # One field alone would write the other as null: refused, the file untouched.
+    with pytest.raises(StoreWriteError, match="cannot be read"):
+        store.update_pick("door", layer="stinger")
+    assert (root / "picks" / "door.json").read_bytes() == torn
+    store.update_pick("door", layer="stinger", onset=2.0)  # the user's whole choice
     assert json.loads((root / "picks" / "door.json").read_bytes())["layer"] == "stinger"
