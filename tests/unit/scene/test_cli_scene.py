@@ -323,12 +323,18 @@ def test_a_huge_onset_is_shown_left_out_and_never_rendered(
     from foley_tui.domain import MAX_PLACEMENT_S, ValidationError, validate_onset
     from foley_tui.scene.build import build_scene
     from foley_tui.scene.timeline import TimelineModel
+    from tests.unit.store.helpers import run_py
 
     tones = make_tone_session(data_dir, tmp_path / "audio", RATE)
     assert attach_narration(tones) == 0
-    store = SessionService(data_dir).get(tones.session_id)
     huge = tones.ids["numeric"]
-    store.picks_ns[huge] = {"sound_id": huge, "layer": "sfx_fg", "onset": 10**17}
+    run_py(  # foley's agent places it (its own SessionStore)
+        "import json\nfrom foley.agent.session import SessionStore\n"
+        f"SessionStore({tones.session_id!r}).add_pick({huge!r}, layer='sfx_fg', onset=10**17)\n"
+        "print(json.dumps(0))",
+        data_dir,
+    )
+    store = SessionService(data_dir).get(tones.session_id)
     model = build_scene(store, resolve_audio=False)
     pick = model.pick(huge)
     assert pick is not None and not pick.placed and pick.note == "weave cuts it"
