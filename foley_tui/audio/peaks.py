@@ -152,9 +152,7 @@ def overview_peaks(path: AudioRef, buckets: int, window: int = OVERVIEW_WINDOW) 
             if not peaks:
                 raise DecodeError(f"decode error in {path.name}: {exc}") from None
             peaks.extend([(0.0, 0.0)] * (buckets - len(peaks)))
-    return PeaksResult(
-        tuple(peaks), frames / rate if rate else 0.0, False, nonfinite=nonfinite
-    )
+    return PeaksResult(tuple(peaks), frames / rate if rate else 0.0, False, nonfinite=nonfinite)
 
 
 T = TypeVar("T")

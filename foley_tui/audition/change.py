@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from foley_tui.domain import Pick, Reject, Row
+from foley_tui.marks import Marks
 from foley_tui.store.changes import Diff, Snapshot
 
 
@@ -92,3 +93,5 @@ class Outside:
     """(can undo, can redo), read by the poll when the journal changed."""
     events: dict[str, object] | None = None
     """The scene event of each candidate added or rewritten (None: it has none)."""
+    marks: dict[str, Marks] | None = None
+    """Every sound's marks, read by the poll when the journal changed."""

@@ -16,14 +16,30 @@ from typing import Any
 from foley_tui.audition.events import PENDING, EventInfo, grouped, is_candidate, is_header
 from foley_tui.audition.filtering import ViewCache, keep_order
 from foley_tui.domain import LAYERS, Pick, Reject, Row, Status
+from foley_tui.marks import Marks, is_decision_state, marks_of_state
 from foley_tui.scene.placement import Placement, effective_placement
 from foley_tui.store.records import Verdicts
 
 UNPICKED_EVENTS = "events without a pick"
 """The status filter showing the candidates of the scene events that still have no pick."""
 
-STATUS_FILTERS: tuple[str, ...] = ("all", "undecided", "picked", "rejected", UNPICKED_EVENTS)
-SORTS: tuple[str, ...] = ("rank", "caption", "duration", "layer", "onset", "score")
+#: Shows only candidates rated at least N (``rated ≥ 3``).
+RATED = "rated ≥ "
+#: Shows only the hidden candidates (every other filter leaves them out).
+HIDDEN = "hidden"
+STATUS_FILTERS: tuple[str, ...] = (
+    "all",
+    "undecided",
+    "picked",
+    "rejected",
+    UNPICKED_EVENTS,
+    f"{RATED}1",
+    f"{RATED}3",
+    f"{RATED}5",
+    HIDDEN,
+)
+SORTS: tuple[str, ...] = ("rank", "caption", "duration", "layer", "onset", "score", "rating")
+
 LIBRARY_SORTS: tuple[str, ...] = (
     "rank",
     "name",
@@ -188,6 +204,8 @@ class Listing:
         self.rows: dict[str, Row] = {}
         """The list columns by id; empty until loaded (first paint has ids only)."""
         self.decisions = Decisions()
+        self.marks: dict[str, Marks] = {}
+        """Our marks (rating, hidden, region) by id: only marked sounds are in it."""
         self.view: list[str] = []
         """What the list shows: sound ids, and event headers (:func:`events.is_header`)."""
         self.events: dict[str, str] = {}
@@ -276,7 +294,9 @@ class Listing:
     def apply(self, settings: ViewSettings) -> list[str]:
         """Recompute and return ``view`` for ``settings``."""
         if self._page is not None and self._page[2] == _page_key(settings):
-            self.view = list(self._page[0])  # the page was fetched for this view
+            # The page was fetched for this view (the index knows no marks: hidden rows
+            # are left out here).
+            self.view = [sid for sid in self._page[0] if not self.is_hidden(sid)]
             return self.view
         ids: list[str] = self.ids
         wanted = settings.status_filter
@@ -296,8 +316,16 @@ class Listing:
                 ids = [sid for sid in ids if sid in picks]
             elif wanted == "rejected":
                 ids = [sid for sid in ids if sid in rejects]
-            else:
+            elif wanted == "undecided":
                 ids = [sid for sid in ids if sid not in picks and sid not in rejects]
+        marks = self.marks
+        if wanted == HIDDEN:
+            ids = [sid for sid in ids if sid in marks and marks[sid].hidden]
+        elif marks:
+            ids = [sid for sid in ids if sid not in marks or not marks[sid].hidden]
+        if wanted.startswith(RATED):
+            least = int(wanted.removeprefix(RATED))
+            ids = [sid for sid in ids if sid in marks and marks[sid].rating >= least]
         if settings.sort != "rank" and self.rows:  # ids are kept in rank order
             rows = self.rows
             pending = Row("", rank=len(rows), complete=False)
@@ -388,7 +416,27 @@ class Listing:
             return frozenset((sid, p.layer) for sid, p in picks.items())
         if sort == "onset":
             return frozenset((sid, p.onset) for sid, p in picks.items())
+        if sort == "rating":
+            return frozenset((sid, m.rating) for sid, m in self.marks.items() if m.rating)
         return None
+
+    def apply_state(self, sound_id: str, state: Mapping[str, Any]) -> None:
+        """Apply a journal state: its decision (picks and rejects), its marks, or both."""
+        marks = marks_of_state(state)
+        if marks is not None:
+            self.set_marks(sound_id, marks)
+        if is_decision_state(state):
+            self.decisions.apply_state(sound_id, state)
+
+    def is_hidden(self, sound_id: str) -> bool:
+        found = self.marks.get(sound_id)
+        return found is not None and found.hidden
+
+    def set_marks(self, sound_id: str, marks: Marks) -> None:
+        if marks.empty:
+            self.marks.pop(sound_id, None)
+        else:
+            self.marks[sound_id] = marks
 
     def sort_key(self, sort: str) -> Any:
         """The key that orders rows under ``sort`` (rank, then id, breaks ties)."""
@@ -420,6 +468,11 @@ class Listing:
         if sort == "score":
             # Best first; unscored last.
             return lambda r: (_INF if r.score is None else -r.score, r.rank, r.sound_id)
+        if sort == "rating":
+            marks = self.marks
+            none = Marks()
+            # Best first; unrated last.
+            return lambda r: (-marks.get(r.sound_id, none).rating, r.rank, r.sound_id)
         if sort == "layer":
             order = {layer: i for i, layer in enumerate(LAYERS)}
 

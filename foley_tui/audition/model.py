@@ -26,7 +26,7 @@ from foley_tui.audition.change import Change, Outside
 from foley_tui.audition.guard import RepeatGuard
 from foley_tui.audition.listing import SORTS, Listing, ViewSettings
 from foley_tui.audition.opening import Opening
-from foley_tui.audition.outside import merge_decisions, read_outside
+from foley_tui.audition.outside import merge_decisions, merge_marks, read_outside
 from foley_tui.audition.text import cut
 from foley_tui.config import Settings
 from foley_tui.domain import (
@@ -39,6 +39,7 @@ from foley_tui.domain import (
     ValidationError,
     validate_layer,
 )
+from foley_tui.marks import MAX_RATING, Marks, marks_of_state
 from foley_tui.scene.reading import nudged
 from foley_tui.store import JournalEntry, SessionStore, UndoConflictError
 from foley_tui.store.changes import DecisionWatch
@@ -129,6 +130,13 @@ class AuditionModel:
         before = (self.can_undo, self.can_redo)
         self.can_undo, self.can_redo = can_undo, can_redo
         return Change(undo=(can_undo, can_redo) != before)
+
+    def marks_read(self, marks: Mapping[str, Marks], generation: int) -> Change:
+        """Our marks, read by the load worker (a mark made since knows better)."""
+        if generation != self.generation:
+            return Change()
+        self.listing.marks = {sid: m for sid, m in marks.items() if not m.empty}
+        return self._reapply(keep=self.cursor) | Change(data=True)
 
     def page_listed(
         self, page: Page, picks: Mapping[str, Pick], rejects: Mapping[str, Reject]
@@ -373,15 +381,18 @@ class AuditionModel:
             )
         self.generation += 1
         state = entry.before if undo else entry.after
+        hidden = self.listing.is_hidden(entry.sound_id)
         for sid, before, after in entry.changes():  # a group (pick and drop) as one
-            self.listing.decisions.apply_state(sid, before if undo else after)
-        change = self._after_write(entry.sound_id, advance=False) | Change(
-            rows=frozenset(sid for sid, _b, _a in entry.also)
-        )
+            self.listing.apply_state(sid, before if undo else after)
+        change = self._after_write(
+            entry.sound_id, advance=False, hid=hidden != self.listing.is_hidden(entry.sound_id)
+        ) | Change(rows=frozenset(sid for sid, _b, _a in entry.also))
         if entry.sound_id in self.listing.view:
             change = replace(change, cursor=entry.sound_id)
         verb = "Undid" if undo else "Redid"
-        notice = f"{verb}: {self.caption(entry.sound_id)} → {state.get('status')}"
+        marks = marks_of_state(state)
+        now = state.get("status") if marks is None else marks.describe()
+        notice = f"{verb}: {self.caption(entry.sound_id)} → {now}"
         return change | Change(notices=(notice,))
 
     # -- the write path -------------------------------------------------------------
@@ -421,7 +432,7 @@ class AuditionModel:
         also: frozenset[str] = frozenset()
         if isinstance(result, JournalEntry):
             for sid, _before, after in result.changes():
-                decisions.apply_state(sid, after)
+                self.listing.apply_state(sid, after)
             also = frozenset(sid for sid, _b, _a in result.also)
         else:
             decisions.apply_state(sound_id, self.store.verdicts(sound_id).to_state())
@@ -433,6 +444,64 @@ class AuditionModel:
             return self.store.picks_ns.get(sound_id) is None
         except (OSError, ValueError):
             return False
+
+    # -- marks: rating, hidden, region ------------------------------------------------
+    def rate(self, step: int) -> Change:
+        """``.`` / ``,``: one star more or less (0 to 5), journaled like a decision."""
+        sound_id = self.cursor
+        if sound_id is None:
+            return Change()
+
+        def change(now: Marks) -> Marks:
+            return replace(now, rating=max(0, min(MAX_RATING, now.rating + step)))
+
+        return self._mark(sound_id, change)
+
+    def toggle_hidden(self) -> Change:
+        """``H``: hide the candidate (it leaves the view, the cursor moves on) or, in the
+        hidden view, show it again."""
+        sound_id = self.cursor
+        if sound_id is None:
+            return Change()
+        return self._mark(sound_id, lambda now: replace(now, hidden=not now.hidden))
+
+    def set_region_point(
+        self, which: str, position_s: float | None, duration_s: float | None
+    ) -> Change:
+        """``(`` / ``)``: the region's in (or out) point at ``position_s`` (None clears
+        it); refused, nothing written, when it would be outside the sound or in >= out."""
+        sound_id = self.cursor
+        if sound_id is None:
+            return Change()
+
+        def change(now: Marks) -> Marks:
+            if which == "in":
+                return replace(now, region_in=position_s)
+            return replace(now, region_out=position_s)
+
+        return self._mark(sound_id, change, duration_s=duration_s)
+
+    def _mark(
+        self,
+        sound_id: str,
+        change: Callable[[Marks], Marks],
+        *,
+        duration_s: float | None = None,
+    ) -> Change:
+        was_hidden = self.listing.is_hidden(sound_id)
+        try:
+            entry = self.store.update_marks(sound_id, change, duration_s=duration_s)
+        except _WRITE_ERRORS as exc:
+            return Change(error=f"Not saved: {exc}")
+        if entry is None:
+            return Change()
+        self.generation += 1
+        for sid, _before, after in entry.changes():
+            self.listing.apply_state(sid, after)
+        hid = was_hidden != self.listing.is_hidden(sound_id)
+        change_ = self._after_write(sound_id, advance=False, hid=hid)
+        marks = self.listing.marks.get(sound_id, Marks())
+        return change_ | Change(notices=(f"{self.caption(sound_id)}: {marks.describe()}",))
 
     def event_rivals(self, sound_id: str) -> list[str]:
         """With ``one_pick_per_event``: the other picks of the scene event that picking
@@ -453,11 +522,13 @@ class AuditionModel:
             sound_id, lambda: self.store.pick_and_drop(sound_id, others), advance=Status.PICKED
         )
 
-    def _after_write(self, sound_id: str, *, advance: bool) -> Change:
+    def _after_write(self, sound_id: str, *, advance: bool, hid: bool = False) -> Change:
+        """``hid``: the sound was hidden or shown (it leaves or joins the view)."""
         self.user_moved = True
         listing = self.listing
         vs = self.view
-        view_changed = vs.status_filter != "all" or vs.sort in ("layer", "onset")
+        view_changed = vs.status_filter != "all" or vs.sort in ("layer", "onset", "rating")
+        view_changed = view_changed or hid
         view_changed = view_changed or not listing.contains(sound_id)  # a ghost pick
         if view_changed:
             listing.apply(vs)
@@ -577,6 +648,8 @@ class AuditionModel:
             return Change()  # we wrote meanwhile: the next poll looks again
         self._watch.accept(outside.snapshot)
         changed = merge_decisions(self.listing.decisions, outside)
+        marked = merge_marks(self.listing, outside)
+        changed |= marked
         change = self._set_undo(outside.undo) if outside.undo is not None else Change()
         change |= Change(problems=outside.problems)
         regroup = False
@@ -592,6 +665,7 @@ class AuditionModel:
         if (
             outside.rows is not None
             or regroup
+            or marked
             or (changed and (ghosts or self._view_depends_on_decisions()))
         ):
             change |= self._reapply(keep=self.cursor)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from foley_tui.audition.change import Outside
 from foley_tui.audition.events import EVENT_SCAN_LIMIT
-from foley_tui.audition.listing import Decisions
+from foley_tui.audition.listing import Decisions, Listing
 from foley_tui.domain import Row
 from foley_tui.store import SessionStore
 from foley_tui.store.changes import DecisionWatch
@@ -45,7 +45,18 @@ def read_outside(
             rows = None
     problems = tuple(str(p) for p in store.problems()) if diff.decisions or rows else ()
     undo = store.undo_redo() if diff.journal else None  # read here, not on the UI thread
-    return Outside(generation, snapshot, diff, picks, rejects, rows, problems, undo, events)
+    # Our marks are written with a journal record: read again when the journal moved.
+    marks = store.marks() if diff.journal else None
+    return Outside(generation, snapshot, diff, picks, rejects, rows, problems, undo, events, marks)
+
+
+def merge_marks(listing: Listing, outside: Outside) -> set[str]:
+    """Take the marks ``outside`` read; the ids whose marks changed."""
+    if outside.marks is None:
+        return set()
+    changed = _differing(listing.marks, outside.marks)
+    listing.marks = dict(outside.marks)
+    return changed
 
 
 def merge_decisions(decisions: Decisions, outside: Outside) -> set[str]:

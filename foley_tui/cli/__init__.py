@@ -32,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "foley_tui.cli.store",
     "foley_tui.cli.candidates",
     "foley_tui.cli.similar",
+    "foley_tui.cli.marks",
     "foley_tui.cli.scene",
     "foley_tui.cli.spot",
     "foley_tui.cli.app",

@@ -22,6 +22,7 @@ def decision_of(sound_id: str, picked: set[str], rejected: set[str]) -> str:
 def cmd_candidates(args: argparse.Namespace) -> int:
     store = open_session(args, touch=False)
     picked, rejected = set(store.picked_ids()), set(store.rejected_ids())
+    marks = store.marks()
     listed: list[dict[str, Any]] = []
     rows = store.rows()
     report_recovered(store.take_recovered())  # the scan sweeps an interrupted add's temps
@@ -35,6 +36,8 @@ def cmd_candidates(args: argparse.Namespace) -> int:
                 "duration_s": row.duration_s,
                 "event_query": query if isinstance(query, str) else None,
                 "decision": decision_of(row.sound_id, picked, rejected),
+                "rating": marks[row.sound_id].rating if row.sound_id in marks else 0,
+                "hidden": row.sound_id in marks and marks[row.sound_id].hidden,
             }
         )
     if args.json:

@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from foley_tui.cli import CliError
-from foley_tui.cli.common import guard, open_session, print_json
+from foley_tui.cli.common import SESSION_HELP, guard, open_session, print_json
 
 
 @guard
@@ -66,7 +66,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="the candidates that sound most like SOUND_ID, nearest first (distance, id, caption)",
     )
-    p.add_argument("session", metavar="SESSION", help="id, title or unique id prefix")
+    p.add_argument("session", metavar="SESSION", help=SESSION_HELP)
     p.add_argument("sound_id", metavar="SOUND_ID", help="the candidate to compare with")
     p.add_argument("-k", type=int, default=10, metavar="N", help="how many (default 10)")
     p.add_argument("--json", action="store_true", help="print JSON")

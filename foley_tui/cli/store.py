@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,10 @@ from foley_tui.cli.common import (
     service_of,
     session_verbs,
 )
+from foley_tui.cli.marks import sound_duration
 from foley_tui.cli.messages import show_extras
 from foley_tui.domain import LAYERS, Candidate, Pick, Status, format_onset, parse_onset
+from foley_tui.marks import Marks, parse_point
 from foley_tui.store import SessionService, SessionServiceError, SessionStore
 from foley_tui.store.errors import SessionNotFoundError
 from foley_tui.store.local import AddProblem, collect
@@ -311,10 +314,36 @@ def cmd_pick(args: argparse.Namespace) -> int:
         changes["layer"] = None if args.layer == "none" else args.layer
     if args.onset is not None:
         changes["onset"] = parse_onset(args.onset)
-    store.update_pick(args.sound_id, **changes)
+    region = _region_change(store, args)  # checked before anything is written
+    if region is None:
+        store.update_pick(args.sound_id, **changes)
+    else:
+        store.pick_with_region(args.sound_id, region, **changes)
     pick = Pick.from_dict(store.verdicts(args.sound_id).pick or {}, args.sound_id)
-    print(f"picked {args.sound_id} (layer {pick.layer or '-'}, onset {format_onset(pick.onset)})")
+    text = f"picked {args.sound_id} (layer {pick.layer or '-'}, onset {format_onset(pick.onset)}"
+    marks = store.marks_of(args.sound_id)
+    if marks.has_region:
+        low = "start" if marks.region_in is None else f"{marks.region_in:g}"
+        high = "end" if marks.region_out is None else f"{marks.region_out:g}"
+        text += f", region {low}-{high} s"
+    print(text + ")")
     return 0
+
+
+def _region_change(store: SessionStore, args: argparse.Namespace) -> Marks | None:
+    """The sound's marks with ``--in`` / ``--out`` applied (``none`` clears a point), or
+    None when neither is given; refused (one line, nothing written) when the region is
+    outside the sound or its in point is not before its out point."""
+    if args.in_point is None and args.out_point is None:
+        return None
+    now = store.marks_of(args.sound_id)
+    wanted = replace(
+        now,
+        region_in=parse_point(args.in_point) if args.in_point is not None else now.region_in,
+        region_out=parse_point(args.out_point) if args.out_point is not None else now.region_out,
+    )
+    wanted.check_region(sound_duration(store, args.sound_id))
+    return wanted
 
 
 @guard
@@ -448,6 +477,16 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "--onset",
         metavar="S",
         help="onset: seconds, m:ss.s or an anchor such as \"on 'slammed'\" ('none' to unset)",
+    )
+    p.add_argument(
+        "--in",
+        dest="in_point",
+        metavar="S",
+        help="region in point: seconds into the sound or m:ss.s ('none' clears); the pick "
+        "places that part of the sound at its onset (the woven mix plays it whole)",
+    )
+    p.add_argument(
+        "--out", dest="out_point", metavar="S", help="region out point (same syntax; 'none' clears)"
     )
     p.add_argument("--force", action="store_true", help="allow an id with no cached candidate")
     p.set_defaults(func=cmd_pick)

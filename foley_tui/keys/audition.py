@@ -182,6 +182,33 @@ AUDITION_KEYS: tuple[KeySpec, ...] = (
         show=True,
     ),
     binding("redo", "ctrl+r", "redo", "Redo", "Redo the last undone decision", _A, "Decide"),
+    binding(
+        "rate-up",
+        ".",
+        "rate(1)",
+        "Rate up",
+        "Rate the candidate one star more (0-5; undo reverts it)",
+        _A,
+        "Decide",
+    ),
+    binding(
+        "rate-down",
+        "comma",
+        "rate(-1)",
+        "Rate down",
+        "Rate the candidate one star less (0 clears)",
+        _A,
+        "Decide",
+    ),
+    binding(
+        "hide",
+        "H",
+        "toggle_hidden",
+        "Hide",
+        "Hide the candidate from the list (f shows the hidden ones; again to unhide)",
+        _A,
+        "Decide",
+    ),
     # -- place -----------------------------------------------------------------------
     *(
         binding(
@@ -241,6 +268,24 @@ AUDITION_KEYS: tuple[KeySpec, ...] = (
         _A,
         "Place",
     ),
+    binding(
+        "region-in",
+        "(",
+        "region('in')",
+        "Region in",
+        "Start the candidate's region at the playhead (stopped: clear it)",
+        _A,
+        "Place",
+    ),
+    binding(
+        "region-out",
+        ")",
+        "region('out')",
+        "Region out",
+        "End the candidate's region at the playhead (stopped: clear it)",
+        _A,
+        "Place",
+    ),
     # -- scene -----------------------------------------------------------------------
     binding(
         "timeline",
@@ -286,7 +331,8 @@ AUDITION_KEYS: tuple[KeySpec, ...] = (
         "f",
         "cycle_status",
         "Show",
-        "Cycle: all, undecided, picked, rejected, events without a pick",
+        "Cycle: all, undecided, picked, rejected, events without a pick, rated ≥ 1/3/5, "
+        "hidden (only this shows hidden candidates)",
         _A,
         "View",
     ),
@@ -295,7 +341,8 @@ AUDITION_KEYS: tuple[KeySpec, ...] = (
         "s",
         "cycle_sort",
         "Sort",
-        "Cycle the sort: rank, caption, duration, layer, onset, score (a library folder: "
+        "Cycle the sort: rank, caption, duration, layer, onset, score, rating (a library "
+        "folder: "
         "also file, folder, category, library, rate, bit depth, channels, format)",
         _A,
         "View",

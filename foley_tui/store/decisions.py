@@ -48,6 +48,7 @@ from foley_tui.domain import (
     validate_layer,
     validate_onset,
 )
+from foley_tui.marks import Marks, validate_rating
 from foley_tui.store.backend import SessionBackend
 from foley_tui.store.codec import DecodeError, encode_key
 from foley_tui.store.decision_records import KEEP, DecisionCounts, _Keep, _pick_record, _same
@@ -55,10 +56,12 @@ from foley_tui.store.errors import StoreProblem, StoreWriteError, UndoConflictEr
 from foley_tui.store.journal import Journal
 from foley_tui.store.reads import Problems
 from foley_tui.store.records import (
+    MARKS_NS,
     JournalEntry,
     Verdicts,
     _write_error,
     carriable,
+    entry_states,
     record_of_bytes,
 )
 
@@ -140,7 +143,11 @@ class FileCommit:
         return [Current(sid, verdicts_of(self.backend, self.problems, sid)) for sid in sound_ids]
 
     def unchanged(self, before: Verdicts, after: Verdicts) -> bool:
-        return _same(before.pick, after.pick) and _same(before.reject, after.reject)
+        return (
+            _same(before.pick, after.pick)
+            and _same(before.reject, after.reject)
+            and before.same_marks(after)
+        )
 
     def apply(self, planned: list[Planned], kind: str, target: int | None) -> JournalEntry | None:
         first = planned[0]
@@ -154,7 +161,7 @@ class FileCommit:
             raise self._refused(
                 written, exc, f"could not save the decision on {first.sound_id!r}"
             ) from exc
-        also = tuple((p.sound_id, p.before.to_state(), p.after.to_state()) for p in planned[1:])
+        also = tuple((p.sound_id, *entry_states(p.before, p.after)) for p in planned[1:])
         try:
             return self.journal.append(
                 first.sound_id, first.before, first.after, kind, target, also
@@ -201,6 +208,11 @@ class FileCommit:
         Writes come before removals: a crash in between leaves both verdicts (readable,
         foley's own state), never neither."""
         sides = (("picks", before.pick, after.pick), ("rejects", before.reject, after.reject))
+        if not before.same_marks(after):  # our marks, in our state (never foley's folders)
+            if isinstance(after.marks, dict):
+                self.backend.put(MARKS_NS, sound_id, after.marks)
+            else:
+                self.backend.discard(MARKS_NS, sound_id)
         for name, old, new in sides:
             # An unreadable file reads as a bare record: it is only replaced when the
             # decision changes that record, never rewritten as it (we could not parse it).
@@ -252,10 +264,18 @@ def _describe(verdicts: Verdicts) -> str:
 
 
 def verdicts_of(backend: SessionBackend, problems: Problems, sound_id: str) -> Verdicts:
-    """The raw pick and reject records of a sound, as the backend holds them now."""
+    """The raw pick and reject records of a sound, as the backend holds them now, and our
+    marks of it."""
     pick, pick_ok = _record(backend, problems, "picks", sound_id)
     reject, reject_ok = _record(backend, problems, "rejects", sound_id)
-    return Verdicts(pick, reject, pick_ok and reject_ok)
+    return Verdicts(pick, reject, pick_ok and reject_ok, marks_of(backend, problems, sound_id))
+
+
+def marks_of(backend: SessionBackend, problems: Problems, sound_id: str) -> dict[str, Any] | None:
+    """Our marks record of a sound (None: none, or unreadable: reported)."""
+    if sound_id not in backend.namespace(MARKS_NS):
+        return None
+    return backend.read(MARKS_NS, sound_id, problems)
 
 
 def _record(
@@ -329,6 +349,7 @@ class Decisions:
                     after = change(current.verdicts)
                     if after is None:
                         continue
+                    after = after.settled(current.verdicts)  # marks a change leaves alone
                     if kind == "do" and planned and commit.unchanged(current.verdicts, after):
                         continue  # an unchanged other sound is not part of the entry
                     planned.append(Planned(current, after))
@@ -446,6 +467,49 @@ class Decisions:
             (sid, lambda now: Verdicts(None, now.reject)) for sid in others if sid != sound_id
         ]
         return self.decide(items)
+
+    # ------------------------------------------------------------------ our marks
+    def update_marks(
+        self,
+        sound_id: str,
+        change: Callable[[Marks], Marks],
+        *,
+        duration_s: float | None = None,
+        pick: Change | None = None,
+    ) -> JournalEntry | None:
+        """Change our marks of a sound (rating, hidden, region) as one journaled,
+        undoable decision, computed on the marks read under the lock; with ``pick``,
+        the same entry also makes that decision (``pick --in --out``). A region outside
+        the sound (``duration_s``) or with in >= out raises :class:`ValidationError`,
+        writing nothing."""
+
+        def apply(now: Verdicts) -> Verdicts:
+            record = now.marks if isinstance(now.marks, dict) else None
+            before = Marks.from_record(record)
+            after = change(before)
+            if after.has_region and (
+                after.region_in != before.region_in or after.region_out != before.region_out
+            ):
+                after.check_region(duration_s)
+            validate_rating(after.rating)
+            decided = pick(now) if pick is not None else now
+            base = decided if decided is not None else now
+            marks = record if after == before else after.to_record(sound_id, record)
+            return Verdicts(base.pick, base.reject, base.clean, marks)
+
+        return self.one(sound_id, apply)
+
+    def marks(self) -> dict[str, Marks]:
+        """Our marks of every sound that has some."""
+        out: dict[str, Marks] = {}
+        for key, value in self.backend.read_all(MARKS_NS, self.problems):
+            marks = Marks.from_record(value)
+            if not marks.empty:
+                out[key] = marks
+        return out
+
+    def marks_of(self, sound_id: str) -> Marks:
+        return Marks.from_record(marks_of(self.backend, self.problems, sound_id))
 
     # ------------------------------------------------------------------ undo / redo
     def step(self, kind: str, *, force: bool = False, skip: bool = False) -> JournalEntry | None:

@@ -70,6 +70,8 @@ EXPORT_KEYS = V2_KEYS | frozenset(
         "usage",
         # schema version 2 (F): the narration reference (path, sha256, word timeline)
         "narration",
+        # schema version 2: our marks (rating, hidden, region) by sound id, when any
+        "marks",
     }
 )
 #: The export schema this version writes, and every one it still imports.
@@ -394,3 +396,20 @@ def _validate_ledger(doc: dict[str, Any]) -> tuple[list[dict[str, Any]], Usage]:
     except ValueError as exc:
         raise SessionImportError(str(exc)) from None
     return messages, usage
+
+
+def validate_marks(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Our marks records of an export (optional; schema 2): sound id -> record."""
+    marks = doc.get("marks", {})
+    if not isinstance(marks, dict):
+        raise SessionImportError("'marks' must be an object of sound id -> marks record")
+    if marks and doc.get("schema_version") == 1:
+        raise SessionImportError("'marks' needs schema version 2")
+    for key, record in marks.items():
+        try:
+            encode_key(key)
+        except InvalidKeyError as exc:
+            raise _offence(f"marks[{key!r}]", str(exc)) from None
+        if not isinstance(record, dict):
+            raise _offence(f"marks[{key!r}]", "not a marks record")
+    return marks

@@ -22,14 +22,21 @@ from pathlib import Path
 from typing import Any
 
 from foley_tui.safe_io import UnsafeFileError, kind_of
-from foley_tui.store.backend import DecisionReads, Feed, FolderState, RowsReader
+from foley_tui.store.backend import STATE_DIR, DecisionReads, Feed, FolderState, RowsReader
 from foley_tui.store.byte_store import ByteStore
 from foley_tui.store.codec import DecodeError, decode_name, encode_key
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.file_state import FileState
 from foley_tui.store.files import RETRY_DELAYS, FileNamespace, open_folder, read_object
 from foley_tui.store.reads import RACY_NS, Problems, read_value
-from foley_tui.store.records import RawRecord, _reason, count_entries, fs_time, store_candidate
+from foley_tui.store.records import (
+    MARKS_NS,
+    RawRecord,
+    _reason,
+    count_entries,
+    fs_time,
+    store_candidate,
+)
 from foley_tui.store.rows import CountHint, IndexedRows
 
 SMALL_SESSION = 2000
@@ -54,10 +61,13 @@ class FileBackend:
         self.picks = FileNamespace(folder / "picks", "picks", durable=True)
         self.rejects = FileNamespace(folder / "rejects", "rejects", durable=True)
         self.state = FileState(folder)
+        # Our marks (rating, hidden, region) beside our other state, never in foley's
+        # folders (foley skips the hidden state folder).
+        self.marks = FileNamespace(folder / STATE_DIR / MARKS_NS, MARKS_NS, durable=True)
         #: Sessions up to this many candidates stamp every candidate file when polled.
         self.small_session = small_session
         self.hint = CountHint()
-        self._decision_cache: dict[str, _Cache] = {"picks": {}, "rejects": {}}
+        self._decision_cache: dict[str, _Cache] = {"picks": {}, "rejects": {}, MARKS_NS: {}}
         self._candidate_count = 0
 
     def namespace(self, name: str) -> FileNamespace:
@@ -67,6 +77,8 @@ class FileBackend:
             return self.picks
         if name == "rejects":
             return self.rejects
+        if name == MARKS_NS:
+            return self.marks
         raise ValueError(f"unknown namespace {name!r}")
 
     # ------------------------------------------------------------------ reading

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from foley_tui.domain import format_onset
+from foley_tui.marks import marks_of_state
 from foley_tui.store.messages import Message
 from foley_tui.store.records import JournalEntry, iso
 from foley_tui.store.usage import Usage
@@ -75,7 +76,14 @@ def _onset_text(onset: object) -> str:
 
 def describe_state(state: dict[str, Any]) -> str:
     """``picked (layer L, onset O)``, ``rejected (reason)``, both (a conflict), or
-    ``undecided``: from either journal state form (raw records, or the older fields)."""
+    ``undecided``: from either journal state form (raw records, or the older fields); a
+    state that records our marks says them too (``undecided; ★★★, hidden``)."""
+    marks = marks_of_state(state)
+    decision = _describe_decision(state)
+    return decision if marks is None else f"{decision}; {marks.describe()}"
+
+
+def _describe_decision(state: dict[str, Any]) -> str:
     if "pick" in state or "reject" in state:
         pick = state.get("pick") if isinstance(state.get("pick"), dict) else None
         reject = state.get("reject") if isinstance(state.get("reject"), dict) else None
@@ -97,6 +105,10 @@ def describe_state(state: dict[str, Any]) -> str:
 def decision_kind(entry: JournalEntry) -> str:
     if entry.kind in ("undo", "redo", "skip"):
         return entry.kind
+    if marks_of_state(entry.after) is not None and _describe_decision(
+        entry.before
+    ) == _describe_decision(entry.after):
+        return "mark"  # our rating, hidden flag or region, the decision as it was
     status = entry.after.get("status")
     return {"picked": "pick", "rejected": "reject", "conflict": "pick"}.get(str(status), "clear")
 

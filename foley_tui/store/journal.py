@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from foley_tui.store.backend import JournalReplaced, StateBackend
-from foley_tui.store.records import JournalEntry, Verdicts, new_ulid, now_utc
+from foley_tui.store.records import JournalEntry, Verdicts, entry_states, new_ulid, now_utc
 
 Mine = Callable[[JournalEntry], bool]
 """Whether undo/redo may revert an entry (a shared store keeps each user's own stack)."""
@@ -108,6 +108,7 @@ class Journal:
         target: int | None,
         also: tuple[tuple[str, dict[str, Any], dict[str, Any]], ...],
     ) -> JournalEntry:
+        states = entry_states(before, after)
         with self.state.journal_append(self._offset) as appender:
             if appender.records:  # others appended meanwhile: the stacks are found again
                 self._stacks = None
@@ -120,8 +121,8 @@ class Journal:
                 entry_id=new_ulid(),
                 at=now_utc(),
                 sound_id=sound_id,
-                before=before.to_state(),
-                after=after.to_state(),
+                before=states[0],
+                after=states[1],
                 kind=kind,
                 target=target,
                 also=also,

@@ -26,7 +26,7 @@ from foley_tui.store.backend import (
 from foley_tui.store.byte_store import ByteStore
 from foley_tui.store.codec import dumps
 from foley_tui.store.reads import Problems, read_value
-from foley_tui.store.records import RawRecord, store_candidate
+from foley_tui.store.records import MARKS_NS, RawRecord, store_candidate
 from foley_tui.store.rows import MappingRows
 
 
@@ -47,6 +47,8 @@ class MappingBackend:
         self.picks = picks
         self.rejects = rejects
         self.state = state
+        self.marks: MutableMapping[str, dict[str, Any]] = MemoryNamespace()
+        """Our marks (rating, hidden, region) by sound id: never in foley's namespaces."""
 
     def namespace(self, name: str) -> MutableMapping[str, dict[str, Any]]:
         if name == "candidates":
@@ -55,6 +57,8 @@ class MappingBackend:
             return self.picks
         if name == "rejects":
             return self.rejects
+        if name == MARKS_NS:
+            return self.marks
         raise ValueError(f"unknown namespace {name!r}")
 
     def names(self, name: str, problems: Problems) -> list[str]:
@@ -142,6 +146,9 @@ class MemoryBackend(MappingBackend):
         super().__init__(*self._memory, MemoryState())
 
     def _ns(self, name: str) -> MemoryNamespace:
+        if name == MARKS_NS:
+            assert isinstance(self.marks, MemoryNamespace)
+            return self.marks
         return self._memory[NAMESPACE_NAMES.index(name)]
 
     def raw(self, name: str, key: str) -> bytes:

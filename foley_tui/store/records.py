@@ -23,6 +23,11 @@ from foley_tui.store.errors import StoreWriteError
 SCHEMA_VERSION = 1
 
 UNDECIDED: dict[str, Any] = {"status": "undecided"}
+#: The state key of our marks (rating, hidden, region), on the states of an entry that
+#: changed them; an entry without it left the marks as they were.
+MARKS = "marks"
+#: The namespace of our marks records (by sound id), in our state beside the session.
+MARKS_NS = "marks"
 
 
 def new_ulid() -> str:
@@ -239,7 +244,16 @@ def normalize_state(state: object) -> dict[str, Any]:
 
     The raw form (``pick``/``reject`` records) is kept as it is, with the status
     recomputed from which records are there; the older form is reduced to its fields.
+    Our marks (``marks``: a record, ``{}`` for none), on the states of an entry that
+    changed them, are kept as they are.
     """
+    out = _normalize_decision(state)
+    if isinstance(state, Mapping) and isinstance(state.get(MARKS), dict):
+        out[MARKS] = dict(state[MARKS])
+    return out
+
+
+def _normalize_decision(state: object) -> dict[str, Any]:
     if not isinstance(state, Mapping):
         return dict(UNDECIDED)
     if "pick" in state or "reject" in state or "pick_raw" in state or "reject_raw" in state:
@@ -268,6 +282,16 @@ def normalize_state(state: object) -> dict[str, Any]:
     return dict(UNDECIDED)
 
 
+class _SameMarks:
+    """The marks of a change that is not about them: they stay as they are."""
+
+    def __repr__(self) -> str:
+        return "SAME_MARKS"
+
+
+SAME_MARKS = _SameMarks()
+
+
 @dataclass(frozen=True, slots=True)
 class Verdicts:
     """What the files of one sound hold: its raw pick and reject records (None: no file).
@@ -280,6 +304,21 @@ class Verdicts:
     pick: dict[str, Any] | None = None
     reject: dict[str, Any] | None = None
     clean: bool = True
+    marks: dict[str, Any] | _SameMarks | None = SAME_MARKS
+    """Our marks record of the sound (not foley's: kept in our state), None for none;
+    :data:`SAME_MARKS` in a change that leaves them as they are."""
+
+    def settled(self, before: Verdicts) -> Verdicts:
+        """These records with :data:`SAME_MARKS` replaced by ``before``'s marks."""
+        if isinstance(self.marks, _SameMarks):
+            marks = None if isinstance(before.marks, _SameMarks) else before.marks
+            return Verdicts(self.pick, self.reject, self.clean, marks)
+        return self
+
+    def same_marks(self, other: Verdicts) -> bool:
+        mine = None if isinstance(self.marks, _SameMarks) else self.marks
+        theirs = None if isinstance(other.marks, _SameMarks) else other.marks
+        return same_record(mine or None, theirs or None)
 
     @property
     def status(self) -> Status:
@@ -302,15 +341,18 @@ class Verdicts:
         if "pick" in state or "reject" in state or "pick_raw" in state or "reject_raw" in state:
             pick = _stored_record(state, "pick")
             reject = _stored_record(state, "reject")
-            return cls(_own(pick), _own(reject))
+            return cls(_own(pick), _own(reject), marks=_marks_in(state))
         status = state.get("status")
         if status == "picked":
             return cls(
-                {"sound_id": sound_id, "layer": state.get("layer"), "onset": state.get("onset")}
+                {"sound_id": sound_id, "layer": state.get("layer"), "onset": state.get("onset")},
+                marks=_marks_in(state),
             )
         if status == "rejected":
-            return cls(None, {"sound_id": sound_id, "reason": state.get("reason")})
-        return cls()
+            return cls(
+                None, {"sound_id": sound_id, "reason": state.get("reason")}, marks=_marks_in(state)
+            )
+        return cls(marks=_marks_in(state))
 
     def comparable(self) -> tuple[Any, ...]:
         """The normalised form old journal states are compared in: which verdicts exist,
@@ -332,6 +374,8 @@ class Verdicts:
         if not self.clean:
             return False
         other = Verdicts.from_state(sound_id, state)
+        if MARKS in state and not self.same_marks(other):
+            return False
         if "pick" in state or "reject" in state or "pick_raw" in state or "reject_raw" in state:
             return same_record(self.pick, other.pick) and same_record(self.reject, other.reject)
         return self.comparable() == other.comparable()
@@ -356,6 +400,25 @@ class Verdicts:
                 f"rejected ({reason})" if isinstance(reason, str) and reason else "rejected"
             )
         return " and ".join(parts) if parts else "undecided"
+
+
+def _marks_in(state: Mapping[str, Any]) -> dict[str, Any] | _SameMarks | None:
+    """A state's marks: a record, None for none (``{}``), or SAME_MARKS when the entry
+    did not change them."""
+    if MARKS not in state:
+        return SAME_MARKS
+    record = state[MARKS]
+    return dict(record) if isinstance(record, dict) and record else None
+
+
+def entry_states(before: Verdicts, after: Verdicts) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The journal states of a change: the records on both sides and, when the change
+    changed our marks, the marks on both sides (``{}`` for none)."""
+    old, new = before.to_state(), after.to_state()
+    if not before.same_marks(after):
+        old[MARKS] = dict(before.marks) if isinstance(before.marks, dict) else {}
+        new[MARKS] = dict(after.marks) if isinstance(after.marks, dict) else {}
+    return old, new
 
 
 def _own(record: object) -> dict[str, Any] | None:

@@ -38,16 +38,18 @@ import atexit
 import contextlib
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Mapping, MutableMapping
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from foley_tui.domain import Layer, Onset, Pick, Reject, Row, Status
+from foley_tui.domain import Layer, Onset, Pick, Reject, Row, Status, validate_layer, validate_onset
+from foley_tui.marks import Marks
 from foley_tui.store.backend import Feed, PageQuery, SessionBackend, StateBackend
 from foley_tui.store.byte_store import ByteStore
 from foley_tui.store.changes import DecisionWatch
 from foley_tui.store.codec import InvalidKeyError, encode_key
-from foley_tui.store.decision_records import KEEP, DecisionCounts, _Keep
+from foley_tui.store.decision_records import KEEP, DecisionCounts, _Keep, _pick_record
 from foley_tui.store.decisions import Commit, Decisions, FileCommit
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.index_db import Page
@@ -55,7 +57,14 @@ from foley_tui.store.journal import Journal, Mine
 from foley_tui.store.memory import MappingBackend, MemoryBackend
 from foley_tui.store.meta import MetaDocument
 from foley_tui.store.reads import Problems
-from foley_tui.store.records import JournalEntry, SessionMeta, Verdicts, _to_dict, candidate_key
+from foley_tui.store.records import (
+    MARKS_NS,
+    JournalEntry,
+    SessionMeta,
+    Verdicts,
+    _to_dict,
+    candidate_key,
+)
 
 _live_stores: weakref.WeakSet[SessionStore] = weakref.WeakSet()
 
@@ -381,6 +390,56 @@ class SessionStore:
         # Nothing changed (no entry): the file is as it was, read it.
         record = entry.after.get("pick") if entry is not None else self._verdicts(sound_id).pick
         return Pick.from_dict(record if isinstance(record, dict) else {}, sound_id)
+
+    # ------------------------------------------------------------------ our marks
+    def marks(self) -> dict[str, Marks]:
+        """Our marks (rating, hidden, region) of every sound that has some: kept in our
+        state beside the session, never in foley's files."""
+        return self.decisions.marks()
+
+    def marks_records(self) -> dict[str, dict[str, Any]]:
+        """Our stored marks records as they are (export, push), by sound id."""
+        return dict(self.backend.read_all(MARKS_NS, self.problem_log))
+
+    def marks_of(self, sound_id: str) -> Marks:
+        encode_key(sound_id)
+        return self.decisions.marks_of(sound_id)
+
+    def update_marks(
+        self,
+        sound_id: str,
+        change: Callable[[Marks], Marks],
+        *,
+        duration_s: float | None = None,
+    ) -> JournalEntry | None:
+        """Change a sound's marks: one journal entry, undone and redone like a decision.
+        None when nothing changed; :class:`ValidationError` (nothing written) for a
+        rating outside 0-5 or a region outside the sound (``duration_s``) or in >= out."""
+        return self.decisions.update_marks(sound_id, change, duration_s=duration_s)
+
+    def pick_with_region(
+        self,
+        sound_id: str,
+        marks: Marks,
+        *,
+        duration_s: float | None = None,
+        layer: Layer | _Keep | None = KEEP,
+        onset: Onset | _Keep = KEEP,
+    ) -> JournalEntry | None:
+        """Pick a sound (the fields given, as :meth:`update_pick`) and set its region to
+        ``marks``' in and out points, as ONE journal entry."""
+        if not isinstance(layer, _Keep):
+            validate_layer(layer)
+        if not isinstance(onset, _Keep):
+            validate_onset(onset)
+
+        def region(now: Marks) -> Marks:
+            return replace(now, region_in=marks.region_in, region_out=marks.region_out)
+
+        def pick(now: Verdicts) -> Verdicts:
+            return Verdicts(_pick_record(sound_id, now.pick, layer, onset))
+
+        return self.decisions.update_marks(sound_id, region, duration_s=duration_s, pick=pick)
 
     # ------------------------------------------------------------------ decision reads
     def picks(self) -> dict[str, Pick]:

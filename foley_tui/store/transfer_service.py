@@ -23,7 +23,7 @@ from foley_tui.store.backend import JOURNAL_FILE, META_FILE, STATE_DIR
 from foley_tui.store.codec import dumps, validate_session_id
 from foley_tui.store.errors import SessionExportError, SessionImportError, SessionNotFoundError
 from foley_tui.store.files import FileNamespace, atomic_write, fsync_dir
-from foley_tui.store.records import iso, now_utc
+from foley_tui.store.records import MARKS_NS, iso, now_utc
 from foley_tui.store.recovery import replaced_name, staging_name
 from foley_tui.store.session import SessionStore
 from foley_tui.store.session_dirs import nested_session_dirs
@@ -52,6 +52,8 @@ class ImportedSession:
     journal: builtins.list[dict[str, Any]]
     overwrite: bool = False
     state_files: dict[str, bytes] = field(default_factory=dict)
+    marks: dict[str, Any] = field(default_factory=dict)
+    """Our marks records (rating, hidden, region) by sound id."""
 
 
 class TransferHost(Protocol):
@@ -140,6 +142,9 @@ class Transfers:
         }
         doc["messages"] = [m.to_record() for m in self.host.messages(session_id)]
         doc["usage"] = self.host.usage(session_id).to_record()
+        marks = store.marks_records()
+        if marks:
+            doc["marks"] = marks
         narration = narration_record(store)
         if narration is not None:
             doc["narration"] = narration
@@ -189,11 +194,13 @@ class Transfers:
             ledger_files,
             narration_files,
             validate_export,
+            validate_marks,
             validate_narration,
         )
 
         session_id, parts = validate_export(doc)
         narration = validate_narration(doc)
+        marks = validate_marks(doc)
         if self.host.exists(session_id) and not overwrite:
             raise SessionImportError(
                 f"session {session_id!r} already exists (import with overwrite to replace it)"
@@ -204,7 +211,7 @@ class Transfers:
             values.update(raw.get(name, {}))
         if self.host.in_memory_store:
             self._import_memory(
-                session_id, meta, (candidates, picks, rejects), journal, messages, usage
+                session_id, meta, (candidates, picks, rejects), journal, messages, usage, marks
             )
             return session_id
         try:
@@ -218,6 +225,7 @@ class Transfers:
                     journal,
                     overwrite,
                     state_files={**ledger_files(messages, usage), **narration_files(narration)},
+                    marks=marks,
                 )
             )
         except OSError as exc:
@@ -235,6 +243,7 @@ class Transfers:
         journal: builtins.list[dict[str, Any]],
         messages: builtins.list[dict[str, Any]],
         usage: Any,
+        marks: dict[str, Any],
     ) -> None:
         from foley_tui.store.memory import MemoryBackend
         from foley_tui.store.messages import conversation_of
@@ -248,6 +257,8 @@ class Transfers:
                     backend.put_raw(name, key, value)
                 else:
                     backend.put(name, key, value)
+        for key, value in marks.items():
+            backend.put(MARKS_NS, key, value)
         offset = 0
         for record in journal:
             offset = store.state.journal_write(record, offset)
@@ -284,6 +295,11 @@ def write_files(sessions_dir: Path, target: Path, imported: ImportedSession) -> 
                         ns[key] = value
         state = staging / STATE_DIR
         state.mkdir()
+        if imported.marks:  # ours, in our state folder (never foley's)
+            marks = FileNamespace(state / MARKS_NS, MARKS_NS, durable=False)
+            with marks.batch():
+                for key, value in imported.marks.items():
+                    marks[key] = value
         atomic_write(str(state / META_FILE), dumps(imported.meta), durable=True)
         lines = b"".join(
             json.dumps(r, separators=(",", ":"), allow_nan=False).encode() + b"\n"

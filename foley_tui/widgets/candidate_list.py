@@ -403,6 +403,15 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         else:
             caption = row.caption or sound_id
             text_style = Style()
+        marks = listing.marks.get(sound_id)
+        if marks is not None:
+            # Our marks lead the caption: the rating as stars, a hidden row (shown only
+            # by the hidden filter) dimmed.
+            if marks.rating:
+                caption = f"{'★' * marks.rating} {caption}"
+            if marks.hidden:
+                caption = f"◌ {caption}"
+                text_style = text_style + self.get_component_rich_style("candidate-list--pending")
         complete = row is not None and row.complete and not row.unreadable
         source = ""
         if complete and row is not None:

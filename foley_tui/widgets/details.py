@@ -20,6 +20,9 @@ from foley_tui.domain import Candidate, Pick, Reject, Row, format_onset
 from foley_tui.scene.placement import DEFAULT_LAYER, effective_placement
 from foley_tui.terminal import escape_line
 
+if TYPE_CHECKING:
+    from foley_tui.marks import Marks
+
 
 class Message(Protocol):
     """What the pane shows of a message of the session's conversation attached to the
@@ -76,14 +79,19 @@ class Details(Static):
         messages: Sequence[Message] = (),
         library: SoundDetails | None = None,
         problems: Sequence[str] = (),
+        marks: Marks | None = None,
     ) -> None:
         """``decision`` is the pick (else the reject); ``reject`` the reject of a pick that
         is also rejected (a conflict foley left); ``messages`` those attached to it;
         ``library`` what a library folder knows of the sound (paths, embedded fields);
-        ``problems`` what the decoder found wrong in its audio."""
+        ``problems`` what the decoder found wrong in its audio; ``marks`` our rating,
+        hidden flag and region."""
         self.content = render_details(
             sound_id, candidate, row, decision, source, reject, messages, library, problems
         )
+        if marks is not None and not marks.empty:
+            line = Text.assemble(("marks  ", "bold"), marks.describe())
+            self.content = Group(self.content, line)
         self.update(self.content)
 
     def show_reading(self, sound_id: str, row: Row | None) -> None:

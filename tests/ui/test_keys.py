@@ -318,6 +318,9 @@ async def test_f_cycles_the_status_filter(session: Session) -> None:
         assert screen.listing.view == [IDS[5]]
         await pilot.press("f")  # events without a pick: this session has no scene events
         assert screen.listing.view == []
+        for shown in ("rated ≥ 1", "rated ≥ 3", "rated ≥ 5", "hidden"):  # none rated or hidden
+            await pilot.press("f")
+            assert screen.view_settings.status_filter == shown and screen.listing.view == []
         await pilot.press("f")
         assert len(screen.listing.view) == len(IDS)
 

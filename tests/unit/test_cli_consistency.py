@@ -267,7 +267,10 @@ print(json.dumps("ok"))
     assert listed["snd:d"]["event_query"] is None
     assert listed["snd:a"]["caption"] == "caption snd:a"
     assert listed["snd:a"]["duration_s"] == pytest.approx(1.25)
-    assert set(listed["snd:a"]) == {"sound_id", "caption", "duration_s", "event_query", "decision"}
+    assert set(listed["snd:a"]) == {
+        *("sound_id", "caption", "duration_s", "event_query", "decision"),
+        *("rating", "hidden"),  # our marks
+    }
     code_, out, _ = run(capsys, "candidates", "scene")
     line = next(x for x in out.splitlines() if x.startswith("snd:c\t"))
     assert line.split("\t") == ["snd:c", "conflict", "1.25s", "query snd:c", "caption snd:c"]

@@ -32,6 +32,7 @@ from foley_tui.screens.audition.reports import (
     EventsRead,
     IdsListed,
     LoadProgress,
+    MarksRead,
     OutsideChanged,
     RowsLoaded,
     RowsParsed,
@@ -107,6 +108,10 @@ class SessionLoader(Widget):
         assert opening is not None  # wait() without a timeout returns it
         if not self.opened:  # the screen mounted before it was read
             post(SessionOpened(opening))
+        # Before the rows: a hidden row never shows (marks are one small read). Unreadable
+        # now: the list shows every row, and the next poll tries again.
+        with contextlib.suppress(OSError):
+            post(MarksRead(store.marks(), self.model.generation))
         if opening.page is None:
             # The opening read the decisions when the saved view was one to page.
             if opening.decided:
@@ -170,6 +175,9 @@ class SessionLoader(Widget):
         m = message
         self.apply(self.model.listed(m.ids, m.picks, m.rejects, m.rows))
         self.call_after_refresh(self._painted)
+
+    def on_marks_read(self, message: MarksRead) -> None:
+        self.apply(self.model.marks_read(message.marks, message.generation))
 
     def on_undo_read(self, message: UndoRead) -> None:
         m = message

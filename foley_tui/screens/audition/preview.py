@@ -417,6 +417,7 @@ class Previewer(Widget):
             messages,
             library,
             problems=(problem,) if problem else (),
+            marks=self.model.listing.marks.get(sound_id),
         )
         self.schedule_prefetch()
         if isinstance(source, Source):

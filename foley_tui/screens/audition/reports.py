@@ -22,6 +22,7 @@ from foley_tui.domain import Pick, Reject, Row
 
 if TYPE_CHECKING:
     from foley_tui.audition.similar import SimilarResult
+    from foley_tui.marks import Marks
 
 
 class IdsListed(Message, bubble=False):
@@ -59,6 +60,15 @@ class UndoRead(Message, bubble=False):
         super().__init__()
         self.can_undo = can_undo
         self.can_redo = can_redo
+        self.generation = generation
+
+
+class MarksRead(Message, bubble=False):
+    """Our marks of every sound (rating, hidden, region), read by the load worker."""
+
+    def __init__(self, marks: Mapping[str, Marks], generation: int) -> None:
+        super().__init__()
+        self.marks = marks
         self.generation = generation
 
 

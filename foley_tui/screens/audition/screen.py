@@ -70,6 +70,9 @@ NEEDS_ROW = frozenset(
         "nudge_onset",
         "in_context",
         "similar",
+        "rate",
+        "toggle_hidden",
+        "region",
     }
 )
 """Actions that need a highlighted candidate."""
@@ -377,6 +380,24 @@ class AuditionScreen(Screen[None]):
         other = self.previewer.transport.ab()
         if other is not None:
             self.candidate_list.move_to_id(other)
+
+    def action_rate(self, step: int) -> None:
+        self.run_intent(lambda: self.model.rate(int(step)))
+
+    def action_toggle_hidden(self) -> None:
+        self.run_intent(self.model.toggle_hidden)
+
+    def action_region(self, which: str) -> None:
+        """``(`` / ``)``: at the playhead of the highlighted candidate's preview; with
+        nothing of it playing, the point is cleared."""
+        sound_id = self.current_id
+        if sound_id is None:
+            return
+        position, duration = self.previewer.transport.playhead_of(sound_id)
+        row = self.model.listing.rows.get(sound_id)
+        if duration is None and row is not None:
+            duration = row.duration_s
+        self.run_intent(lambda: self.model.set_region_point(which, position, duration))
 
     def action_toggle_skip_silence(self) -> None:
         self.run_intent(self.model.toggle_skip_silence)

@@ -127,6 +127,14 @@ class Transport:
         else:
             self.previewer.play(sound_id, position_s, exact=True)
 
+    def playhead_of(self, sound_id: str) -> tuple[float | None, float | None]:
+        """(position, length) of ``sound_id``'s preview when it is the one playing or
+        paused, else (None, None)."""
+        status = self.player.status()
+        if self.previewer.playing_id == sound_id and in_preview(status):
+            return status.position_s, status.duration_s or None
+        return None, None
+
     def readout(self, position_s: float, duration_s: float) -> str:
         """What the status line shows: the clock while a preview plays or is paused."""
         return clock(position_s, duration_s) if in_preview(self.player.status()) else ""

@@ -99,7 +99,8 @@ class Keys:
     def fixed(self, session_id: str) -> list[str]:
         """Every key of a session except the per-user ones."""
         return [
-            *(self.ns(session_id, n) for n in ("candidates", "picks", "rejects")),
+            # Foley's three namespaces and our marks (rating, hidden, region).
+            *(self.ns(session_id, n) for n in ("candidates", "picks", "rejects", "marks")),
             self.rows(session_id),
             self.order(session_id),
             self.version(session_id),

@@ -34,6 +34,7 @@ from foley_tui.store.codec import (
 )
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.files import UnreadableEntry
+from foley_tui.store.records import MARKS_NS
 from foley_tui.store.redis.conn import RedisStoreError, Target, connect, unavailable
 from foley_tui.store.redis.keys import CHANGES_MAXLEN, Keys
 from foley_tui.store.rows import _row_values
@@ -240,7 +241,7 @@ class RedisHash(MutableMapping[str, bytes]):
     """
 
     def __init__(self, backend: RedisBackend, session_id: str, namespace: str) -> None:
-        if namespace not in NAMESPACES:
+        if namespace not in NAMESPACES and namespace != MARKS_NS:  # foley's, or our marks
             raise ValueError(f"unknown namespace {namespace!r}")
         self.backend = backend
         self.session_id = validate_session_id(session_id)

@@ -20,7 +20,7 @@ from typing import Any
 from foley_tui import paths
 from foley_tui.store.codec import dumps, validate_session_id
 from foley_tui.store.errors import SessionNotFoundError, SessionServiceError
-from foley_tui.store.records import iso, new_ulid, now_utc
+from foley_tui.store.records import MARKS_NS, iso, new_ulid, now_utc
 from foley_tui.store.redis.keys import LOGS
 from foley_tui.store.redis.namespace import RedisBackend, row_json
 from foley_tui.store.redis.session import RedisSessionStore
@@ -136,6 +136,7 @@ class RedisSessionService(SessionService):
             "candidates": {k: _data(v) for k, v in imported.candidates.items()},
             "picks": {k: _data(v) for k, v in imported.picks.items()},
             "rejects": {k: _data(v) for k, v in imported.rejects.items()},
+            MARKS_NS: {k: _data(v) for k, v in imported.marks.items()},
         }
         self.write_raw(
             imported.session_id, raw, imported.meta, imported.journal, imported.state_files
@@ -160,7 +161,7 @@ class RedisSessionService(SessionService):
             base = int(self.backend.client.get(keys.version(session_id)) or 0)
         pipe = self.backend.client.pipeline(transaction=True)
         pipe.delete(*old)
-        for name in NAMESPACES:
+        for name in (*NAMESPACES, MARKS_NS):
             items = values.get(name, {})
             if items:
                 pipe.hset(keys.ns(session_id, name), mapping=items)

@@ -42,9 +42,11 @@ from foley_tui.store.errors import StoreProblem
 from foley_tui.store.journal import Journal
 from foley_tui.store.reads import Problems, read_value
 from foley_tui.store.records import (
+    MARKS_NS,
     JournalEntry,
     RawRecord,
     Verdicts,
+    entry_states,
     new_ulid,
     now_utc,
     record_of_bytes,
@@ -79,8 +81,9 @@ local function cur(key, sid)
   return 'v' .. v
 end
 for i = 0, n - 1 do
-  local b = 7 + i * 5
-  if cur(KEYS[1], ARGV[b]) ~= ARGV[b + 1] or cur(KEYS[2], ARGV[b]) ~= ARGV[b + 2] then
+  local b = 7 + i * 7
+  if cur(KEYS[1], ARGV[b]) ~= ARGV[b + 1] or cur(KEYS[2], ARGV[b]) ~= ARGV[b + 2]
+      or cur(KEYS[11], ARGV[b]) ~= ARGV[b + 5] then
     return {0}
   end
 end
@@ -98,15 +101,22 @@ local function put(key, stamps, ns, sid, value)
   end
 end
 for i = 0, n - 1 do
-  local b = 7 + i * 5
+  local b = 7 + i * 7
   put(KEYS[1], KEYS[8], 'picks', ARGV[b], ARGV[b + 3])
   put(KEYS[2], KEYS[9], 'rejects', ARGV[b], ARGV[b + 4])
+  if ARGV[b + 6] ~= ARGV[b + 5] then
+    if ARGV[b + 6] == '' then
+      redis.call('HDEL', KEYS[11], ARGV[b])
+    else
+      redis.call('HSET', KEYS[11], ARGV[b], string.sub(ARGV[b + 6], 2))
+    end
+  end
 end
 local seq = redis.call('INCR', KEYS[4])
 local id = redis.call('XADD', KEYS[3], '*', 'seq', seq, 'by', ARGV[2], 'rec', ARGV[1])
 for i = 0, n - 1 do
   redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[3], '*',
-    'ns', 'decision', 'key', ARGV[7 + i * 5], 'op', 'decide', 'by', ARGV[2], 'v', v,
+    'ns', 'decision', 'key', ARGV[7 + i * 7], 'op', 'decide', 'by', ARGV[2], 'v', v,
     'seq', seq)
 end
 redis.call('SADD', KEYS[7], ARGV[4])
@@ -134,11 +144,14 @@ class RedisSessionBackend:
         self.redis = redis
         self.session_id = session_id
         self.hashes = {
-            name: RedisHash(redis, session_id, name) for name in ("candidates", "picks", "rejects")
+            name: RedisHash(redis, session_id, name)
+            for name in ("candidates", "picks", "rejects", MARKS_NS)
         }
         self.candidates = json_namespace(self.hashes["candidates"])
         self.picks = json_namespace(self.hashes["picks"])
         self.rejects = json_namespace(self.hashes["rejects"])
+        #: Our marks (rating, hidden, region): a hash of their own, never foley's.
+        self.marks = json_namespace(self.hashes[MARKS_NS])
         self.state = RedisState(redis, session_id)
         self._bulk: dict[str, bytes] | None = None
         self._bulk_large: dict[str, int] = {}
@@ -151,6 +164,8 @@ class RedisSessionBackend:
             return self.picks
         if name == "rejects":
             return self.rejects
+        if name == MARKS_NS:
+            return self.marks
         raise ValueError(f"unknown namespace {name!r}")
 
     # ------------------------------------------------------------------ reading
@@ -317,6 +332,7 @@ class RedisCommit:
             keys.stamps(session_id, "picks"),
             keys.stamps(session_id, "rejects"),
             keys.nsver(session_id),
+            keys.ns(session_id, MARKS_NS),
         ]
 
     def session(self) -> contextlib.AbstractContextManager[None]:
@@ -332,11 +348,26 @@ class RedisCommit:
             pipe = redis.client.pipeline(transaction=False)
             redis.capped_hmget(hashes["picks"].key, sound_ids, client=pipe)
             redis.capped_hmget(hashes["rejects"].key, sound_ids, client=pipe)
-            picks, rejects = pipe.execute()
+            redis.capped_hmget(hashes[MARKS_NS].key, sound_ids, client=pipe)
+            picks, rejects, marked = pipe.execute()
         out = []
         for i, sound_id in enumerate(sound_ids):
             want_pick, want_reject, verdicts = _verdicts_of(sound_id, picks[i], rejects[i])
-            out.append(Current(sound_id, verdicts, (want_pick, want_reject)))
+            marks_raw = marked[i]
+            marks: dict[str, Any] | None = None
+            if isinstance(marks_raw, bytes | bytearray):
+                try:
+                    marks = loads_object(bytes(marks_raw))
+                except DecodeError:
+                    marks = None  # unreadable marks read as none (and are replaced)
+            if marks_raw is None:
+                want_marks = ""
+            elif isinstance(marks_raw, bytes | bytearray):
+                want_marks = "v" + bytes(marks_raw).decode("utf-8", "surrogateescape")
+            else:  # over the cap: the script compares its length
+                want_marks = f"L{int(marks_raw)}"
+            verdicts = replace(verdicts, marks=marks)
+            out.append(Current(sound_id, verdicts, (want_pick, want_reject, want_marks)))
         return out
 
     def unchanged(self, before: Verdicts, after: Verdicts) -> bool:
@@ -344,22 +375,24 @@ class RedisCommit:
             before.clean
             and same_record(before.pick, after.pick)
             and same_record(before.reject, after.reject)
+            and before.same_marks(after)
         )
 
     def apply(self, planned: list[Planned], kind: str, target: int | None) -> JournalEntry | None:
         redis = self.backend.redis
         first = planned[0]
+        states = entry_states(first.before, first.after)
         entry = JournalEntry(
             seq=0,
             entry_id=new_ulid(),
             at=now_utc(),
             sound_id=first.sound_id,
-            before=first.before.to_state(),
-            after=first.after.to_state(),
+            before=states[0],
+            after=states[1],
             kind=kind,
             target=target,
             author=redis.user,
-            also=tuple((p.sound_id, p.before.to_state(), p.after.to_state()) for p in planned[1:]),
+            also=tuple((p.sound_id, *entry_states(p.before, p.after)) for p in planned[1:]),
         )
         record = {k: v for k, v in entry.to_record().items() if k not in ("seq", "author")}
         args: list[Any] = [
@@ -371,12 +404,18 @@ class RedisCommit:
             MAX_RECORD_BYTES,
         ]
         for item in planned:
-            want_pick, want_reject = item.current.expected
+            want_pick, want_reject, want_marks = item.current.expected
             if kind == "skip":  # a skip writes nothing but its journal record
-                new_pick, new_reject = want_pick, want_reject
+                new_pick, new_reject, new_marks = want_pick, want_reject, want_marks
             else:
                 new_pick, new_reject = _stored(item.after.pick), _stored(item.after.reject)
+                new_marks = (
+                    want_marks
+                    if item.before.same_marks(item.after)
+                    else _stored(item.after.marks if isinstance(item.after.marks, dict) else None)
+                )
             args += [item.sound_id, want_pick, want_reject, new_pick, new_reject]
+            args += [want_marks, new_marks]
         with redis.errors(f"could not save the decision on {first.sound_id!r}"):
             result = self._script(keys=self._keys, args=args)
         if int(result[0]) != 1:

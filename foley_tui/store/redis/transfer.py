@@ -36,6 +36,7 @@ from foley_tui.store.backend import JOURNAL_FILE, META_FILE, STATE_DIR
 from foley_tui.store.codec import DecodeError, decode_name, encode_key, loads_object
 from foley_tui.store.errors import SessionNotFoundError, SessionServiceError
 from foley_tui.store.files import atomic_write, fsync_dir, read_bytes, syncfs
+from foley_tui.store.records import MARKS_NS
 from foley_tui.store.redis.keys import LOGS
 from foley_tui.store.redis.namespace import NAMESPACES, RedisHash, too_large
 from foley_tui.store.redis.service import RedisSessionService
@@ -107,6 +108,7 @@ def _file_snapshot(service: SessionService, session_id: str) -> SessionBytes:
             with contextlib.suppress(FileNotFoundError):
                 out[key] = read_bytes(entry.path)
         values[name] = out
+    values[MARKS_NS] = _marks_files(folder / STATE_DIR / MARKS_NS)
     meta = dict(store.meta_doc.document())
     journal = [entry.to_record() for entry in store.journal()]
     extra: dict[str, bytes] = {}
@@ -119,6 +121,18 @@ def _file_snapshot(service: SessionService, session_id: str) -> SessionBytes:
             if entry.is_file(follow_symlinks=False):
                 extra[name] = read_bytes(entry.path)
     return SessionBytes(values, meta, journal, extra)
+
+
+def _marks_files(folder: Path) -> dict[str, bytes]:
+    """Our marks records as their files' bytes, by sound id (none: no folder)."""
+    out: dict[str, bytes] = {}
+    with contextlib.suppress(FileNotFoundError), os.scandir(folder) as it:
+        for entry in sorted(it, key=lambda e: e.name):
+            key = decode_name(entry.name)
+            if key is not None and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(FileNotFoundError):
+                    out[key] = read_bytes(entry.path)
+    return out
 
 
 def _write_files(
@@ -140,6 +154,11 @@ def _write_files(
                 atomic_write(str(folder / encode_key(key)), value, durable=False)
         state = staging / STATE_DIR
         state.mkdir()
+        marks = snap.values.get(MARKS_NS, {})
+        if marks:  # ours, in our state folder (never foley's)
+            (state / MARKS_NS).mkdir()
+            for key, value in marks.items():
+                atomic_write(str(state / MARKS_NS / encode_key(key)), value, durable=False)
         meta = {k: v for k, v in snap.meta.items() if k not in ("opened",)}
         atomic_write(str(state / META_FILE), json.dumps(meta, indent=4).encode(), durable=False)
         lines = b"".join(
@@ -186,6 +205,7 @@ def _redis_snapshot(service: RedisSessionService, session_id: str) -> SessionByt
             ranked.update((k, v) for k, v in sorted(items.items()) if k not in ranked)
             items = ranked
         values[name] = items
+    values[MARKS_NS] = dict(RedisHash(backend, session_id, MARKS_NS).raw_items())
     store = service.get(session_id, touch=False)
     meta = dict(store.meta_doc.document())
     journal = [entry.to_record() for entry in store.journal()]

@@ -82,3 +82,25 @@ def test_ghost_picks_show_last_under_all_and_picked_only() -> None:
     assert listing.apply(ViewSettings(status_filter="undecided")) == ["b"]
     assert listing.apply(ViewSettings(query="b")) == ["b"]
     assert listing.counts() == (1, 0, 1, 2)  # candidates only; ghosts counted apart
+
+
+def test_marks_filter_rated_and_hide_hidden_unless_asked() -> None:
+    from foley_tui.marks import Marks
+
+    listing = make()
+    listing.set_marks("a", Marks(rating=4))
+    listing.set_marks("b", Marks(rating=2, hidden=True))
+    listing.set_marks("c", Marks(rating=5))
+    assert listing.apply(ViewSettings()) == ["a", "c"]  # b is hidden
+    assert listing.apply(ViewSettings(status_filter="rejected")) == []
+    assert listing.apply(ViewSettings(status_filter="hidden")) == ["b"]
+    assert listing.apply(ViewSettings(status_filter="rated ≥ 3")) == ["a", "c"]
+    assert listing.apply(ViewSettings(status_filter="rated ≥ 5")) == ["c"]
+    assert listing.apply(ViewSettings(sort="rating")) == ["c", "a"]
+    listing.set_marks("c", Marks())  # cleared: unrated, last
+    listing.set_marks("b", Marks(rating=2))  # unhidden
+    assert "c" not in listing.marks
+    assert listing.apply(ViewSettings(sort="rating")) == ["a", "b", "c"]
+    # Every filter value round-trips through the saved view.
+    settings = ViewSettings(status_filter="rated ≥ 3", sort="rating")
+    assert ViewSettings.from_dict(settings.to_dict(), ViewSettings()) == settings
