@@ -22,7 +22,7 @@ from typing import Any
 
 from foley_tui.library.cache import Entry, LibraryIndex
 from foley_tui.library.registry import FolderRegistry
-from foley_tui.store.local import caption_from_name, license_record
+from foley_tui.store.local import local_candidate
 
 #: Players decode these; a file of another format is listed as a problem, not a candidate.
 PLAYABLE_FORMATS = frozenset({"wav", "flac", "ogg", "opus", "mp3", "aiff"})
@@ -56,49 +56,19 @@ def candidate_for(root: Path, entry: Entry, paths: Iterable[str] = ()) -> dict[s
     for value in (u.catid, u.category, u.subcategory, meta.library, meta.vendor, *u.keywords):
         if value and value not in tags:
             tags.append(value)
-    rate = meta.sample_rate
-    sound: dict[str, Any] = {
-        "id": f"local:{entry.sha256[:16]}",
-        "content_sha256": entry.sha256,
-        "hash_algo": "sha256",
-        "uri": str(path),
-        "storage_mode": "by_reference",
-        "archive_format": None,
-        "source_sample_rate": rate,
-        "source_bit_depth": meta.bit_depth,
-        "license": license_record(source="user", source_id=str(path), source_url=path.as_uri()),
-        "caption": meta.description or caption_from_name(path),
-        "tags": tags,
-        "ucs_category": u.category or u.catid or None,
-        "ucs_subcategory": u.subcategory or None,
-        "audioset_labels": [],
-        "duration_s": meta.duration_s,
-        "sample_rate": rate,
-        "channels": meta.channels,
-        "loudness_lufs": None,
-        "format": _soundfile_format(meta.format),
-        "qc": None,
-        "embedding_model": None,
-        "embedding_dim": None,
-        "embedding_ref": None,
-        "named_cue": None,
-        "schema_version": 1,
-    }
-    return {
-        "sound": sound,
-        "origin": "retrieved",
-        "event": None,
-        "clap_score": None,
-        "bm25_score": None,
-        "rrf_score": None,
-        "rerank_score": None,
-        "verdict": None,
-        "license_ok": None,
-        "preview_uri": None,
-        "notes": [],
-        "cost_estimate_usd": None,
-        "cost_actual_usd": None,
-    }
+    return local_candidate(
+        path,
+        entry.sha256,
+        sample_rate=meta.sample_rate,
+        bit_depth=meta.bit_depth,
+        channels=meta.channels,
+        duration_s=meta.duration_s,
+        file_format=_soundfile_format(meta.format),
+        caption=meta.description,
+        tags=tags,
+        ucs_category=u.category or u.catid or None,
+        ucs_subcategory=u.subcategory or None,
+    )
 
 
 def candidate_of_group(root: Path, group: list[Entry]) -> dict[str, Any] | None:

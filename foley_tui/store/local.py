@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -135,23 +135,22 @@ def _license(path: Path) -> dict[str, Any]:
     return license_record(source="user", source_id=str(path), source_url=path.as_uri())
 
 
-def candidate_from_audio(path: Path) -> dict[str, Any]:
-    """A foley ``Candidate.to_dict()`` for one local audio file (raises on unreadable audio)."""
-    import soundfile  # local import: only ``add`` needs libsndfile
-
-    path = path.expanduser().resolve()
-    # One regular-file descriptor for the header and the hash: a FIFO, a device or a
-    # socket is refused at once (OSError) instead of blocking or reading forever.
-    fd, _ = open_regular(path, follow=True)
-    with os.fdopen(fd, "rb") as fh:
-        try:
-            info = soundfile.info(fh)
-        except (RuntimeError, soundfile.LibsndfileError) as exc:
-            raise ValueError(f"not audio libsndfile can read ({exc})") from None
-        if info.samplerate <= 0 or info.channels <= 0:
-            raise ValueError("not audio libsndfile can read (no sample rate or channels)")
-        digest = _sha256_of(fh)
-    duration = info.frames / info.samplerate if info.frames >= 0 else None
+def local_candidate(
+    path: Path,
+    digest: str,
+    *,
+    sample_rate: int | None,
+    bit_depth: int | None,
+    channels: int | None,
+    duration_s: float | None,
+    file_format: str,
+    caption: str | None = None,
+    tags: Iterable[str] = (),
+    ucs_category: str | None = None,
+    ucs_subcategory: str | None = None,
+) -> dict[str, Any]:
+    """A foley ``Candidate.to_dict()`` for a local file of content ``digest``: the one shape
+    both ``add`` and a library folder write (the caption defaults to the file's name)."""
     sound: dict[str, Any] = {
         "id": sound_id_for(digest),
         "content_sha256": digest,
@@ -159,19 +158,19 @@ def candidate_from_audio(path: Path) -> dict[str, Any]:
         "uri": str(path),
         "storage_mode": "by_reference",
         "archive_format": None,
-        "source_sample_rate": int(info.samplerate),
-        "source_bit_depth": _BIT_DEPTH.get(str(info.subtype)),
+        "source_sample_rate": sample_rate,
+        "source_bit_depth": bit_depth,
         "license": _license(path),
-        "caption": caption_from_name(path),
-        "tags": [],
-        "ucs_category": None,
-        "ucs_subcategory": None,
+        "caption": caption or caption_from_name(path),
+        "tags": list(tags),
+        "ucs_category": ucs_category,
+        "ucs_subcategory": ucs_subcategory,
         "audioset_labels": [],
-        "duration_s": round(duration, 6) if duration is not None else None,
-        "sample_rate": int(info.samplerate),
-        "channels": int(info.channels),
+        "duration_s": duration_s,
+        "sample_rate": sample_rate,
+        "channels": channels,
         "loudness_lufs": None,
-        "format": str(info.format).lower(),
+        "format": file_format,
         "qc": None,
         "embedding_model": None,
         "embedding_dim": None,
@@ -194,6 +193,34 @@ def candidate_from_audio(path: Path) -> dict[str, Any]:
         "cost_estimate_usd": None,
         "cost_actual_usd": None,
     }
+
+
+def candidate_from_audio(path: Path) -> dict[str, Any]:
+    """A foley ``Candidate.to_dict()`` for one local audio file (raises on unreadable audio)."""
+    import soundfile  # local import: only ``add`` needs libsndfile
+
+    path = path.expanduser().resolve()
+    # One regular-file descriptor for the header and the hash: a FIFO, a device or a
+    # socket is refused at once (OSError) instead of blocking or reading forever.
+    fd, _ = open_regular(path, follow=True)
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            info = soundfile.info(fh)
+        except (RuntimeError, soundfile.LibsndfileError) as exc:
+            raise ValueError(f"not audio libsndfile can read ({exc})") from None
+        if info.samplerate <= 0 or info.channels <= 0:
+            raise ValueError("not audio libsndfile can read (no sample rate or channels)")
+        digest = _sha256_of(fh)
+    duration = info.frames / info.samplerate if info.frames >= 0 else None
+    return local_candidate(
+        path,
+        digest,
+        sample_rate=int(info.samplerate),
+        bit_depth=_BIT_DEPTH.get(str(info.subtype)),
+        channels=int(info.channels),
+        duration_s=round(duration, 6) if duration is not None else None,
+        file_format=str(info.format).lower(),
+    )
 
 
 def _check_candidate(value: object, where: str) -> dict[str, Any]:
