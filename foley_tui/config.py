@@ -68,6 +68,9 @@ class Settings:
     scene_mix: str = "woven"
     """The mix ``C`` and the timeline's ``P`` play first: ``woven`` (as foley's weave
     will mix it) or ``flat`` (every sound at unity); ``w`` on the timeline switches."""
+    store_timeout_s: float = 2.0
+    """How long one operation on a shared store (Redis) waits for the server before it
+    gives up; ``?socket_timeout=`` in the store URL overrides it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +107,8 @@ def _check_setting(name: str, value: object, default: object) -> object:
             raise _BadSetting("must be between 0.05 and 60 s")
         if name == "context_pre_roll_s" and not 0 <= number <= 60:
             raise _BadSetting("must be between 0 and 60 s")
+        if name == "store_timeout_s" and not 0.05 <= number <= 60:
+            raise _BadSetting("must be between 0.05 and 60 s")
         return number
     if name == "scene_mix" and value not in ("woven", "flat"):
         raise _BadSetting('must be "woven" or "flat"')

@@ -70,10 +70,26 @@ def data_dir_of(args: argparse.Namespace) -> Path:
 def service_of(args: argparse.Namespace) -> SessionService:
     """The session service on :func:`data_dir_of`; with ``--exact`` its ``resolve`` takes
     exact ids only, whichever verb calls it."""
-    service = open_service(getattr(args, "store", None), data_dir_of(args))
+    store = getattr(args, "store", None)
+    service = open_service(store, data_dir_of(args), timeout_s=store_timeout_s(store))
     service.exact_refs = bool(getattr(args, "exact", False))
     report_recovered(service.recovered)  # leftovers of an earlier crash, cleaned up now
     return service
+
+
+def store_timeout_s(store: str | None) -> float | None:
+    """The ``store_timeout_s`` setting when ``store`` (or ``$FOLEY_TUI_STORE``) is a shared
+    store (the file store has no deadline to set: the config is not read for it)."""
+    from foley_tui.store import store_url
+
+    if store_url(store).split(":", 1)[0].lower() not in ("redis", "rediss"):
+        return None
+    from foley_tui.config import ConfigError, load_config
+
+    try:
+        return load_config().settings.store_timeout_s
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
 
 
 def report_recovered(lines: list[str]) -> None:

@@ -25,9 +25,14 @@ def store_url(explicit: str | None = None) -> str:
 
 
 def open_service(
-    store: str | None = None, data_dir: Path | str | None = None, *, user: str | None = None
+    store: str | None = None,
+    data_dir: Path | str | None = None,
+    *,
+    user: str | None = None,
+    timeout_s: float | None = None,
 ) -> SessionService:
-    """A :class:`SessionService` over files or Redis, as ``store`` says (see module doc)."""
+    """A :class:`SessionService` over files or Redis, as ``store`` says (see module doc).
+    ``timeout_s``: a shared store's deadline per operation, unless its URL sets one."""
     url = store_url(store)
     if url.lower() in FILE_STORE:
         return SessionService(data_dir) if data_dir else SessionService()
@@ -35,7 +40,7 @@ def open_service(
     if scheme in ("redis", "rediss"):
         from foley_tui.store.redis.service import RedisSessionService
 
-        return RedisSessionService(url, user=user, data_dir=data_dir)
+        return RedisSessionService(url, user=user, data_dir=data_dir, timeout_s=timeout_s)
     from foley_tui.store.redis.conn import redact
 
     raise SessionServiceError(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
@@ -36,6 +36,11 @@ PASSWORD_FILE_ENV = "FOLEY_TUI_REDIS_PASSWORD_FILE"
 PREFIX_ENV = "FOLEY_TUI_REDIS_PREFIX"
 DEFAULT_PREFIX = "foley:"
 SCHEMES = ("redis", "rediss")
+#: How long one store operation waits for the server before it gives up (seconds):
+#: ``?socket_timeout=`` in the URL, else the ``store_timeout_s`` setting, else this.
+DEFAULT_TIMEOUT_S = 2.0
+#: What ``?socket_timeout=`` accepts (seconds).
+TIMEOUT_RANGE_S = (0.01, 600.0)
 
 
 class RedisStoreError(StoreWriteError):
@@ -43,6 +48,14 @@ class RedisStoreError(StoreWriteError):
 
     An ``OSError`` (as :class:`StoreWriteError`), so callers that handle a failed disk
     write handle this too. The message never holds the password."""
+
+
+class StoreTimeoutError(RedisStoreError):
+    """The server did not answer within the operation's deadline.
+
+    A write that timed out may still land (a paused server runs what was queued when the
+    pause ends): its outcome is unknown, not refused, and is read back once the server
+    answers again."""
 
 
 class PasswordInURLWarning(UserWarning):
@@ -116,6 +129,8 @@ class Target:
     db: int
     username: str | None
     prefix: str
+    timeout_s: float | None = None
+    """``?socket_timeout=`` of the URL (None: not given there)."""
 
     @property
     def tls(self) -> bool:
@@ -139,6 +154,7 @@ def parse_url(url: str, prefix: str | None = None) -> Target:
         raise RedisStoreError(f"the database in {shown} must be a number (got {path!r})") from None
     query = dict(q.split("=", 1) for q in parts.query.split("&") if "=" in q)
     chosen = prefix or unquote(query.get("prefix", "")) or os.environ.get(PREFIX_ENV)
+    timeout_s = _timeout_of(query.get("socket_timeout"), shown)
     return Target(
         url=shown,
         scheme=parts.scheme,
@@ -147,16 +163,41 @@ def parse_url(url: str, prefix: str | None = None) -> Target:
         db=db,
         username=unquote(parts.username) if parts.username else None,
         prefix=chosen or DEFAULT_PREFIX,
+        timeout_s=timeout_s,
     )
 
 
-def connect(url: str, *, prefix: str | None = None, **options: Any) -> tuple[redis.Redis, Target]:
+def _timeout_of(text: str | None, shown: str) -> float | None:
+    if text is None:
+        return None
+    low, high = TIMEOUT_RANGE_S
+    try:
+        value = float(unquote(text))
+    except ValueError:
+        value = float("nan")
+    if not low <= value <= high:  # NaN fails both
+        raise RedisStoreError(
+            f"socket_timeout in {shown} must be a number of seconds from {low:g} to {high:g} "
+            f"(got {unquote(text)!r})"
+        )
+    return value
+
+
+def connect(
+    url: str, *, prefix: str | None = None, timeout_s: float | None = None, **options: Any
+) -> tuple[redis.Redis, Target]:
     """A client for the URL (lazy: the first command connects) and its parsed target.
 
+    Every command waits at most the deadline (``?socket_timeout=`` of the URL, else
+    ``timeout_s``, else :data:`DEFAULT_TIMEOUT_S`) for the server, to connect or to
+    answer; a timed-out command is never sent again, so an operation (which stops at its
+    first failed command) ends within one deadline of a server that stopped answering.
     The client reconnects by itself: after an error its connection is dropped and the
     next command opens a new one.
     """
     target = parse_url(url, prefix)
+    deadline = target.timeout_s or timeout_s or DEFAULT_TIMEOUT_S
+    target = replace(target, timeout_s=deadline)
     password = resolve_password(url)
     client = redis.Redis(
         host=target.host,
@@ -165,12 +206,14 @@ def connect(url: str, *, prefix: str | None = None, **options: Any) -> tuple[red
         username=target.username,
         password=password,
         ssl=target.tls,
-        socket_connect_timeout=options.pop("socket_connect_timeout", 3.0),
-        socket_timeout=options.pop("socket_timeout", 10.0),
+        socket_connect_timeout=options.pop("socket_connect_timeout", deadline),
+        socket_timeout=options.pop("socket_timeout", deadline),
         health_check_interval=options.pop("health_check_interval", 15),
-        # One immediate retry: enough to replace a connection a server restart dropped,
-        # without redis-py's default backoff holding a refused decision for seconds.
-        retry=options.pop("retry", Retry(NoBackoff(), 1)),
+        # One immediate retry of a dropped connection (a server restart), without
+        # redis-py's default backoff holding a refused decision for seconds. Never after a
+        # timeout: that would double the deadline, and a paused server may still run the
+        # first attempt (a write sent twice).
+        retry=options.pop("retry", Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))),
         client_name="foley-tui",
         **options,
     )
@@ -188,13 +231,24 @@ def unavailable(target: Target, exc: BaseException, doing: str) -> RedisStoreErr
         reason = f"authentication failed ({reason})"
     elif isinstance(exc, redis.exceptions.NoPermissionError):
         reason = f"the Redis user may not do this ({reason}); check its ACL key pattern"
-    elif isinstance(exc, redis.ConnectionError | redis.TimeoutError):
+    elif isinstance(exc, redis.TimeoutError):
+        return StoreTimeoutError(f"{doing}: {timed_out(target)}")
+    elif isinstance(exc, redis.ConnectionError):
         reason = f"Redis at {target.url} is unreachable ({reason})"
     return RedisStoreError(f"{doing}: {reason}")
 
 
+def timed_out(target: Target) -> str:
+    """The words of a deadline that passed (the CLI's, the app's, the status line's)."""
+    seconds = target.timeout_s or DEFAULT_TIMEOUT_S
+    return f"the store did not answer in {seconds:g} s (Redis at {target.url})"
+
+
 __all__ = [
     "DEFAULT_PREFIX",
+    "DEFAULT_TIMEOUT_S",
+    "StoreTimeoutError",
+    "timed_out",
     "PASSWORD_ENV",
     "PASSWORD_FILE_ENV",
     "PasswordInURLWarning",

@@ -48,9 +48,13 @@ class ChangeFeed:
         block_ms: int = 1000,
         since: str = "$",
     ) -> None:
-        # Its own client: a blocking read must not hold up the store's connection.
+        # Its own client: a blocking read must not hold up the store's connection. It
+        # waits the block plus one deadline (a block is not a server that stopped).
         pool = backend.client.connection_pool
-        own = pool.__class__(connection_class=pool.connection_class, **pool.connection_kwargs)
+        kwargs = dict(pool.connection_kwargs)
+        deadline = kwargs.get("socket_timeout") or backend.target.timeout_s or 2.0
+        kwargs["socket_timeout"] = block_ms / 1000 + deadline
+        own = pool.__class__(connection_class=pool.connection_class, **kwargs)
         self.backend = RedisBackend(
             backend.client.__class__(connection_pool=own), backend.target, user=backend.user
         )

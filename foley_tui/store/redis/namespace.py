@@ -209,9 +209,15 @@ class RedisBackend:
 
     @classmethod
     def from_url(
-        cls, url: str, *, user: str | None = None, prefix: str | None = None
+        cls,
+        url: str,
+        *,
+        user: str | None = None,
+        prefix: str | None = None,
+        timeout_s: float | None = None,
     ) -> RedisBackend:
-        client, target = connect(url, prefix=prefix)
+        """``timeout_s``: the deadline of each operation when the URL gives none."""
+        client, target = connect(url, prefix=prefix, timeout_s=timeout_s)
         return cls(client, target, user=user)
 
     @contextlib.contextmanager

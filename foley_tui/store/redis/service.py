@@ -40,11 +40,14 @@ class RedisSessionService(SessionService):
         user: str | None = None,
         prefix: str | None = None,
         data_dir: Path | str | None = None,
+        timeout_s: float | None = None,
     ) -> None:
+        """``timeout_s``: how long one operation waits for the server when the URL has no
+        ``?socket_timeout=`` (the ``store_timeout_s`` setting)."""
         self.backend = (
             url
             if isinstance(url, RedisBackend)
-            else RedisBackend.from_url(url, user=user, prefix=prefix)
+            else RedisBackend.from_url(url, user=user, prefix=prefix, timeout_s=timeout_s)
         )
         self._memory = None
         # Local audio (blobs, by-reference files) is still found under the data dir.
