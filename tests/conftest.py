@@ -40,3 +40,45 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
 def data_dir(isolated_env: Path) -> Path:
     """The isolated foley data dir of this test."""
     return isolated_env
+
+
+#: Pauses of the event loop a key's decisions may take to be written (a generous bound
+#: on a state, not a clock: each pause is a turn of the loop plus a few milliseconds).
+DECISION_PAUSES = 20_000
+
+
+@pytest.fixture(autouse=True)
+def keys_wait_for_their_decisions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pilot.press`` returns once the decisions its keys made are written and shown.
+
+    The audition writes decisions in a worker (the UI thread never waits for the store),
+    so a key's effect on files and rows comes after the key; a test reading them right
+    after ``press`` waits for that state here, as a user waits for the row's
+    "saving…" to go. Tests of the in-between state send keys without ``press``."""
+    from textual.pilot import Pilot
+
+    real = Pilot.press
+
+    async def press(self: Pilot[object], *keys: str) -> None:
+        await real(self, *keys)
+        await decisions_written(self)
+
+    monkeypatch.setattr(Pilot, "press", press)
+
+
+async def decisions_written(pilot: object) -> None:
+    """Wait until no audition screen of the pilot's app has a decision outstanding."""
+    import asyncio
+
+    from foley_tui.screens.audition.screen import AuditionScreen
+
+    app = pilot.app  # type: ignore[attr-defined]
+    for _ in range(DECISION_PAUSES):
+        busy = [
+            s for s in app.screen_stack if isinstance(s, AuditionScreen) and s.writer.outstanding
+        ]
+        if not busy or not app.is_running:
+            return
+        await pilot.pause()  # type: ignore[attr-defined]
+        await asyncio.sleep(0.002)
+    raise AssertionError("a decision was never written (its worker did not answer)")

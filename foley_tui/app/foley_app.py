@@ -82,6 +82,9 @@ class FoleyApp(App[None]):
         self.audio_notice = audio_notice
         self.audio_noticed = False
         self.left_because: str | None = None
+        #: What could not be saved when the app quit (the cursor on a full disk, a
+        #: decision the store did not confirm): said on the terminal after the run.
+        self.exit_notes: list[str] = []
         self._watch: TerminalWatch | None = None
         self._audio_timer: Timer | None = None
         self._ender: threading.Timer | None = None
@@ -174,7 +177,7 @@ class FoleyApp(App[None]):
         self.left_because = reason
         if self._watch is not None:
             self._watch.stop()
-        self.save_position()
+        self.save_position(leaving=True)
         with contextlib.suppress(Exception):
             self.player.stop()
         code = 143 if reason == "SIGTERM" else HANGUP_STATUS
@@ -189,11 +192,12 @@ class FoleyApp(App[None]):
         if self._ender is not None:
             self._ender.cancel()
 
-    def save_position(self) -> None:
-        """Put the audition's cursor and view on disk now."""
+    def save_position(self, *, leaving: bool = False) -> None:
+        """Put the audition's cursor and view on disk now (``leaving``: the app is going;
+        what was not saved is kept in :attr:`exit_notes`)."""
         audition = self.audition
         if audition is not None:
-            audition.save_position()
+            audition.save_position(leaving=leaving)
 
     def make_audition(self, store: SessionStore) -> AuditionScreen:
         if self.service is not None:
@@ -262,5 +266,5 @@ class FoleyApp(App[None]):
     def on_unmount(self) -> None:
         if self._watch is not None:
             self._watch.stop()
-        self.save_position()
+        self.save_position(leaving=True)
         self.player.close()

@@ -59,6 +59,10 @@ LIBRARY_SORTS: tuple[str, ...] = (
 columns; ``caption`` is the embedded description. ``name``, ``folder``, ``category``,
 ``library`` and ``bits`` order by the folder's index (:attr:`Listing.extra_sorts`)."""
 _ALL_SORTS = frozenset(SORTS) | frozenset(LIBRARY_SORTS)
+#: What a row says while a decision of ours on it is being written.
+SAVING = "saving…"
+#: What a row says when the store did not answer that write in time (it may have landed).
+NOT_CONFIRMED = "not confirmed"
 
 _INF = float("inf")
 _rank = attrgetter("rank")
@@ -220,11 +224,36 @@ class Listing:
         self.extra_sorts: dict[str, Callable[[], Mapping[str, Any]]] = {}
         """Sorts by values the rows do not hold (a library folder's columns): sort name ->
         a function giving each sound id's value (asked when that sort's order is built)."""
+        self.pending: dict[str, int] = {}
+        """Sound id -> decisions of ours on it being written by a worker ("saving…")."""
+        self.unconfirmed: set[str] = set()
+        """Sounds whose write the store did not answer in time: it may have landed or not
+        ("not confirmed") until they are read back."""
         self._ids_set: set[str] | None = None
         self._page: tuple[list[str], int, tuple[str, str, str]] | None = None
         """The first paint's page: (its view with :data:`PENDING` around the fetched
         rows, the session's size, the view settings it was fetched for); None once the
         whole list is in (:meth:`set_ids`, :meth:`set_rows`)."""
+
+    def saving(self, sound_id: str) -> None:
+        """A decision on ``sound_id`` is on its way to the store."""
+        self.pending[sound_id] = self.pending.get(sound_id, 0) + 1
+
+    def saved(self, sound_id: str) -> None:
+        """One decision on ``sound_id`` has its answer (or failed)."""
+        left = self.pending.get(sound_id, 0) - 1
+        if left > 0:
+            self.pending[sound_id] = left
+        else:
+            self.pending.pop(sound_id, None)
+
+    def note(self, sound_id: str) -> str | None:
+        """What the row says about a write of ours in flight: "saving…", "not confirmed"."""
+        if sound_id in self.pending:
+            return SAVING
+        if sound_id in self.unconfirmed:
+            return NOT_CONFIRMED
+        return None
 
     @property
     def provisional(self) -> bool:

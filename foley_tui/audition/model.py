@@ -9,8 +9,12 @@ changed; the screen applies a Change in one place. An error leaves memory as it 
 comes back as ``Change.error``.
 
 Threads: every method runs on one thread (the UI's), except :meth:`check_outside`, which
-a poll worker runs; it only reads the store and returns an :class:`Outside` that the UI
-thread hands to :meth:`apply_outside`.
+a poll worker runs (it only reads the store and returns an :class:`Outside` that the UI
+thread hands to :meth:`apply_outside`), and the store calls of a decision when a
+``writer`` is set: the decision is then resolved when its key arrives (the sound, what
+to write) into a :class:`Job`, its row says "saving…", a worker makes the store calls
+(:meth:`Job.write`) and the UI thread applies the outcome (:meth:`settle`). Without a
+writer (headless callers, tests) a job runs at once, on the caller's thread.
 
 Headless: never imports textual; tested in milliseconds against a temp-dir store.
 """
@@ -43,6 +47,7 @@ from foley_tui.marks import MAX_RATING, Marks, marks_of_state
 from foley_tui.scene.reading import nudged
 from foley_tui.store import JournalEntry, SessionStore, UndoConflictError
 from foley_tui.store.changes import DecisionWatch
+from foley_tui.store.errors import StoreTimeoutError
 from foley_tui.store.index_db import Page
 
 VOLUME_STEP_DB = 2.0
@@ -51,6 +56,55 @@ VOLUME_RANGE_DB = (-40.0, 12.0)
 CAPTION_CELLS = 200
 
 _WRITE_ERRORS = (OSError, ValidationError, ValueError, KeyError)
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What a decision's worker brings back: the store's answer, the state of the sound
+    when that answer was not a journal entry, and undo availability right after."""
+
+    result: object = None
+    state: dict[str, Any] | None = None
+    undo: tuple[bool, bool] = (False, False)
+    gone: bool = False
+    """A ghost row whose pick foley's agent dropped meanwhile: nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadBack:
+    """The unconfirmed sounds as the store holds them, read once it answered again."""
+
+    states: dict[str, dict[str, Any]]
+    undo: tuple[bool, bool]
+    generation: int
+
+
+@dataclass(eq=False, slots=True)
+class Job:
+    """A decision resolved when its key arrived: the row it writes (None: an undo, whose
+    sound the journal names), the store calls (``write``, run by a worker) and what the
+    UI thread makes of their outcome (``settle``: the answer, or the exception)."""
+
+    sound_id: str | None
+    what: str
+    write: Callable[[], Written]
+    settle: Callable[[Written | BaseException], Change]
+    advance: Status | None = None
+    moved: bool = False
+    """The cursor already moved on when the key arrived (a background write)."""
+    moved_to: str | None = None
+    """Where it moved then (a failed write brings it back while it is still there)."""
+
+
+def attempt(
+    write: Callable[[], Written],
+    errors: type[BaseException] | tuple[type[BaseException], ...] = _WRITE_ERRORS,
+) -> Written | BaseException:
+    """Run a job's store calls; an expected failure is its outcome, not a raise."""
+    try:
+        return write()
+    except errors as exc:
+        return exc
 
 
 @dataclass
@@ -95,6 +149,11 @@ class AuditionModel:
         """Bumped by every write of ours, so a poll that raced with it is discarded."""
         self._guard = RepeatGuard(self.clock)
         self._watch: DecisionWatch = self.store.decision_watch()
+        self.reread_journal = False
+        """An undo or redo was not confirmed: the journal is read back with the sounds."""
+        self.writer: Callable[[Job], None] | None = None
+        """Runs a decision's store calls off this thread (the screen's worker), then
+        hands the outcome to :meth:`settle`; None: run them at once."""
 
     # ------------------------------------------------------------------ opening
     def open(self, opening: Opening | None = None) -> Change:
@@ -266,6 +325,22 @@ class AuditionModel:
         play = sound_id if self.view.autoplay and sound_id != self.cursor else None
         return Change(cursor=sound_id, play=play)
 
+    def unsettled(self) -> list[str]:
+        """What the app leaves unsaid when it quits now: decisions still being written and
+        writes the store did not confirm (they may have landed)."""
+        listing = self.listing
+        notes = [
+            f"not confirmed: the decision on {sid} (the store did not answer; it may have "
+            "landed: check it with `foley-tui picks` / `rejects`)"
+            for sid in sorted(listing.unconfirmed)
+            if sid not in listing.pending
+        ]
+        notes += [
+            f"still being saved as the app quit: the decision on {sid}"
+            for sid in sorted(listing.pending)
+        ]
+        return notes
+
     def save_position(self) -> str | None:
         """Put the cursor on disk now; the error message when it could not be."""
         try:
@@ -358,42 +433,60 @@ class AuditionModel:
     def skip(self, *, undo: bool) -> Change:
         """Step past the undo (or redo) entry a refused undo stopped on: a ``skip`` entry
         in the journal, so redo and other processes agree; no decision file changes."""
-        try:
-            entry = self.store.skip_undo() if undo else self.store.skip_redo()
-        except OSError as exc:
-            return Change(error=f"Not saved: {exc}")
-        if entry is None:  # the store read the journal under its lock just now
-            return self._refresh_undo(fresh=False)
         verb = "undo" if undo else "redo"
-        notice = f"Skipped the {verb} of {self.caption(entry.sound_id)}: its files are as they are"
-        return self._refresh_undo(own_write=True) | Change(notices=(notice,))
+
+        def write() -> Written:
+            entry = self.store.skip_undo() if undo else self.store.skip_redo()
+            return Written(entry, undo=self._undo_after_write(wrote=entry is not None))
+
+        def settle(outcome: Written | BaseException) -> Change:
+            if isinstance(outcome, BaseException):
+                return Change(error=f"Not saved: {outcome}")
+            entry = outcome.result
+            if not isinstance(entry, JournalEntry):  # read under the store's lock just now
+                return self._set_undo(outcome.undo)
+            notice = (
+                f"Skipped the {verb} of {self.caption(entry.sound_id)}: its files are as they are"
+            )
+            return self._set_undo(outcome.undo) | Change(notices=(notice,))
+
+        return self._submit(Job(None, f"skip {verb}", write, settle))
 
     def _journal(self, *, undo: bool) -> Change:
-        try:
+        verb = "undo" if undo else "redo"
+
+        def write() -> Written:
             entry = self.store.undo() if undo else self.store.redo()
-        except UndoConflictError as exc:
-            return Change(error=f"Not saved: {exc}", blocked="undo" if undo else "redo")
-        except OSError as exc:
-            return Change(error=f"Not saved: {exc}")
-        if entry is None:  # the store read the journal under its lock just now
-            return self._refresh_undo(fresh=False) | Change(
-                notices=(f"Nothing to {'undo' if undo else 'redo'}.",)
-            )
-        self.generation += 1
-        state = entry.before if undo else entry.after
-        hidden = self.listing.is_hidden(entry.sound_id)
-        for sid, before, after in entry.changes():  # a group (pick and drop) as one
-            self.listing.apply_state(sid, before if undo else after)
-        change = self._after_write(
-            entry.sound_id, advance=False, hid=hidden != self.listing.is_hidden(entry.sound_id)
-        ) | Change(rows=frozenset(sid for sid, _b, _a in entry.also))
-        if entry.sound_id in self.listing.view:
-            change = replace(change, cursor=entry.sound_id)
-        verb = "Undid" if undo else "Redid"
-        marks = marks_of_state(state)
-        now = state.get("status") if marks is None else marks.describe()
-        notice = f"{verb}: {self.caption(entry.sound_id)} → {now}"
-        return change | Change(notices=(notice,))
+            return Written(entry, undo=self._undo_after_write(wrote=entry is not None))
+
+        def settle(outcome: Written | BaseException) -> Change:
+            if isinstance(outcome, UndoConflictError):
+                return Change(error=f"Not saved: {outcome}", blocked=verb)
+            if isinstance(outcome, BaseException):
+                return Change(error=f"Not saved: {outcome}")
+            entry = outcome.result
+            if not isinstance(entry, JournalEntry):  # read under the store's lock just now
+                return self._set_undo(outcome.undo) | Change(notices=(f"Nothing to {verb}.",))
+            self.generation += 1
+            state = entry.before if undo else entry.after
+            hidden = self.listing.is_hidden(entry.sound_id)
+            for sid, before, after in entry.changes():  # a group (pick and drop) as one
+                self.listing.apply_state(sid, before if undo else after)
+            change = self._after_write(
+                entry.sound_id,
+                advance=False,
+                hid=hidden != self.listing.is_hidden(entry.sound_id),
+                undo=outcome.undo,
+            ) | Change(rows=frozenset(sid for sid, _b, _a in entry.also))
+            if entry.sound_id in self.listing.view:
+                change = replace(change, cursor=entry.sound_id)
+            marks = marks_of_state(state)
+            now = state.get("status") if marks is None else marks.describe()
+            done = "Undid" if undo else "Redid"
+            notice = f"{done}: {self.caption(entry.sound_id)} → {now}"
+            return change | Change(notices=(notice,))
+
+        return self._submit(Job(None, verb, write, settle))
 
     # -- the write path -------------------------------------------------------------
     def _toggle(
@@ -416,28 +509,133 @@ class AuditionModel:
 
         A key on a ghost row (a pick with no cached candidate) whose pick foley's agent
         dropped since the list was drawn writes nothing: the row goes instead."""
-        if self.listing.is_ghost(sound_id) and self._pick_gone(sound_id):
-            self.listing.decisions.picks.pop(sound_id, None)
-            self.listing.decisions.rejects.pop(sound_id, None)
-            notice = f"{sound_id}: foley's agent dropped this pick meanwhile; nothing written"
-            return self._reapply(keep=None) | Change(
-                notices=(notice,), rows=frozenset({sound_id}), status=True
-            )
-        try:
+        ghost = self.listing.is_ghost(sound_id)
+
+        def run() -> Written:
+            if ghost and self._pick_gone(sound_id):
+                return Written(gone=True)
             result = write()
-        except _WRITE_ERRORS as exc:
-            return Change(error=f"Not saved: {exc}")
-        self.generation += 1
-        decisions = self.listing.decisions
-        also: frozenset[str] = frozenset()
-        if isinstance(result, JournalEntry):
-            for sid, _before, after in result.changes():
-                self.listing.apply_state(sid, after)
-            also = frozenset(sid for sid, _b, _a in result.also)
-        else:
-            decisions.apply_state(sound_id, self.store.verdicts(sound_id).to_state())
-        moves = advance is not None and decisions.status(sound_id) is advance
-        return self._after_write(sound_id, advance=moves) | Change(rows=also)
+            state = None
+            if not isinstance(result, JournalEntry):
+                state = self.store.verdicts(sound_id).to_state()
+            return Written(result, state, self._undo_after_write())
+
+        def settle(outcome: Written | BaseException) -> Change:
+            if isinstance(outcome, BaseException):
+                return Change(error=f"Not saved: {outcome}")
+            if outcome.gone:
+                self.listing.decisions.picks.pop(sound_id, None)
+                self.listing.decisions.rejects.pop(sound_id, None)
+                notice = f"{sound_id}: foley's agent dropped this pick meanwhile; nothing written"
+                return self._reapply(keep=None) | Change(
+                    notices=(notice,), rows=frozenset({sound_id}), status=True
+                )
+            self.generation += 1
+            decisions = self.listing.decisions
+            also: frozenset[str] = frozenset()
+            result = outcome.result
+            if isinstance(result, JournalEntry):
+                for sid, _before, after in result.changes():
+                    self.listing.apply_state(sid, after)
+                also = frozenset(sid for sid, _b, _a in result.also)
+            elif outcome.state is not None:
+                decisions.apply_state(sound_id, outcome.state)
+            moves = advance is not None and decisions.status(sound_id) is advance
+            return self._after_write(
+                sound_id, advance=moves and not job.moved, undo=outcome.undo, settled=job.moved
+            ) | Change(rows=also)
+
+        job = Job(sound_id, "decision", run, settle, advance=advance)
+        return self._submit(job)
+
+    def _undo_after_write(self, *, wrote: bool = True) -> tuple[bool, bool]:
+        """(Worker.) Undo availability right after a write of ours (``wrote``): the
+        journal as read is recorded first, so the next poll has nothing to do."""
+        try:
+            if wrote:
+                self._watch.own_journal()
+            return self.store.undo_redo(fresh=False)
+        except OSError:
+            return (False, False)
+
+    def _submit(self, job: Job) -> Change:
+        """Run a job: at once without a writer; else its row says "saving…" (and, when
+        the decision is one that advances, the cursor moves on now, as the key asked)
+        while the writer runs it, and :meth:`settle` applies its outcome."""
+        if self.writer is None:
+            return job.settle(attempt(job.write))
+        self.generation += 1  # a poll that read before this write is out of date
+        change = Change(status=True)
+        sound_id = job.sound_id
+        if sound_id is not None:
+            self.listing.saving(sound_id)
+            change |= Change(rows=frozenset({sound_id}), details=True)
+            if (
+                job.advance is not None
+                and self.settings.auto_advance
+                and self.status_of(sound_id) is not job.advance
+            ):
+                cursor = self.listing.cursor_after(
+                    sound_id, self.cursor, self.cursor_index, advance=True, moved=False
+                )
+                if cursor is not None and cursor != sound_id:
+                    job.moved, job.moved_to = True, cursor
+                    self.user_moved = True
+                    play = cursor if self.view.autoplay else None
+                    change |= Change(cursor=cursor, play=play)
+        self.writer(job)
+        return change
+
+    def settle(self, job: Job, outcome: Written | BaseException) -> Change:
+        """(UI thread.) A job's outcome, from the writer. A write the store did not
+        answer in time may still land: its row says "not confirmed" until the sound is
+        read back (:meth:`read_back`), and it is never written again."""
+        sound_id = job.sound_id
+        if sound_id is not None:
+            self.listing.saved(sound_id)
+        back = Change()
+        if isinstance(outcome, BaseException) and job.moved and self.cursor == job.moved_to:
+            back = Change(cursor=sound_id)  # the row the key was for: it is not saved
+        if isinstance(outcome, StoreTimeoutError):
+            rows = frozenset({sound_id}) if sound_id is not None else frozenset()
+            if sound_id is not None:
+                self.listing.unconfirmed.add(sound_id)
+            else:
+                self.reread_journal = True
+            error = (
+                f"Not confirmed: {outcome}. The {job.what} may still land; it is read back "
+                "when the store answers."
+            )
+            return Change(rows=rows, details=True, status=True, error=error) | back
+        if sound_id is not None:
+            self.listing.unconfirmed.discard(sound_id)
+        rows = frozenset({sound_id}) if sound_id is not None else frozenset()
+        return job.settle(outcome) | Change(rows=rows, status=True) | back
+
+    def read_back(self, sound_ids: Sequence[str]) -> ReadBack:
+        """(Worker.) The sounds whose write was not confirmed, as the store holds them
+        now, with undo availability; raises OSError while the store does not answer."""
+        states = {sid: self.store.verdicts(sid).to_state() for sid in sound_ids}
+        return ReadBack(states, self.store.undo_redo(), self.generation)
+
+    def apply_read_back(self, read: ReadBack) -> Change:
+        """(UI thread.) Show what the store holds for the unconfirmed sounds."""
+        self.reread_journal = False
+        rows = frozenset(read.states)
+        notices = []
+        for sid, state in read.states.items():
+            if sid not in self.listing.unconfirmed:
+                continue  # a later decision of ours settled it meanwhile
+            self.listing.unconfirmed.discard(sid)
+            if sid in self.listing.pending:
+                continue  # a later write is on its way: its answer will show
+            self.listing.decisions.apply_state(sid, state)
+            status = self.listing.decisions.status(sid)
+            notices.append(f"Read back {self.caption(sid)}: {status.value}")
+        change = self._set_undo(read.undo)
+        if self._view_depends_on_decisions():
+            change |= self._reapply(keep=self.cursor)
+        return change | Change(rows=rows, status=True, details=True, notices=tuple(notices))
 
     def _pick_gone(self, sound_id: str) -> bool:
         try:
@@ -489,19 +687,26 @@ class AuditionModel:
         duration_s: float | None = None,
     ) -> Change:
         was_hidden = self.listing.is_hidden(sound_id)
-        try:
+
+        def write() -> Written:
             entry = self.store.update_marks(sound_id, change, duration_s=duration_s)
-        except _WRITE_ERRORS as exc:
-            return Change(error=f"Not saved: {exc}")
-        if entry is None:
-            return Change()
-        self.generation += 1
-        for sid, _before, after in entry.changes():
-            self.listing.apply_state(sid, after)
-        hid = was_hidden != self.listing.is_hidden(sound_id)
-        change_ = self._after_write(sound_id, advance=False, hid=hid)
-        marks = self.listing.marks.get(sound_id, Marks())
-        return change_ | Change(notices=(f"{self.caption(sound_id)}: {marks.describe()}",))
+            return Written(entry, undo=self._undo_after_write(wrote=entry is not None))
+
+        def settle(outcome: Written | BaseException) -> Change:
+            if isinstance(outcome, BaseException):
+                return Change(error=f"Not saved: {outcome}")
+            entry = outcome.result
+            if not isinstance(entry, JournalEntry):
+                return Change()
+            self.generation += 1
+            for sid, _before, after in entry.changes():
+                self.listing.apply_state(sid, after)
+            hid = was_hidden != self.listing.is_hidden(sound_id)
+            change_ = self._after_write(sound_id, advance=False, hid=hid, undo=outcome.undo)
+            marks = self.listing.marks.get(sound_id, Marks())
+            return change_ | Change(notices=(f"{self.caption(sound_id)}: {marks.describe()}",))
+
+        return self._submit(Job(sound_id, "mark", write, settle))
 
     def event_rivals(self, sound_id: str) -> list[str]:
         """With ``one_pick_per_event``: the other picks of the scene event that picking
@@ -522,8 +727,18 @@ class AuditionModel:
             sound_id, lambda: self.store.pick_and_drop(sound_id, others), advance=Status.PICKED
         )
 
-    def _after_write(self, sound_id: str, *, advance: bool, hid: bool = False) -> Change:
-        """``hid``: the sound was hidden or shown (it leaves or joins the view)."""
+    def _after_write(
+        self,
+        sound_id: str,
+        *,
+        advance: bool,
+        undo: tuple[bool, bool],
+        hid: bool = False,
+        settled: bool = False,
+    ) -> Change:
+        """``hid``: the sound was hidden or shown (it leaves or joins the view).
+        ``settled``: the cursor moved on when the key arrived (a background write): it
+        stays where the user is now."""
         self.user_moved = True
         listing = self.listing
         vs = self.view
@@ -532,6 +747,15 @@ class AuditionModel:
         view_changed = view_changed or not listing.contains(sound_id)  # a ghost pick
         if view_changed:
             listing.apply(vs)
+        if settled and self.cursor != sound_id:
+            keep = self.cursor if view_changed and self.cursor in listing.view else None
+            return self._set_undo(undo) | Change(
+                rows=frozenset({sound_id}),
+                view=view_changed,
+                cursor=keep,
+                status=True,
+                details=True,
+            )
         cursor = listing.cursor_after(
             sound_id,
             self.cursor if not view_changed else None,
@@ -540,7 +764,7 @@ class AuditionModel:
             moved=view_changed,
         )
         play = cursor if cursor is not None and cursor != sound_id and vs.autoplay else None
-        return self._refresh_undo(own_write=True) | Change(
+        return self._set_undo(undo) | Change(
             rows=frozenset({sound_id}),
             view=view_changed,
             cursor=cursor,
@@ -549,15 +773,10 @@ class AuditionModel:
             details=True,
         )
 
-    def _refresh_undo(self, *, own_write: bool = False, fresh: bool = True) -> Change:
-        """Undo/redo availability; after ``own_write`` (ours just appended to the
-        journal) the journal as read is recorded, so the next poll has nothing to do.
-        Not ``fresh``: from what the store read (under its lock, right after a write
-        or an undo of ours), without reading the journal again."""
+    def _refresh_undo(self) -> Change:
+        """Undo/redo availability, read from the journal now."""
         try:
-            if own_write:
-                self._watch.own_journal()
-            now = self.store.undo_redo(fresh=fresh and not own_write)
+            now = self.store.undo_redo()
         except OSError:
             now = (False, False)
         return self._set_undo(now)

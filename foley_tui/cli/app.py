@@ -157,6 +157,9 @@ def _launch(
             app.run()
         finally:
             app.cancel_forced_exit()  # the shutdown finished: no need to force it
+    for note in app.exit_notes:  # what could not be saved as the app quit
+        with contextlib.suppress(OSError, ValueError):
+            print(f"foley-tui: {note}", file=sys.stderr)
     if app.left_because is not None:
         # Usually nobody reads this (the terminal is gone), but stdin at its end (< file)
         # or a SIGTERM from a script deserves a word; a dead terminal refuses the write.

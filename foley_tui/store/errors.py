@@ -29,6 +29,13 @@ class StoreWriteError(OSError):
     """A durable write failed; the state on disk is what it was before the call."""
 
 
+class StoreTimeoutError(StoreWriteError):
+    """The store did not answer within its deadline. A write that timed out may still
+    land (a paused server runs what it queued when the pause ends): its outcome is
+    unknown, not refused; read the sound back once the store answers, never write it
+    again blindly."""
+
+
 class SessionServiceError(Exception):
     """Base of the session service errors (one-line, user-facing messages)."""
 

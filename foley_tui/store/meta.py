@@ -51,6 +51,11 @@ class MetaDocument:
         self._meta: dict[str, Any] | None = None
         self._dirty = False
         self._written = 0.0
+        self.write_behind = False
+        """Coalesced cursor/view writes are made by a background thread (the app sets
+        this: a store that stalls must not hold its UI thread); :meth:`flush` still
+        writes on the caller's thread."""
+        self._behind: threading.Thread | None = None
 
     def _fs_created(self) -> datetime:
         if self.session_path is not None:
@@ -171,10 +176,33 @@ class MetaDocument:
     def _touch_coalesced(self) -> None:
         with self._lock:
             self._dirty = True
-        if time.monotonic() - self._written >= META_COALESCE_S:
+        if time.monotonic() - self._written < META_COALESCE_S:
+            return
+        if self.write_behind:
+            self._write_later()
+            return
+        self.write(durable=False)
+        with self._lock:
+            self._dirty = True  # still owe a durable write at flush()
+
+    def _write_later(self) -> None:
+        with self._lock:
+            if self._behind is not None and self._behind.is_alive():
+                return  # one at a time; flush() or a later change writes the rest
+            self._written = time.monotonic()  # no new thread per move while one is due
+            self._behind = threading.Thread(
+                target=self._write_behind, name="meta write-behind", daemon=True
+            )
+            behind = self._behind
+        behind.start()
+
+    def _write_behind(self) -> None:
+        try:
             self.write(durable=False)
-            with self._lock:
-                self._dirty = True  # still owe a durable write at flush()
+        except OSError:
+            pass  # kept dirty: flush() at quit writes it or says why not
+        with self._lock:
+            self._dirty = True  # still owe a durable write at flush()
 
     def flush(self) -> None:
         """Write pending cursor/view changes durably (call when the app quits)."""

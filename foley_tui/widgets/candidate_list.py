@@ -412,6 +412,9 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
             if marks.hidden:
                 caption = f"◌ {caption}"
                 text_style = text_style + self.get_component_rich_style("candidate-list--pending")
+        note = listing.note(sound_id)
+        if note is not None:  # a decision of ours on its way, or not confirmed
+            caption = f"({note}) {caption}"
         complete = row is not None and row.complete and not row.unreadable
         source = ""
         if complete and row is not None:
@@ -482,6 +485,9 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
             text_style = self.get_component_rich_style("candidate-list--pending")
         else:
             description = (lib.description if lib else "") or row.caption
+        note = listing.note(sound_id)
+        if note is not None:  # a decision of ours on its way, or not confirmed
+            description = f"({note}) {description}"
         name = lib.name if lib else ""
         if lib is not None and lib.paths > 1:
             name = f"{name} (+{lib.paths - 1})"  # the same sound at other paths

@@ -43,6 +43,7 @@ async def test_failed_write_leaves_the_row_and_shows_the_error(
 
         monkeypatch.setattr(screen.store, "toggle_pick", fail)  # what p calls
         await pilot.press("p")
+        await settle(pilot)  # written by a worker: its answer comes after the key
         assert screen.listing.decisions.status(IDS[0]) is Status.UNDECIDED
         assert current(app) == IDS[0]  # no advance either
         assert session.pick_file(IDS[0]) is None

@@ -8,13 +8,16 @@ push and its mount, while it is dismissed. The app must not crash, and every dec
 written must be for the row that was highlighted on the screen showing when it was
 written: a layer key typed just after ``t`` leaves the timeline lands on the list's row,
 never on the timeline's pick (the timeline screen, being dismissed, may still be handed
-keys that were queued).
+keys that were queued). The list's decisions are resolved when their key arrives and
+written by a worker afterwards: the row highlighted is the one at the key, and the worker
+writes only that row.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +29,7 @@ from foley_tui.app.foley_app import FoleyApp
 from foley_tui.screens.audition.screen import AuditionScreen
 from foley_tui.screens.timeline.screen import TimelineScreen
 from tests.fakes import FakePlayer
-from tests.ui.conftest import SIZE, Session, ready
+from tests.ui.conftest import SIZE, Session, ready, wait_workers
 
 #: The keys of the report that crashed the timeline, and the screen toggle.
 KEYS = ["p", "x", "c", "j", "k", "u", "ctrl+r", "1", "2", "3", "t", "[", "]", "escape"]
@@ -45,14 +48,45 @@ def highlighted(screen: Screen[Any]) -> str | None:
 
 def record_writes(app: FoleyApp, log: list[tuple[str, str, str | None, str]]) -> None:
     """Wrap the store's decision methods: each call logs (method, sound id, the row
-    highlighted on the screen showing at that moment, that screen's name)."""
+    highlighted on the screen showing at that moment, that screen's name). A call from
+    the list's decision worker logs the row highlighted when its key arrived instead
+    (the job's row, checked against the screen when the job was made)."""
     store = app.store
+    running = threading.local()
+    audition = app.audition
+    assert audition is not None
+    model = audition.model
+    submit = model.writer
+    assert submit is not None
+
+    def submitting(job: Any) -> None:
+        screen = app.screen
+        at_key = highlighted(screen)
+        if job.sound_id is not None:
+            log.append(("job", job.sound_id, at_key, type(screen).__name__))
+        write = job.write
+
+        def written() -> Any:
+            running.row = at_key
+            try:
+                return write()
+            finally:
+                running.row = None
+
+        job.write = written
+        submit(job)
+
+    model.writer = submitting
     for name in TARGETED:
         original: Callable[..., Any] = getattr(store, name)
 
         def wrapped(sound_id: str, *args: Any, _name: str = name, _f: Any = original) -> Any:
             screen = app.screen
-            log.append((_name, sound_id, highlighted(screen), type(screen).__name__))
+            if threading.current_thread() is not threading.main_thread():
+                row = getattr(running, "row", None)
+                log.append((_name, sound_id, row, "decision worker"))
+            else:
+                log.append((_name, sound_id, highlighted(screen), type(screen).__name__))
             return _f(sound_id, *args)
 
         setattr(store, name, wrapped)
@@ -87,7 +121,8 @@ async def test_key_bursts_never_crash_and_write_only_the_highlighted_row(
             await asyncio.sleep(rng.uniform(0.0, 0.012))
             assert app.is_running, f"the app stopped after {sent} keys"
         await pilot.pause()
+        await wait_workers(app)
         assert app.is_running
-    assert log, "no decision was written: the burst did not exercise writes"
+    assert any(entry[3] == "decision worker" for entry in log), "no decision was written"
     wrong = [entry for entry in log if entry[1] != entry[2]]
     assert not wrong, f"{len(wrong)} of {len(log)} writes went to another row: {wrong[:5]}"

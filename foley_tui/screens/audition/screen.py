@@ -42,6 +42,7 @@ from foley_tui.screens.audition.preview import Previewer
 from foley_tui.screens.audition.reports import worker_failure
 from foley_tui.screens.audition.scene_actions import InContext, open_timeline
 from foley_tui.screens.audition.similar_search import SimilarSearch
+from foley_tui.screens.audition.writer import DecisionWriter
 from foley_tui.store import SessionStore
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
@@ -107,6 +108,8 @@ class AuditionScreen(Screen[None]):
         self.player = player
         self.settings = settings
         self.model = AuditionModel(store, settings)
+        # Cursor and view saves between two flushes are written behind, off this thread.
+        store.meta_doc.write_behind = True
         if library is not None:
             self.model.sorts = LIBRARY_SORTS
             self.model.listing.extra_sorts = {
@@ -123,6 +126,8 @@ class AuditionScreen(Screen[None]):
             ledger=lambda: self.loader.ledger_watch,
             library=library,
         )
+        # Decisions are written by its workers, in key order: never on this thread.
+        self.writer = DecisionWriter(self.model, apply=self.apply)
         self.dialogs = DecisionDialogs(self, self.model)
         self.in_context = InContext(self.model, player, settings)
         self.similar = SimilarSearch(
@@ -145,6 +150,8 @@ class AuditionScreen(Screen[None]):
         self._binding_state: tuple[bool, ...] = ()
         self._list: CandidateList | None = None
         self._problems_seen: set[str] = set()
+        self._quitting = False
+        self._quit_done = False
 
     # -- state the parts and the app read ---------------------------------------------
     @property
@@ -188,6 +195,7 @@ class AuditionScreen(Screen[None]):
         yield StatusLine(id="status")
         yield KeyHints(compact=True)
         yield self.loader
+        yield self.writer
         yield self.previewer
         yield self.in_context
         yield self.similar
@@ -522,14 +530,41 @@ class AuditionScreen(Screen[None]):
         self.app.push_screen(HelpScreen(help_entries(self.app)))
 
     def action_quit(self) -> None:
-        self.save_position()
+        """Quit once the decisions made so far have their answer (a second ``q`` does
+        not wait); what was not saved is said on the terminal after the app is gone."""
+        if self._quitting or self.writer.outstanding == 0:
+            self._quit()
+            return
+        self._quitting = True
+        waiting = self.writer.outstanding
+        self.notify(
+            f"Quitting once {waiting} decision{'s are' if waiting > 1 else ' is'} saved "
+            "(q again: quit now).",
+            title="Saving",
+            timeout=10,
+        )
+        self.writer.when_idle(self._quit)
+
+    def _quit(self) -> None:
+        if self._quit_done:
+            return
+        self._quit_done = True
+        self.save_position(leaving=True)
         self.app.exit()
 
-    def save_position(self) -> None:
-        """Put the cursor on disk now (writes may be coalesced by the store)."""
+    def save_position(self, *, leaving: bool = False) -> None:
+        """Put the cursor on disk now (writes may be coalesced by the store). ``leaving``:
+        the app is quitting; what was not saved goes to the terminal after it."""
         error = self.model.save_position()
-        if error is not None:
-            self.notify(error, severity="error")
+        notes = [error] if error is not None else []
+        if leaving:
+            notes += self.model.unsettled()
+            keep = getattr(self.app, "exit_notes", None)
+            if isinstance(keep, list):
+                keep.extend(n for n in notes if n not in keep)
+                return
+        for note in notes:
+            self.notify(note, severity="error")
 
 
 @functools.cache

@@ -25,11 +25,12 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 import hiredis  # noqa: F401
 import redis
 from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.retry import Retry
 
 from foley_tui import paths
-from foley_tui.store.errors import StoreWriteError
+from foley_tui.store.errors import StoreTimeoutError, StoreWriteError
 
 PASSWORD_ENV = "FOLEY_TUI_REDIS_PASSWORD"
 PASSWORD_FILE_ENV = "FOLEY_TUI_REDIS_PASSWORD_FILE"
@@ -50,12 +51,9 @@ class RedisStoreError(StoreWriteError):
     write handle this too. The message never holds the password."""
 
 
-class StoreTimeoutError(RedisStoreError):
-    """The server did not answer within the operation's deadline.
-
-    A write that timed out may still land (a paused server runs what was queued when the
-    pause ends): its outcome is unknown, not refused, and is read back once the server
-    answers again."""
+class RedisTimeoutError(RedisStoreError, StoreTimeoutError):
+    """The server did not answer within the operation's deadline (see
+    :class:`~foley_tui.store.errors.StoreTimeoutError`: a write's outcome is unknown)."""
 
 
 class PasswordInURLWarning(UserWarning):
@@ -213,7 +211,7 @@ def connect(
         # redis-py's default backoff holding a refused decision for seconds. Never after a
         # timeout: that would double the deadline, and a paused server may still run the
         # first attempt (a write sent twice).
-        retry=options.pop("retry", Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))),
+        retry=options.pop("retry", Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,))),
         client_name="foley-tui",
         **options,
     )
@@ -232,8 +230,8 @@ def unavailable(target: Target, exc: BaseException, doing: str) -> RedisStoreErr
     elif isinstance(exc, redis.exceptions.NoPermissionError):
         reason = f"the Redis user may not do this ({reason}); check its ACL key pattern"
     elif isinstance(exc, redis.TimeoutError):
-        return StoreTimeoutError(f"{doing}: {timed_out(target)}")
-    elif isinstance(exc, redis.ConnectionError):
+        return RedisTimeoutError(f"{doing}: {timed_out(target)}")
+    elif isinstance(exc, RedisConnectionError):
         reason = f"Redis at {target.url} is unreachable ({reason})"
     return RedisStoreError(f"{doing}: {reason}")
 
@@ -247,18 +245,18 @@ def timed_out(target: Target) -> str:
 __all__ = [
     "DEFAULT_PREFIX",
     "DEFAULT_TIMEOUT_S",
-    "StoreTimeoutError",
-    "timed_out",
     "PASSWORD_ENV",
     "PASSWORD_FILE_ENV",
     "PasswordInURLWarning",
     "RedisError",
     "RedisStoreError",
+    "RedisTimeoutError",
     "Target",
     "connect",
     "is_redis_url",
     "parse_url",
     "redact",
     "resolve_password",
+    "timed_out",
     "unavailable",
 ]

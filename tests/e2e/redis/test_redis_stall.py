@@ -13,14 +13,15 @@ import contextlib
 import os
 import signal
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from foley_tui.store.redis.conn import StoreTimeoutError, parse_url
+from foley_tui.store.errors import StoreTimeoutError
+from foley_tui.store.redis.conn import parse_url
 from foley_tui.store.redis.service import RedisSessionService
-from tests.e2e.test_tmux_e2e import FOLEY_TUI
+from tests.e2e.test_tmux_e2e import FOLEY_TUI, Tmux
 from tests.unit.store.helpers import candidate
 
 from .server import RedisServer
@@ -70,7 +71,9 @@ def cli(*argv: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 def session(redis_server: RedisServer) -> str:
     service = RedisSessionService(redis_server.url, user="ana")
     session_id = service.create("Stall scene")
-    service.get(session_id).cache_candidates([candidate("a:1"), candidate("b:2")])
+    service.get(session_id).cache_candidates(
+        [candidate("a:1", caption="rain"), candidate("b:2", caption="door")]
+    )
     return session_id
 
 
@@ -127,3 +130,81 @@ def test_an_operation_raises_the_timeout_error(redis_server: RedisServer, sessio
     store = RedisSessionService(f"{redis_server.url}?socket_timeout={DEADLINE}").get(session)
     with stopped(redis_server), pytest.raises(StoreTimeoutError, match="did not answer"):
         store.add_pick("a:1")
+
+
+# -- the app in a terminal -----------------------------------------------------------------
+def _app_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env.update(TERM="xterm-256color", LANG="C.UTF-8", FOLEY_TUI_USER="ana")
+    return env
+
+
+def _status(screen: str) -> str:
+    """The status line: the line above the footer (the last non-blank line)."""
+    lines = [line for line in screen.splitlines() if line.strip()]
+    return lines[-2] if len(lines) >= 2 else ""
+
+
+def _listed(screen: str) -> bool:
+    """The whole list is in (the status line's loading mark gone)."""
+    return "door" in screen and "✔ 0" in _status(screen) and "⧗" not in _status(screen)
+
+
+@pytest.mark.parametrize("stall", [stopped, paused], ids=["sigstop", "client-pause"])
+def test_the_app_stays_responsive_while_the_store_stalls(
+    redis_server: RedisServer,
+    session: str,
+    tmux: Callable[[], Tmux],
+    stall: Callable[[RedisServer], contextlib.AbstractContextManager[None]],
+) -> None:
+    """A pick while the server does not answer: the row says "saving…", then "not
+    confirmed" once the deadline passes; help opens and closes meanwhile. When the
+    server answers again the sound is read back: the row shows what the store holds, and
+    the store holds the pick and its journal entry together or neither of them."""
+    url = f"{redis_server.url}?socket_timeout={DEADLINE}"
+    app = tmux()
+    app.start([str(FOLEY_TUI), "open", "Stall scene", "--no-audio", "--store", url], _app_env())
+    app.wait_for(_listed, "the list")
+    with stall(redis_server):
+        app.keys("p")
+        app.wait_for(lambda s: "(not confirmed)" in s, "the pick not confirmed")
+        app.keys("?")
+        app.wait_for(lambda s: "remap by id" in s, "the help screen")
+        app.keys("Escape")
+        app.wait_for(lambda s: "remap by id" not in s and "rain" in s, "help closed")
+    # Read back once the server answers: the row loses its note and shows the truth.
+    screen = app.wait_for(lambda s: "(not confirmed)" not in s, "the read back")
+    store = RedisSessionService(redis_server.url, user="ana").get(session)
+    picked = store.picked_ids()
+    assert [e.sound_id for e in store.journal()] == picked  # one script: both or neither
+    assert picked in ([], ["a:1"])
+    want = f"✔ {len(picked)}"
+    app.wait_for(lambda s: want in _status(s), f"the status line with {want}")
+    assert "(saving" not in screen
+    app.keys("q")
+    app.wait_exit()
+
+
+def test_q_quits_while_the_store_is_stopped(
+    redis_server: RedisServer, session: str, tmux: Callable[[], Tmux], tmp_path: Path
+) -> None:
+    """``q`` with the server stopped: the app exits (the cursor save gives up after the
+    deadline) and says on the terminal what was not saved."""
+    url = f"{redis_server.url}?socket_timeout={DEADLINE}"
+    script = tmp_path / "run.sh"
+    # The pane stays after the app: what it said on leaving is read from the terminal.
+    script.write_text(
+        f'"{FOLEY_TUI}" open "Stall scene" --no-audio --store "{url}"\necho "exit=$?"\nexec cat\n'
+    )
+    app = tmux()
+    app.start(["sh", str(script)], _app_env())
+    app.wait_for(_listed, "the list")
+    with stopped(redis_server):
+        app.keys("j")  # a cursor to save
+        app.keys("p")
+        app.wait_for(lambda s: "(not confirmed)" in s, "the pick not confirmed")
+        app.keys("q")
+        said = app.wait_for(lambda s: "exit=" in s, "the app gone")
+    assert "exit=0" in said
+    assert "not confirmed: the decision on b:2" in said
+    assert "Cursor not saved" in said and f"did not answer in {DEADLINE} s" in said

@@ -1,0 +1,142 @@
+"""DecisionWriter: the audition screen's decisions, written by a worker in key order.
+
+A widget with nothing to draw that the screen composes. The model resolves a key into a
+:class:`~foley_tui.audition.model.Job` when it arrives (the row, what to write) and
+hands it here; each job runs its store calls in a thread worker, one at a time and in
+the order the keys came (a ticket each), and posts its outcome back to this widget,
+which gives it to the model and the model's Change to the screen. The UI thread never
+waits for the store: a stalled server leaves the keys, help and quit working, the rows
+say "saving…", then the answer, or "not confirmed" when the store's deadline passed.
+
+A write that was not confirmed may still land (a paused server runs what it queued
+once the pause ends): nothing is written again; the sounds are read back by a worker
+that asks until the store answers, and their rows then show what it holds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable
+
+from textual import work
+from textual.message import Message
+from textual.widget import Widget
+from textual.worker import get_current_worker
+
+from foley_tui.audition.change import Change
+from foley_tui.audition.model import AuditionModel, Job, ReadBack, Written, attempt
+
+#: Between two attempts to read back what was not confirmed, while the store is silent.
+READ_BACK_RETRY_S = 0.5
+
+
+class Settled(Message):
+    """A job's outcome (posted by its worker)."""
+
+    def __init__(self, job: Job, outcome: Written | BaseException) -> None:
+        super().__init__()
+        self.job = job
+        self.outcome = outcome
+
+
+class ReadBackDone(Message):
+    """The unconfirmed sounds as the store holds them (posted by the read-back worker)."""
+
+    def __init__(self, read: ReadBack) -> None:
+        super().__init__()
+        self.read = read
+
+
+class DecisionWriter(Widget):
+    """Writes the model's decisions off the UI thread, in key order (module docstring)."""
+
+    DEFAULT_CSS = "DecisionWriter { display: none; }"
+
+    def __init__(self, model: AuditionModel, *, apply: Callable[[Change], None]) -> None:
+        super().__init__()
+        self.model = model
+        self.apply = apply
+        self._tickets = itertools.count()
+        self._serving = 0
+        self._turn = threading.Condition()
+        self._stop = threading.Event()
+        self._outstanding = 0
+        self._when_idle: list[Callable[[], None]] = []
+        model.writer = self.submit
+
+    def on_unmount(self) -> None:
+        self._stop.set()
+        with self._turn:
+            self._turn.notify_all()
+
+    @property
+    def outstanding(self) -> int:
+        """Jobs submitted whose outcome has not been applied yet."""
+        return self._outstanding
+
+    def submit(self, job: Job) -> None:
+        """(UI thread.) Queue a job behind the ones before it."""
+        self._outstanding += 1
+        self._write(job, next(self._tickets))
+
+    def when_idle(self, then: Callable[[], None]) -> None:
+        """Call ``then`` once every job submitted so far has its outcome shown (now, when
+        none is outstanding): quitting waits for the decisions the user made."""
+        if self._outstanding == 0:
+            then()
+        else:
+            self._when_idle.append(then)
+
+    @work(thread=True, group="decide", exit_on_error=False, name="write decision")
+    def _write(self, job: Job, ticket: int) -> None:
+        # Every job is written, even when the screen is leaving: a key the user pressed
+        # before quitting is a decision they made.
+        with self._turn:
+            self._turn.wait_for(lambda: self._serving == ticket)
+        try:
+            # Anything it raises is its outcome: a row never stays "saving…".
+            outcome = attempt(job.write, Exception)
+            # Posted inside the turn, so outcomes arrive in key order too.
+            self.post_message(Settled(job, outcome))
+        finally:
+            with self._turn:
+                self._serving += 1
+                self._turn.notify_all()
+
+    def on_settled(self, message: Settled) -> None:
+        self._outstanding -= 1
+        self.apply(self.model.settle(message.job, message.outcome))
+        self._read_back_when_needed()
+        if self._outstanding == 0 and self._when_idle:
+            waiting, self._when_idle = self._when_idle, []
+            for then in waiting:
+                then()
+
+    def _read_back_when_needed(self) -> None:
+        model = self.model
+        if not (model.listing.unconfirmed or model.reread_journal):
+            return
+        if any(w.group == "read-back" and w.is_running for w in self.workers):
+            return
+        self._read_back(tuple(model.listing.unconfirmed))
+
+    @work(thread=True, group="read-back", exit_on_error=False, name="read back")
+    def _read_back(self, sound_ids: tuple[str, ...]) -> None:
+        """Ask the store for the unconfirmed sounds until it answers."""
+        worker = get_current_worker()
+        while not (worker.is_cancelled or self._stop.is_set()):
+            try:
+                read = self.model.read_back(sound_ids)
+            except OSError:
+                self._stop.wait(READ_BACK_RETRY_S)
+                continue
+            self.post_message(ReadBackDone(read))
+            return
+
+    def on_read_back_done(self, message: ReadBackDone) -> None:
+        self.apply(self.model.apply_read_back(message.read))
+        self._read_back_when_needed()  # a write that timed out meanwhile
+
+
+__all__ = ["DecisionWriter"]
