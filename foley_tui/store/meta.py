@@ -9,6 +9,7 @@ Headless: never imports textual.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -197,10 +198,9 @@ class MetaDocument:
         behind.start()
 
     def _write_behind(self) -> None:
-        try:
+        # Failed: kept dirty, and flush() at quit writes it or says why not.
+        with contextlib.suppress(OSError):
             self.write(durable=False)
-        except OSError:
-            pass  # kept dirty: flush() at quit writes it or says why not
         with self._lock:
             self._dirty = True  # still owe a durable write at flush()
 
