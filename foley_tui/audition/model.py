@@ -410,7 +410,20 @@ class AuditionModel:
         onset = pick.onset if pick is not None else None
         if isinstance(onset, str) and not replace_anchor:
             return Change(notices=("the onset is an anchor; confirm to replace it",))
-        return self.set_onset(sound_id, self.nudged_to(sound_id, delta, words))
+        shown_words = list(words)
+
+        def write() -> JournalEntry | None:
+            # From the onset the store holds when this nudge's turn comes (after the
+            # nudges still being written before it), not the one shown at the key.
+            now = self.store.verdicts(sound_id).pick
+            stored = now.get("onset") if isinstance(now, dict) else None
+            if isinstance(stored, str) and not replace_anchor:
+                raise ValidationError("the onset is an anchor now; confirm to replace it")
+            held = stored if isinstance(stored, str | int | float) else None
+            target = self._nudged_from(sound_id, held, delta, shown_words)
+            return self.store.update_pick(sound_id, onset=target)
+
+        return self._write(sound_id, write)
 
     def nudged_to(
         self, sound_id: str, delta: float, words: Sequence[Mapping[str, Any]] = ()
@@ -418,7 +431,16 @@ class AuditionModel:
         """Where a nudge of ``delta`` puts ``sound_id``'s onset: an anchor moves from where
         the narration's ``words`` put it (else an absolute anchor's seconds, else 0:00)."""
         pick = self.listing.decisions.picks.get(sound_id)
-        onset = pick.onset if pick is not None else None
+        return self._nudged_from(sound_id, pick.onset if pick else None, delta, words)
+
+    def _nudged_from(
+        self,
+        sound_id: str,
+        onset: Onset | None,
+        delta: float,
+        words: Sequence[Mapping[str, Any]] = (),
+    ) -> float:
+        pick = self.listing.decisions.picks.get(sound_id)
         placement = self.listing.placement(sound_id)
         layer = placement.layer if placement is not None else (pick.layer if pick else None)
         loop = placement.loop if placement is not None else False
