@@ -84,12 +84,19 @@ def drop_controls(text: str) -> str:
 
 
 class EscapingWriter(io.TextIOBase):
-    """A text stream that escapes control characters before they reach ``target``."""
+    """A text stream that escapes control characters before they reach ``target``.
 
-    def __init__(self, target: TextIO) -> None:
+    ``after``: a stream flushed before each write, so what it was given reaches the
+    terminal first (stderr after stdout: a piped stdout is block-buffered, and a message
+    on stderr would otherwise overtake the lines printed before it)."""
+
+    def __init__(self, target: TextIO, after: TextIO | None = None) -> None:
         self.target = target
+        self.after = after
 
     def write(self, text: str) -> int:
+        if self.after is not None:
+            self.after.flush()
         self.target.write(escape_controls(text, keep_lines=True))
         return len(text)
 
@@ -115,7 +122,7 @@ def escaping_streams() -> Iterator[None]:
     """Every line a CLI verb prints (stdout and stderr) goes through :func:`escape_controls`."""
     old_out, old_err = sys.stdout, sys.stderr
     sys.stdout = EscapingWriter(old_out)
-    sys.stderr = EscapingWriter(old_err)
+    sys.stderr = EscapingWriter(old_err, after=old_out)
     try:
         yield
     finally:

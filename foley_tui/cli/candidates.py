@@ -6,7 +6,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from foley_tui.cli.common import SESSION_HELP, guard, open_session, print_json, report_recovered
+from foley_tui.cli.common import (
+    SESSION_HELP,
+    guard,
+    open_session,
+    print_json,
+    print_rows,
+    report_recovered,
+)
 from foley_tui.domain import Candidate, Status
 
 
@@ -46,16 +53,17 @@ def cmd_candidates(args: argparse.Namespace) -> int:
     if not listed:
         print("no candidates")
         return 0
-    for item in listed:
-        duration = item["duration_s"]
-        cells = [
+    lines = [
+        [
             item["sound_id"],
             item["decision"],
-            f"{duration:.2f}s" if duration is not None else "-",
+            f"{item['duration_s']:.2f}s" if item["duration_s"] is not None else "-",
             item["event_query"] or "-",
             item["caption"],
         ]
-        print("\t".join(cells))
+        for item in listed
+    ]
+    print_rows(["SOUND_ID", "DECISION", "LENGTH", "EVENT", "CAPTION"], lines)
     return 0
 
 

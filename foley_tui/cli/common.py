@@ -195,6 +195,25 @@ def time_arg(text: str) -> float:
     return total
 
 
+def print_rows(header: list[str], rows: list[list[str]]) -> None:
+    """Tab-separated lines, as scripts read them; on a terminal (a person reading) the
+    same cells in aligned columns under a header line, as ``sessions`` prints them.
+
+    The last column is never padded (a caption runs to the end of the line)."""
+    if not sys.stdout.isatty():
+        for row in rows:
+            print("\t".join(row))
+        return
+    from rich.cells import cell_len
+
+    widths = [max(cell_len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+    for row in [header, *rows]:
+        cells = [
+            cell + " " * (width - cell_len(cell)) for cell, width in zip(row, widths, strict=True)
+        ]
+        print("  ".join([*cells[:-1], row[-1]]))
+
+
 def print_json(value: Any) -> None:
     json.dump(value, sys.stdout, indent=2, ensure_ascii=False, default=str)
     sys.stdout.write("\n")
@@ -209,6 +228,7 @@ __all__ = [
     "guard",
     "open_session",
     "print_json",
+    "print_rows",
     "resolve_session",
     "service_of",
     "session_verbs",

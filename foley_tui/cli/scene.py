@@ -209,6 +209,8 @@ def cmd_scene(args: argparse.Namespace) -> int:
         print(f"narration: {model.narration.path} ({len(model.words)} words)")
     if model.narration_problem:
         print(f"narration problem: {model.narration_problem}")
+    if not model.picks:
+        print("no picks: nothing to place (pick sounds in the app, or with foley-tui pick)")
     for p in [*model.placed, *model.unplaced]:
         at = "unplaced " if p.onset_s is None else clock(p.onset_s).rjust(9)
         notes = [n for n in (p.note, model.woven_note(p)) if n]
@@ -278,9 +280,15 @@ def _scene_and_start(
 
 
 def _announce(model: SceneModel, scene: Any, where: str) -> None:
-    picks = sum(1 for v in scene.voices if v.key != "narration")
-    narration = " + narration" if any(v.key == "narration" for v in scene.voices) else ""
-    print(f"{picks} picks{narration}, the {scene.mix} mix, on {where}", file=sys.stderr)
+    """One line on what is heard: the picks that sound (``--solo`` and ``--mute``
+    silence the others, counted apart), the narration, the mix and where it goes."""
+    picks = [v for v in scene.voices if v.key != "narration"]
+    heard = sum(1 for v in picks if scene.audible(v.lane))
+    noun = "pick" if heard == 1 else "picks"
+    silent = f" ({len(picks) - heard} silenced by --solo/--mute)" if heard < len(picks) else ""
+    narration = any(v.key == "narration" and scene.audible(v.lane) for v in scene.voices)
+    with_words = " + narration" if narration else ""
+    print(f"{heard} {noun}{silent}{with_words}, the {scene.mix} mix, on {where}", file=sys.stderr)
     for p in model.unplaced:
         why = p.note
         print(f"  left out: {p.caption} ({p.placement.onset!r}: {why})", file=sys.stderr)

@@ -20,6 +20,7 @@ from foley_tui.cli.common import (
     guard,
     open_session,
     print_json,
+    print_rows,
     report_recovered,
     resolve_session,
     service_of,
@@ -31,7 +32,7 @@ from foley_tui.domain import LAYERS, Candidate, Pick, Status, format_onset, pars
 from foley_tui.marks import Marks, parse_point
 from foley_tui.store import SessionService, SessionServiceError, SessionStore
 from foley_tui.store.errors import SessionNotFoundError
-from foley_tui.store.local import AddProblem, collect
+from foley_tui.store.local import AddNote, AddProblem, collect
 from foley_tui.store.records import candidate_key
 
 __all__ = ["register"]
@@ -264,6 +265,9 @@ def _add(store: SessionStore, paths: list[Path], *, update: bool) -> AddReport:
     report = AddReport()
     fresh: dict[str, dict[str, Any]] = {}
     for item in collect(paths):
+        if isinstance(item, AddNote):
+            print(f"foley-tui: {item.path}: the decoder says: {item.text}", file=sys.stderr)
+            continue
         if isinstance(item, AddProblem):
             report.skipped += 1
             print(f"foley-tui: skipped {item.path}: {item.reason}", file=sys.stderr)
@@ -327,7 +331,44 @@ def cmd_pick(args: argparse.Namespace) -> int:
         high = "end" if marks.region_out is None else f"{marks.region_out:g}"
         text += f", region {low}-{high} s"
     print(text + ")")
+    if args.onset is not None and isinstance(pick.onset, str):
+        _say_reading(store, args.sound_id)
     return 0
+
+
+def _say_reading(store: SessionStore, sound_id: str) -> None:
+    """How foley reads the pick's anchor, resolved against the session's narration, and a
+    warning when weave would not find it (a typo in a word is otherwise silent)."""
+    from foley_tui.scene.build import load_narration, scene_pick
+
+    narration, _ = load_narration(store)
+    words = list(narration.words) if narration is not None else []
+    reading = scene_pick(
+        sound_id,
+        store.candidate(sound_id),
+        store.verdicts(sound_id).pick,
+        words,
+        None,
+        resolve_audio=False,
+    ).reading
+    print(f"foley reads the onset as: {reading.summary}")
+    if reading.placed or not reading.note:
+        return
+    anchor = reading.anchor
+    what = f"{anchor.kind} anchor {anchor.ref!r}" if anchor.ref is not None else reading.summary
+    reason, _, outcome = reading.note.partition(": ")
+    if reason == "no word timeline":
+        reason = "the session has no narration" if narration is None else reason
+    reason = _UNRESOLVED.get(reason, reason)
+    print(f"foley-tui: warning: {what}: {reason}, {outcome}", file=sys.stderr)
+
+
+#: Why an anchor does not resolve, in the words of ``pick``'s warning.
+_UNRESOLVED = {
+    "no word matches": "no such word",
+    "no word timeline": "its narration has no word timeline",
+    "no words to land on": "no such word",
+}
 
 
 def _region_change(store: SessionStore, args: argparse.Namespace) -> Marks | None:
@@ -399,14 +440,13 @@ def cmd_picks(args: argparse.Namespace) -> int:
     if not joined:
         print("no picks")
         return 0
+    rows = []
     for pick, cand in joined:
         view = Candidate(cand or {})
         duration = f"{view.duration_s:.2f}s" if view.duration_s is not None else "-"
         caption = view.caption or ("(no cached candidate)" if cand is None else "")
-        print(
-            f"{pick.sound_id}\t{pick.layer or '-'}\t{format_onset(pick.onset)}\t{duration}\t"
-            f"{caption}"
-        )
+        rows.append([pick.sound_id, pick.layer or "-", format_onset(pick.onset), duration, caption])
+    print_rows(["SOUND_ID", "LAYER", "ONSET", "LENGTH", "CAPTION"], rows)
     return 0
 
 

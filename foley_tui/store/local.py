@@ -15,7 +15,9 @@ import hashlib
 import json
 import os
 import re
+import tempfile
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -42,6 +44,47 @@ class AddProblem:
 
     path: str
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class AddNote:
+    """What a decoder library said about a file it read (libmpg123's ``Warning: Xing
+    stream size off...``): the file was added; the note is reported with its name."""
+
+    path: str
+    text: str
+
+
+@contextmanager
+def _library_output() -> Iterator[list[str]]:
+    """What C libraries write to file descriptor 2 meanwhile, as lines (they name no
+    file: the caller attributes them). Only the ``add`` verb's single thread reads audio
+    headers this way; the app points descriptor 2 at its log instead."""
+    lines: list[str] = []
+    with tempfile.TemporaryFile() as sink:
+        try:
+            saved = os.dup(2)
+        except OSError:  # no descriptor 2 at all: nothing to keep off the terminal
+            yield lines
+            return
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield lines
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            text = sink.read(64 << 10).decode("utf-8", "replace")
+            lines.extend(line.strip() for line in text.splitlines() if line.strip())
+
+
+def _sndfile_reason(exc: Exception) -> str:
+    """libsndfile's own reason (``Format not recognised``), without the ``Error opening
+    <_io.BufferedReader name=3>:`` soundfile puts before it."""
+    reason = getattr(exc, "error_string", None)
+    text = reason if isinstance(reason, str) and reason else str(exc)
+    text = re.sub(r"^Error opening .*?: ", "", text).strip().rstrip(".")
+    return text[:1].lower() + text[1:] if text else "unknown error"
 
 
 def sha256_file(path: Path) -> str:
@@ -195,8 +238,11 @@ def local_candidate(
     }
 
 
-def candidate_from_audio(path: Path) -> dict[str, Any]:
-    """A foley ``Candidate.to_dict()`` for one local audio file (raises on unreadable audio)."""
+def candidate_from_audio(path: Path, notes: list[str] | None = None) -> dict[str, Any]:
+    """A foley ``Candidate.to_dict()`` for one local audio file (raises on unreadable audio).
+
+    ``notes``, when given, receives what the decoder libraries printed while reading the
+    header (kept off the terminal, where it would name no file)."""
     import soundfile  # local import: only ``add`` needs libsndfile
 
     path = path.expanduser().resolve()
@@ -205,9 +251,17 @@ def candidate_from_audio(path: Path) -> dict[str, Any]:
     fd, _ = open_regular(path, follow=True)
     with os.fdopen(fd, "rb") as fh:
         try:
-            info = soundfile.info(fh)
+            if notes is None:
+                info = soundfile.info(fh)
+            else:
+                said: list[str] = []
+                try:
+                    with _library_output() as said:
+                        info = soundfile.info(fh)
+                finally:
+                    notes.extend(said)  # filled as the capture ends
         except (RuntimeError, soundfile.LibsndfileError) as exc:
-            raise ValueError(f"not audio libsndfile can read ({exc})") from None
+            raise ValueError(f"not audio libsndfile can read: {_sndfile_reason(exc)}") from None
         if info.samplerate <= 0 or info.channels <= 0:
             raise ValueError("not audio libsndfile can read (no sample rate or channels)")
         digest = _sha256_of(fh)
@@ -266,8 +320,10 @@ def _walk(folder: Path) -> Iterator[Path]:
                 yield Path(root) / name
 
 
-def collect(paths: list[Path]) -> Iterator[dict[str, Any] | AddProblem]:
-    """Candidates from files/folders, in order; problems are yielded, not raised.
+def collect(paths: list[Path]) -> Iterator[dict[str, Any] | AddProblem | AddNote]:
+    """Candidates from files/folders, in order; problems are yielded, not raised, and so
+    is what a decoder library said about a file (an :class:`AddNote`, before its
+    candidate).
 
     A file named explicitly that is neither JSON/JSONL nor readable audio is a problem;
     inside a folder only files with an audio extension are tried.
@@ -284,7 +340,13 @@ def collect(paths: list[Path]) -> Iterator[dict[str, Any] | AddProblem]:
                 if suffix in JSON_EXTENSIONS or suffix in JSONL_EXTENSIONS:
                     yield from candidates_from_json(file)
                 else:
-                    yield candidate_from_audio(file)
+                    notes: list[str] = []
+                    try:
+                        candidate = candidate_from_audio(file, notes)
+                    finally:
+                        for text in notes:
+                            yield AddNote(str(file), text)
+                    yield candidate
             except (ValueError, OSError) as exc:
                 yield AddProblem(str(file), str(exc))
             except RecursionError:
