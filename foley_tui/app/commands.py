@@ -8,9 +8,12 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
 
 from foley_tui.keys import keymap
+from foley_tui.keys.spec import KeySpec
 from foley_tui.screens.audition.screen import AuditionScreen
+from foley_tui.screens.help import keys_shown
 
 if TYPE_CHECKING:
     from foley_tui.screens.timeline.screen import TimelineScreen
@@ -21,24 +24,55 @@ TIMELINE_SCOPE = "timeline"
 """Whose actions it offers over the timeline (its own, and the audition ids it honours)."""
 
 
-def _audition_commands(screen: AuditionScreen) -> list[tuple[str, str, Callable[[], object]]]:
-    commands: list[tuple[str, str, Callable[[], object]]] = []
+Command = tuple[str, str, str, Callable[[], object]]
+"""(title, keys as shown, help, run) of one palette entry."""
+
+WHY_NOT: dict[str, str] = {
+    "undo": "nothing to undo",
+    "redo": "nothing to redo",
+    "seek": "no sound loaded yet",
+    "ab": "audition two sounds first",
+}
+"""Why an action the footer shows dimmed does nothing now (its check_action is None)."""
+
+
+def _unavailable(screen: AuditionScreen, title: str, name: str) -> Callable[[], object]:
+    def say() -> None:
+        screen.notify(f"{title}: {WHY_NOT.get(name, 'not available now')}.", timeout=3)
+
+    return say
+
+
+def _audition_commands(screen: AuditionScreen) -> list[Command]:
+    """The audition screen's actions. One the footer shows dimmed (check_action None:
+    nothing to undo) is listed too, saying why it does nothing now, so the palette and
+    the footer agree; one the footer hides (False: no row) is left out, as there."""
+    commands: list[Command] = []
     seen: set[str] = set()
     for spec in keymap.KEYS:
         if spec.scope not in PALETTE_SCOPES or spec.action in seen:
             continue
         name = spec.action.partition("(")[0]
         target = screen if spec.scope == "audition" else screen.candidate_list
-        if spec.scope == "audition" and screen.check_action(name, ()) is not True:
+        state = screen.check_action(name, ()) if spec.scope == "audition" else True
+        if state is False:
             continue
         seen.add(spec.action)
+        title = f"{spec.section}: {spec.description}"
+        keys = keys_shown(screen.app, spec)
+        if state is None:
+            why = WHY_NOT.get(name, "not available now")
+            commands.append(
+                (title, keys, f"{spec.tooltip} (now: {why})", _unavailable(screen, title, name))
+            )
+            continue
         run = partial(target.run_action, spec.action)
-        commands.append((f"{spec.section}: {spec.description}", spec.tooltip, run))
+        commands.append((title, keys, spec.tooltip, run))
     return commands
 
 
-def _timeline_commands(screen: TimelineScreen) -> list[tuple[str, str, Callable[[], object]]]:
-    commands: list[tuple[str, str, Callable[[], object]]] = []
+def _timeline_commands(screen: TimelineScreen) -> list[Command]:
+    commands: list[Command] = []
     seen: set[str] = set()
     for spec in keymap.KEYS:
         here = (
@@ -54,8 +88,18 @@ def _timeline_commands(screen: TimelineScreen) -> list[tuple[str, str, Callable[
                 continue
             seen.add(action)
             run = partial(screen.run_action, action)
-            commands.append((f"Timeline: {description}", tooltip, run))
+            commands.append((f"Timeline: {description}", _keys(screen, spec), tooltip, run))
     return commands
+
+
+def _keys(screen: TimelineScreen, spec: KeySpec) -> str:
+    return keys_shown(screen.app, spec)
+
+
+def _display(title: Content | str, keys: str) -> Content:
+    """The entry as listed: its title, then its keys (as help names them), dimmed."""
+    shown = title if isinstance(title, Content) else Content(title)
+    return shown.append_text(f"  {keys}", "dim") if keys else shown
 
 
 def _timeline_class() -> type[TimelineScreen]:
@@ -66,7 +110,7 @@ def _timeline_class() -> type[TimelineScreen]:
     return TimelineScreen
 
 
-def _commands(screen: object) -> list[tuple[str, str, Callable[[], object]]]:
+def _commands(screen: object) -> list[Command]:
     """(title, help, run) for each action that applies right now, from the registry."""
     if isinstance(screen, AuditionScreen):
         return _audition_commands(screen)
@@ -91,15 +135,16 @@ class AuditionCommands(Provider):
         screen = self._screen()
         if screen is None:
             return
-        for title, help_text, run in _commands(screen):
-            yield DiscoveryHit(title, run, help=help_text)
+        for title, keys, help_text, run in _commands(screen):
+            yield DiscoveryHit(_display(title, keys), run, text=title, help=help_text)
 
     async def search(self, query: str) -> Hits:
         screen = self._screen()
         if screen is None:
             return
         matcher = self.matcher(query)
-        for title, help_text, run in _commands(screen):
+        for title, keys, help_text, run in _commands(screen):
             score = matcher.match(title)
             if score > 0:
-                yield Hit(score, matcher.highlight(title), run, help=help_text)
+                shown = _display(matcher.highlight(title), keys)
+                yield Hit(score, shown, run, text=title, help=help_text)

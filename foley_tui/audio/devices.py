@@ -14,6 +14,23 @@ class AudioUnavailable(Exception):
     """No audio output: PortAudio missing, no device, or the device refused to open."""
 
 
+NO_OUTPUT_DEVICE = "no audio output device; running silent"
+"""What the app says (status line, notice) when the system has no default output."""
+
+CHOOSE_DEVICE = "foley-tui devices lists the outputs; choose one with --device N or --device NAME"
+"""How to choose an output, said after :data:`NO_OUTPUT_DEVICE`."""
+
+
+def open_failure(device: str | int | None, exc: Exception) -> AudioUnavailable:
+    """Why ``device`` (None: the default) could not be opened, in the user's words.
+    PortAudio reports a system without a default output as ``Error querying device -1``:
+    that is said plainly, with how to choose a device instead."""
+    if device is None and "device -1" in str(exc):
+        return AudioUnavailable(f"{NO_OUTPUT_DEVICE} ({CHOOSE_DEVICE})")
+    where = "the default device" if device is None else f"device {device!r}"
+    return AudioUnavailable(f"cannot open {where}: {exc}; running silent ({CHOOSE_DEVICE})")
+
+
 @dataclass(frozen=True, slots=True)
 class DeviceInfo:
     """An output device as listed by ``foley-tui devices``."""

@@ -44,7 +44,12 @@ from typing import TYPE_CHECKING
 
 from foley_tui.audio.base import SCENE_HOW, PlayerStatus, Source, StateCallback
 from foley_tui.audio.decode import BlockDecoder, DecodeError, ResamplerPool
-from foley_tui.audio.devices import AudioUnavailable, import_sounddevice, parse_device
+from foley_tui.audio.devices import (
+    AudioUnavailable,
+    import_sounddevice,
+    open_failure,
+    parse_device,
+)
 from foley_tui.audio.loudness import LoudnessCache
 from foley_tui.audio.player_common import DEFAULT_TARGET_LUFS, Notifier, PlayerSettings
 from foley_tui.audio.stream_engine import (
@@ -86,8 +91,7 @@ class SoundDevicePlayer(StreamEngine):
                 callback=self._callback,
             )
         except (sd.PortAudioError, ValueError) as exc:
-            where = "the default device" if self._device is None else f"device {device!r}"
-            raise AudioUnavailable(f"cannot open {where}: {exc}") from None
+            raise open_failure(None if self._device is None else device, exc) from None
         self._read_ahead = max(int(read_ahead_s * self.samplerate), 4096)
         self._resamplers = ResamplerPool(self.samplerate)
         self._lock = threading.RLock()

@@ -264,6 +264,14 @@ class Listing:
     def total(self) -> int:
         return self._page[1] if self._page is not None else len(self.ids)
 
+    def shown(self) -> int:
+        """How many candidates the view shows: its event headers are not candidates (the
+        rows of a first paint not fetched yet are)."""
+        view = self.view
+        if not self.events:  # no event, no header: no need to look at every entry
+            return len(view)
+        return sum(1 for entry in view if not is_header(entry))
+
     def contains(self, sound_id: str) -> bool:
         if self._page is not None:
             return True  # not known yet: no pick is a ghost before the list is in

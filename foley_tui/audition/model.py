@@ -869,7 +869,7 @@ class AuditionModel:
 
     def toggles(self) -> list[str]:
         """The view's active settings, as the status line shows them."""
-        return self.view.labels(len(self.listing.view))
+        return self.view.labels(self.listing.shown())
 
     def caption(self, sound_id: str) -> str:
         """The row's caption as dialogs and notices name it: whole (they wrap), but cut by

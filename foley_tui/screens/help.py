@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from foley_tui.keys import keymap
 from foley_tui.keys.bindings import bindings
+from foley_tui.keys.spec import KeySpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,13 +33,18 @@ class HelpEntry:
 def help_entries(app: App[Any]) -> list[HelpEntry]:
     """Every binding of the app (every screen's, widget's and the app's), with the user's
     remapping (``app.keymap``) and the key names as the app displays them."""
+    return [
+        HelpEntry(spec.section, keys_shown(app, spec), spec.description, spec.tooltip, spec.id)
+        for spec in keymap.KEYS
+    ]
+
+
+def keys_shown(app: App[Any], spec: KeySpec) -> str:
+    """The keys of a binding after the user's remapping (``app.keymap``), named as the app
+    displays them (help and the command palette show the same)."""
     remapped: Mapping[str, str] = getattr(app, "keymap", {})
-    entries = []
-    for spec in keymap.KEYS:
-        keys = remapped.get(spec.id, spec.keys)
-        shown = ", ".join(app.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
-        entries.append(HelpEntry(spec.section, shown, spec.description, spec.tooltip, spec.id))
-    return entries
+    keys = remapped.get(spec.id, spec.keys)
+    return ", ".join(app.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
 
 
 def help_table(entries: Sequence[HelpEntry]) -> Table:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
+from foley_tui.audio.devices import NO_OUTPUT_DEVICE
 from foley_tui.audition.text import cut
 
 if TYPE_CHECKING:
@@ -104,6 +105,8 @@ def _line(info: StatusInfo, title_cells: int, *, compact: bool) -> Text:
     text.append(gap)
     if info.audio_ok:
         text.append(f"♪ {cut(info.device, DEVICE_CELLS)}")
+    elif info.device.startswith(NO_OUTPUT_DEVICE):
+        text.append(f"⊘ {NO_OUTPUT_DEVICE}", style="bold yellow")
     else:
         text.append("⊘ no audio", style="bold yellow")
     return text

@@ -178,7 +178,9 @@ class AuditionScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
             yield CandidateList(self.model.listing, id="list")
-            with VerticalScroll(id="details-pane"):
+            # Not focusable: the list keeps the focus (Tab included), so the keys always
+            # act on the row shown highlighted; the pane scrolls with the mouse.
+            with VerticalScroll(id="details-pane", can_focus=False):
                 yield Details(id="details")
         yield Waveform(id="waveform")
         yield Spectrogram(id="spectrogram")

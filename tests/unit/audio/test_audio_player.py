@@ -241,7 +241,10 @@ def test_no_output_device_falls_back_to_null(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setitem(sys.modules, "sounddevice", fake_sounddevice(fail=True))
     player = make_player()
     assert isinstance(player, NullPlayer)
-    assert player.unavailable_reason == "cannot open the default device: Error querying device -1"
+    assert player.unavailable_reason == (
+        "no audio output device; running silent (foley-tui devices lists the outputs; "
+        "choose one with --device N or --device NAME)"
+    )
     player.close()
 
 

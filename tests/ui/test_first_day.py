@@ -1,0 +1,98 @@
+"""What a first day in the app ran into: the focus never leaves the list unseen, and the
+counts count candidates (not the event header rows between them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.screen import Screen
+
+from foley_tui.app.foley_app import FoleyApp
+from foley_tui.audition.listing import STATUS_FILTERS
+from foley_tui.widgets.candidate_list import CandidateList
+from foley_tui.widgets.status_line import StatusLine
+from tests.ui.conftest import IDS, SIZE, Session, current, ready
+from tests.ui.seed import seed_session
+
+
+async def test_tab_leaves_the_focus_on_the_list_and_keys_act_on_the_highlighted_row(
+    session: Session,
+) -> None:
+    app = session.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        cl = screen.query_one(CandidateList)
+        await pilot.press("tab")
+        assert app.focused is cl  # the highlight stays drawn where the keys act
+        await pilot.press("j", "shift+tab", "j")
+        assert app.focused is cl
+        assert current(app) == IDS[2]
+        await pilot.press("p")
+        await pilot.pause()
+        assert session.pick_file(IDS[2]) is not None  # the row that was shown highlighted
+        assert [sid for sid in IDS if session.pick_file(sid) is not None] == [IDS[2]]
+
+
+async def test_counts_leave_out_the_event_header_rows(data_dir: Path) -> None:
+    service, session_id = seed_session(data_dir, events=True)
+    store = service.get(session_id)
+    store.add_pick(IDS[0])
+    store.add_reject(IDS[1])
+    app = Session(data_dir, service, session_id).app()
+    async with app.run_test(size=(200, 30)) as pilot:
+        screen = await ready(pilot)
+        status = screen.query_one(StatusLine)
+        await pilot.press("f")  # all -> undecided
+        await pilot.pause()
+        assert screen.view_settings.status_filter == "undecided"
+        line = str(status.render())
+        assert "10 of 12" in line and "showing undecided (10)" in line
+        await pilot.press(*["f"] * (len(STATUS_FILTERS) - 1))  # back to all
+        assert screen.view_settings.status_filter == "all"
+        await pilot.press("slash")
+        await pilot.press(*"chirp", "enter")
+        await pilot.pause()
+        line = str(status.render())
+        assert 'filter "chirp"' in line and "1 shown" in line
+
+
+async def test_the_palette_and_the_footer_agree_about_undo_and_show_the_keys(
+    data_dir: Path, notifications: Callable[[FoleyApp], list[str]]
+) -> None:
+    from textual.command import CommandPalette
+
+    from foley_tui.app.commands import AuditionCommands
+    from foley_tui.widgets.key_hints import KeyHints
+
+    service, session_id = seed_session(data_dir, 0, title="Empty")
+    app = Session(data_dir, service, session_id).app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        hints = {h.key: h for h in screen.query_one(KeyHints).hints}
+        assert "u" in hints and not hints["u"].enabled  # shown, dimmed: nothing to undo
+        offered = {hit.text: hit async for hit in AuditionCommands(screen).discover()}
+        undo = offered["Decide: Undo"]
+        assert undo.help is not None and "nothing to undo" in undo.help
+        assert str(undo.prompt).endswith("  u")  # every entry shows its keys
+        assert str(offered["View: Show"].prompt).endswith("  f")
+        await pilot.press("ctrl+p", *"Undo")
+        palette = await _wait_for(pilot, CommandPalette)
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        for _ in range(200):
+            if not isinstance(app.screen, CommandPalette) and notifications(app):
+                break
+            await pilot.pause(0.05)
+        assert palette is not app.screen
+        assert any("nothing to undo" in said for said in notifications(app))
+
+
+async def _wait_for(pilot: Pilot[Any], kind: type[Screen[Any]]) -> Screen[Any]:
+    for _ in range(200):
+        if isinstance(pilot.app.screen, kind):
+            return pilot.app.screen
+        await pilot.pause(0.05)
+    raise AssertionError(f"{kind.__name__} never opened")
