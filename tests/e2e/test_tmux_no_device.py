@@ -9,7 +9,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.e2e.test_tmux_first_run import FOLEY_TUI, PATIENCE_S, tmux  # noqa: F401
+from tests.e2e.test_tmux_first_run import FOLEY_TUI, PATIENCE_S
+from tests.e2e.test_tmux_first_run import tmux as tmux
 
 #: ALSA's default PCM and control on card 99: PortAudio finds no default output.
 NO_CARD = "pcm.!default { type hw card 99 }\nctl.!default { type hw card 99 }\n"
@@ -33,7 +34,7 @@ def _wait(server: list[str], name: str, shows: Callable[[str], bool]) -> str:
 
 def test_no_output_device_is_said_plainly_with_how_to_choose_one(
     tmux: Callable[[], list[str]],
-    tmp_path: Path,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     home = tmp_path / "fresh-home"
     home.mkdir()

@@ -96,3 +96,33 @@ async def _wait_for(pilot: Pilot[Any], kind: type[Screen[Any]]) -> Screen[Any]:
             return pilot.app.screen
         await pilot.pause(0.05)
     raise AssertionError(f"{kind.__name__} never opened")
+
+
+async def test_an_idle_timeline_rests_its_playhead_timer(data_dir: Path, tmp_path: Path) -> None:
+    """Twenty wake-ups a second for a playhead nothing moves cost an idle app a few % of
+    a core: the timer runs while a scene plays, and rests once it stopped."""
+    from tests.fakes import FakePlayer
+    from tests.ui.test_timeline import _app, _timeline, _tones
+
+    tones = _tones(data_dir, tmp_path)
+    player = FakePlayer()
+    app = _app(data_dir, tones, player)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _timeline(pilot)
+        await _until(pilot, lambda: not screen.following_playhead)
+        await pilot.press("P")
+        await _until(pilot, lambda: bool(player.names()) and player.names()[-1] == "play_scene")
+        assert screen.following_playhead
+        player.position_s = 1.25
+        await _until(pilot, lambda: screen.view.playhead_s == 1.25)  # followed while it plays
+        await pilot.press("escape")  # stops the scene
+        await _until(pilot, lambda: not screen.following_playhead)
+        assert screen.view.playhead_s is None
+
+
+async def _until(pilot: Pilot[Any], done: Callable[[], bool]) -> None:
+    for _ in range(400):
+        if done():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the state never came")

@@ -135,6 +135,7 @@ class ScenePlayback:
                 return
             self.playing = scene
             self.screen.player.play_scene(scene, start)
+            app.call_from_thread(self.screen.follow_playhead)
         except Exception as exc:  # a notice, never a crash of the UI
             app.call_from_thread(
                 self.screen.notify, f"Cannot play the scene: {exc}", severity="error", timeout=8
@@ -150,6 +151,7 @@ class ScenePlayback:
             return
         self.playing = scene
         self.screen.player.play_scene(scene, start)
+        self.screen.follow_playhead()
         self.screen.notify(f"Playing the scene from {clock(start)}", timeout=2)
 
     def play_pick(self, sound_id: str) -> None:

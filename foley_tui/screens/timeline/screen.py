@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Static
 
 from foley_tui.audio.base import SCENE_HOW, Player, PlayerState
@@ -47,6 +48,9 @@ VOLUME_RANGE_DB = (-40.0, 12.0)
 PLAYHEAD_HZ = 20
 #: How often the timeline checks the store for changes made by another process.
 POLL_S = 1.0
+#: Ticks without a scene playing before the playhead timer rests (a scene just started
+#: may report itself a moment later; a stopped one gets its last tick).
+IDLE_TICKS = PLAYHEAD_HZ
 
 
 #: What the title says of each mix, and the notice when ``w`` switches to it.
@@ -102,6 +106,11 @@ class TimelineScreen(Screen[None]):
         self._on_mix = on_mix
         self.playback = ScenePlayback(self)
         self._was_playing = False
+        self._playhead: Timer | None = None
+        self._idle_ticks = 0
+        """Ticks since the playhead timer last saw a scene playing."""
+        self.following_playhead = False
+        """Whether the playhead timer runs (it rests while no scene plays)."""
         self._looping = False
         self._token: object = token if scene is not None else self._change_token()
         self._view: TimelineView | None = None
@@ -127,7 +136,10 @@ class TimelineScreen(Screen[None]):
     def on_mount(self) -> None:
         self._live = True
         self._show()
-        self.set_interval(1 / PLAYHEAD_HZ, self._tick)
+        # The playhead is followed only while a scene may be playing: an idle timeline
+        # wakes once a second (the poll), not twenty times.
+        self._playhead = self.set_interval(1 / PLAYHEAD_HZ, self._tick)
+        self.following_playhead = True  # until it sees that no scene plays
         self.set_interval(POLL_S, self._poll)
         self.call_after_refresh(self._fit)
 
@@ -243,6 +255,14 @@ class TimelineScreen(Screen[None]):
             and status.state is PlayerState.PLAYING
         )
 
+    def follow_playhead(self) -> None:
+        """A scene was started: follow its playhead (the timer rests again once the
+        scene has stopped)."""
+        self._idle_ticks = 0
+        if self._playhead is not None and not self.following_playhead:
+            self.following_playhead = True
+            self._playhead.resume()
+
     def _tick(self) -> None:
         status = self.player.status()
         playing = (
@@ -256,6 +276,10 @@ class TimelineScreen(Screen[None]):
         elif self._was_playing:
             self._prefetch()  # the stopped scene's premix is spent: P again starts warm
         self._was_playing = playing
+        self._idle_ticks = 0 if playing else self._idle_ticks + 1
+        if self._idle_ticks > IDLE_TICKS and self._playhead is not None:
+            self.following_playhead = False
+            self._playhead.pause()
 
     # -- actions: move and view ------------------------------------------------------
     def action_move(self, step: int) -> None:
