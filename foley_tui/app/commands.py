@@ -13,7 +13,6 @@ from textual.content import Content
 from foley_tui.keys import keymap
 from foley_tui.keys.spec import KeySpec
 from foley_tui.screens.audition.screen import AuditionScreen
-from foley_tui.screens.help import keys_shown
 
 if TYPE_CHECKING:
     from foley_tui.screens.timeline.screen import TimelineScreen
@@ -34,6 +33,14 @@ WHY_NOT: dict[str, str] = {
     "ab": "audition two sounds first",
 }
 """Why an action the footer shows dimmed does nothing now (its check_action is None)."""
+
+
+def _keys(screen: AuditionScreen | TimelineScreen, spec: KeySpec) -> str:
+    """The binding's keys as help shows them (help is imported with the palette, not
+    with the app: the first frame does not need it)."""
+    from foley_tui.screens.help import keys_shown
+
+    return keys_shown(screen.app, spec)
 
 
 def _unavailable(screen: AuditionScreen, title: str, name: str) -> Callable[[], object]:
@@ -59,7 +66,7 @@ def _audition_commands(screen: AuditionScreen) -> list[Command]:
             continue
         seen.add(spec.action)
         title = f"{spec.section}: {spec.description}"
-        keys = keys_shown(screen.app, spec)
+        keys = _keys(screen, spec)
         if state is None:
             why = WHY_NOT.get(name, "not available now")
             commands.append(
@@ -90,10 +97,6 @@ def _timeline_commands(screen: TimelineScreen) -> list[Command]:
             run = partial(screen.run_action, action)
             commands.append((f"Timeline: {description}", _keys(screen, spec), tooltip, run))
     return commands
-
-
-def _keys(screen: TimelineScreen, spec: KeySpec) -> str:
-    return keys_shown(screen.app, spec)
 
 
 def _display(title: Content | str, keys: str) -> Content:
