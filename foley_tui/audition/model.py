@@ -43,9 +43,9 @@ from foley_tui.domain import (
     ValidationError,
     validate_layer,
 )
-from foley_tui.marks import MAX_RATING, Marks, marks_of_state
+from foley_tui.marks import Marks, marks_of_state
 from foley_tui.scene.reading import nudged
-from foley_tui.store import JournalEntry, SessionStore, UndoConflictError
+from foley_tui.store import JournalEntry, MarksEdit, SessionStore, UndoConflictError
 from foley_tui.store.changes import DecisionWatch
 from foley_tui.store.errors import StoreTimeoutError
 from foley_tui.store.index_db import Page
@@ -671,11 +671,7 @@ class AuditionModel:
         sound_id = self.cursor
         if sound_id is None:
             return Change()
-
-        def change(now: Marks) -> Marks:
-            return replace(now, rating=max(0, min(MAX_RATING, now.rating + step)))
-
-        return self._mark(sound_id, change)
+        return self._mark(sound_id, MarksEdit(rating_step=step))
 
     def toggle_hidden(self) -> Change:
         """``H``: hide the candidate (it leaves the view, the cursor moves on) or, in the
@@ -683,7 +679,7 @@ class AuditionModel:
         sound_id = self.cursor
         if sound_id is None:
             return Change()
-        return self._mark(sound_id, lambda now: replace(now, hidden=not now.hidden))
+        return self._mark(sound_id, MarksEdit(toggle_hidden=True))
 
     def set_region_point(
         self, which: str, position_s: float | None, duration_s: float | None
@@ -693,25 +689,22 @@ class AuditionModel:
         sound_id = self.cursor
         if sound_id is None:
             return Change()
-
-        def change(now: Marks) -> Marks:
-            if which == "in":
-                return replace(now, region_in=position_s)
-            return replace(now, region_out=position_s)
-
-        return self._mark(sound_id, change, duration_s=duration_s)
+        edit = (
+            MarksEdit(region_in=position_s) if which == "in" else MarksEdit(region_out=position_s)
+        )
+        return self._mark(sound_id, edit, duration_s=duration_s)
 
     def _mark(
         self,
         sound_id: str,
-        change: Callable[[Marks], Marks],
+        edit: MarksEdit,
         *,
         duration_s: float | None = None,
     ) -> Change:
         was_hidden = self.listing.is_hidden(sound_id)
 
         def write() -> Written:
-            entry = self.store.update_marks(sound_id, change, duration_s=duration_s)
+            entry = self.store.update_marks(sound_id, edit, duration_s=duration_s)
             return Written(entry, undo=self._undo_after_write(wrote=entry is not None))
 
         def settle(outcome: Written | BaseException) -> Change:

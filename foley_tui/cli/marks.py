@@ -11,8 +11,8 @@ from typing import Any
 
 from foley_tui.cli import CliError
 from foley_tui.cli.common import SESSION_HELP, guard, open_session
-from foley_tui.marks import Marks, parse_rating
-from foley_tui.store import SessionStore
+from foley_tui.marks import parse_rating
+from foley_tui.store import MarksEdit, SessionStore
 
 
 def sound_duration(store: SessionStore, sound_id: str) -> float | None:
@@ -49,7 +49,7 @@ def cmd_rate(args: argparse.Namespace) -> int:
     rating = parse_rating(args.rating)  # before anything is opened or written
     store = open_session(args)
     known(store, args.sound_id)
-    store.update_marks(args.sound_id, lambda now: _with(now, rating=rating))
+    store.update_marks(args.sound_id, MarksEdit(rating=rating))
     print(f"rated {args.sound_id} {rating}" if rating else f"cleared the rating of {args.sound_id}")
     return 0
 
@@ -59,15 +59,9 @@ def cmd_hide(args: argparse.Namespace) -> int:
     store = open_session(args)
     known(store, args.sound_id)
     hidden = not args.unhide
-    store.update_marks(args.sound_id, lambda now: _with(now, hidden=hidden))
+    store.update_marks(args.sound_id, MarksEdit(hidden=hidden))
     print(f"{'hid' if hidden else 'unhid'} {args.sound_id}")
     return 0
-
-
-def _with(marks: Marks, **changes: Any) -> Marks:
-    from dataclasses import replace
-
-    return replace(marks, **changes)
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:

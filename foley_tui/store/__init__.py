@@ -8,6 +8,7 @@ Headless: never imports textual; the UI and the CLI use only the names exported 
 from __future__ import annotations
 
 from foley_tui.store.codec import decode_name, dumps, encode_key, validate_session_id
+from foley_tui.store.edits import MarksEdit
 from foley_tui.store.errors import (
     InvalidSessionIdError,
     SessionDeletedError,
@@ -28,6 +29,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "InvalidSessionIdError",
     "JournalEntry",
+    "MarksEdit",
     "SessionDeletedError",
     "SessionExportError",
     "SessionImportError",

@@ -7,7 +7,8 @@ backend:
 
 1. read the sound's raw records (:class:`Verdicts`: its pick and its reject) under the
    session lock;
-2. compute ``change(now)`` (a refusal, as undo's compare-and-swap raises, writes nothing);
+2. ask each sound's :class:`~foley_tui.store.edits.Edit` for the records wanted (a
+   refusal, as undo's compare-and-swap raises, writes nothing);
 3. apply the new records and journal one entry, through the backend's :class:`Commit`;
 4. tell the subscribers of :meth:`Decisions.subscribe` (the app's decision watch) which
    sounds were written.
@@ -44,14 +45,25 @@ from foley_tui.domain import (
     Pick,
     Reject,
     Status,
-    ValidationError,
     validate_layer,
-    validate_onset,
 )
-from foley_tui.marks import Marks, validate_rating
+from foley_tui.marks import Marks
 from foley_tui.store.backend import SessionBackend
 from foley_tui.store.codec import DecodeError, encode_key
-from foley_tui.store.decision_records import KEEP, DecisionCounts, _Keep, _pick_record, _same
+from foley_tui.store.decision_records import KEEP, DecisionCounts, _Keep, _same
+from foley_tui.store.edits import (
+    Clear,
+    DropPick,
+    DropReject,
+    Edit,
+    EditMarks,
+    MarksEdit,
+    SetPick,
+    SetReject,
+    Swap,
+    TogglePick,
+    ToggleReject,
+)
 from foley_tui.store.errors import StoreProblem, StoreWriteError, UndoConflictError
 from foley_tui.store.journal import Journal
 from foley_tui.store.reads import Problems
@@ -64,9 +76,6 @@ from foley_tui.store.records import (
     entry_states,
     record_of_bytes,
 )
-
-Change = Callable[[Verdicts], Verdicts | None]
-"""What a decision does to a sound: its records now -> the records wanted (None: leave it)."""
 
 #: A decision whose sound keeps changing under it (another writer on Redis) is read and
 #: computed again this many times; undo/redo look at the stack again as often.
@@ -307,11 +316,6 @@ def _valid_key(sound_id: str) -> None:
     encode_key(sound_id)  # raises InvalidKeyError (a ValidationError)
 
 
-def _check_reason(reason: object) -> None:
-    if reason is not None and not isinstance(reason, str):
-        raise ValidationError(f"reason must be text or null (got {reason!r})")
-
-
 class Decisions:
     """foley's decision API and ours, journaled and undoable, over one backend."""
 
@@ -332,24 +336,24 @@ class Decisions:
 
     # ------------------------------------------------------------------ the path
     def decide(
-        self, items: list[tuple[str, Change]], *, kind: str = "do", target: int | None = None
+        self, edits: list[Edit], *, kind: str = "do", target: int | None = None
     ) -> JournalEntry | None:
-        """Read the sounds, compute every ``change`` (which may refuse: undo's
+        """Read the sounds, compute every edit (which may refuse: undo's
         compare-and-swap) before anything is written, then apply them with ONE journal
-        entry. The first item's sound is the entry's own; an unchanged other sound is
+        entry. The first edit's sound is the entry's own; an unchanged other sound is
         left out of it. None when nothing had to change."""
-        for sid, _ in items:
-            _valid_key(sid)
-        sound_ids = [sid for sid, _ in items]
+        for edit in edits:
+            _valid_key(edit.sound_id)
+        sound_ids = [edit.sound_id for edit in edits]
         commit = self.commit
         for _attempt in range(ATTEMPTS):
             with commit.session():
                 planned: list[Planned] = []
-                for (_sid, change), current in zip(items, commit.read(sound_ids), strict=True):
-                    after = change(current.verdicts)
+                for edit, current in zip(edits, commit.read(sound_ids), strict=True):
+                    after = edit.apply(current.verdicts)
                     if after is None:
                         continue
-                    after = after.settled(current.verdicts)  # marks a change leaves alone
+                    after = after.settled(current.verdicts)  # marks an edit leaves alone
                     if kind == "do" and planned and commit.unchanged(current.verdicts, after):
                         continue  # an unchanged other sound is not part of the entry
                     planned.append(Planned(current, after))
@@ -372,85 +376,37 @@ class Decisions:
                 return entry
         raise StoreWriteError(f"the decision on {sound_ids[0]!r} kept being overtaken; try again")
 
-    def one(self, sound_id: str, change: Change) -> JournalEntry | None:
-        return self.decide([(sound_id, change)])
+    def one(self, edit: Edit) -> JournalEntry | None:
+        return self.decide([edit])
 
     # ------------------------------------------------------------------ decisions
     def add_pick(self, sound_id: str, layer: str | None, onset: Onset) -> None:
-        self.one(sound_id, lambda now: Verdicts(_pick_record(sound_id, now.pick, layer, onset)))
+        self.one(SetPick(sound_id, validate_layer(layer), onset))
 
     def drop_pick(self, sound_id: str) -> None:
-        self.one(sound_id, lambda now: Verdicts(None, now.reject))
+        self.one(DropPick(sound_id))
 
     def update_pick(
         self, sound_id: str, *, layer: Layer | _Keep | None = KEEP, onset: Onset | _Keep = KEEP
     ) -> JournalEntry | None:
-        if not isinstance(layer, _Keep):
-            validate_layer(layer)
-        if not isinstance(onset, _Keep):
-            validate_onset(onset)
-
-        partial = isinstance(layer, _Keep) != isinstance(onset, _Keep)
-
-        def change(now: Verdicts) -> Verdicts:
-            if partial and not now.clean and now.pick is not None:
-                # A torn file (foley writing it, or cut short): the field not given cannot
-                # be kept, so changing one would write the other as null.
-                raise StoreWriteError(
-                    f"the pick file of {sound_id!r} cannot be read (being written, or cut "
-                    "short): not changed; try again when it reads, give both the layer "
-                    "and the onset, or clear it"
-                )
-            return Verdicts(_pick_record(sound_id, now.pick, layer, onset))
-
-        return self.one(sound_id, change)
+        return self.one(SetPick(sound_id, layer, onset, strict=True))
 
     def set_reject(self, sound_id: str, reason: str | None = None) -> JournalEntry | None:
-        _check_reason(reason)
-
-        def change(now: Verdicts) -> Verdicts:
-            record: dict[str, Any] = (
-                dict(now.reject) if now.reject is not None else {"sound_id": sound_id}
-            )
-            if record.get("sound_id") != sound_id:
-                record["sound_id"] = sound_id
-            record["reason"] = reason
-            return Verdicts(None, record)
-
-        return self.one(sound_id, change)
+        return self.one(SetReject(sound_id, reason))
 
     def toggle_pick(
         self, sound_id: str, *, layer: Layer | _Keep | None = KEEP, onset: Onset | _Keep = KEEP
     ) -> JournalEntry | None:
-        def change(now: Verdicts) -> Verdicts:
-            if now.status is Status.PICKED:
-                return Verdicts(None, None)
-            return Verdicts(_pick_record(sound_id, now.pick, layer, onset))
-
-        return self.one(sound_id, change)
+        return self.one(TogglePick(sound_id, layer, onset))
 
     def toggle_reject(self, sound_id: str, reason: str | None = None) -> JournalEntry | None:
-        _check_reason(reason)
-
-        def change(now: Verdicts) -> Verdicts:
-            if now.status is Status.REJECTED:
-                return Verdicts(None, None)
-            record: dict[str, Any] = (
-                dict(now.reject) if now.reject is not None else {"sound_id": sound_id}
-            )
-            if record.get("sound_id") != sound_id:
-                record["sound_id"] = sound_id
-            if now.status is not Status.CONFLICT or reason is not None:
-                record["reason"] = reason  # a conflict keeps the agent's reason
-            return Verdicts(None, record)
-
-        return self.one(sound_id, change)
+        return self.one(ToggleReject(sound_id, reason))
 
     def drop_reject(self, sound_id: str) -> JournalEntry | None:
-        return self.one(sound_id, lambda now: Verdicts(now.pick, None))
+        return self.one(DropReject(sound_id))
 
     def clear(self, sound_id: str) -> None:
-        self.one(sound_id, lambda now: Verdicts())
+        self.one(Clear(sound_id))
 
     def pick_and_drop(
         self,
@@ -460,44 +416,25 @@ class Decisions:
         layer: Layer | _Keep | None = KEEP,
         onset: Onset | _Keep = KEEP,
     ) -> JournalEntry | None:
-        items: list[tuple[str, Change]] = [
-            (sound_id, lambda now: Verdicts(_pick_record(sound_id, now.pick, layer, onset)))
-        ]
-        items += [
-            (sid, lambda now: Verdicts(None, now.reject)) for sid in others if sid != sound_id
-        ]
-        return self.decide(items)
+        edits: list[Edit] = [SetPick(sound_id, layer, onset)]
+        edits += [DropPick(sid) for sid in others if sid != sound_id]
+        return self.decide(edits)
 
     # ------------------------------------------------------------------ our marks
     def update_marks(
         self,
         sound_id: str,
-        change: Callable[[Marks], Marks],
+        marks: MarksEdit,
         *,
         duration_s: float | None = None,
-        pick: Change | None = None,
+        pick: Edit | None = None,
     ) -> JournalEntry | None:
         """Change our marks of a sound (rating, hidden, region) as one journaled,
         undoable decision, computed on the marks read under the lock; with ``pick``,
         the same entry also makes that decision (``pick --in --out``). A region outside
         the sound (``duration_s``) or with in >= out raises :class:`ValidationError`,
         writing nothing."""
-
-        def apply(now: Verdicts) -> Verdicts:
-            record = now.marks if isinstance(now.marks, dict) else None
-            before = Marks.from_record(record)
-            after = change(before)
-            if after.has_region and (
-                after.region_in != before.region_in or after.region_out != before.region_out
-            ):
-                after.check_region(duration_s)
-            validate_rating(after.rating)
-            decided = pick(now) if pick is not None else now
-            base = decided if decided is not None else now
-            marks = record if after == before else after.to_record(sound_id, record)
-            return Verdicts(base.pick, base.reject, base.clean, marks)
-
-        return self.one(sound_id, apply)
+        return self.one(EditMarks(sound_id, marks, duration_s, pick))
 
     def marks(self) -> dict[str, Marks]:
         """Our marks of every sound that has some."""
@@ -523,7 +460,7 @@ class Decisions:
                 try:
                     self.decide(
                         [
-                            (sid, _swap(kind, target, sid, old, new, force=force, skip=skip))
+                            Swap(sid, kind, target, old, new, force=force, skip=skip)
                             for sid, old, new in target.changes()
                         ],
                         kind="skip" if skip else kind,
@@ -590,36 +527,4 @@ class Decisions:
         return Status.REJECTED if rejected else Status.UNDECIDED
 
 
-def _swap(
-    kind: str,
-    target: JournalEntry,
-    sid: str,
-    before: dict[str, Any],
-    after: dict[str, Any],
-    *,
-    force: bool,
-    skip: bool,
-) -> Change:
-    """The compare-and-swap of undo/redo for one sound of ``target``: its files must
-    still be as the entry left them (undo) or found them (redo); a skip changes
-    nothing."""
-    expected, wanted = (after, before) if kind == "undo" else (before, after)
-
-    def change(now: Verdicts) -> Verdicts:
-        if skip:
-            return now
-        if not force and not now.matches(expected, sid):
-            was = Verdicts.from_state(sid, expected).describe()
-            raise UndoConflictError(
-                f"cannot {kind} {sid!r}: changed outside foley-tui: now "
-                f"{now.describe()} (it was {was}); nothing was changed "
-                f"(--force applies it anyway, --skip steps past it)",
-                entry=target,
-                now=now,
-            )
-        return Verdicts.from_state(sid, wanted)
-
-    return change
-
-
-__all__ = ["ATTEMPTS", "Change", "Commit", "Current", "Decisions", "FileCommit", "Planned"]
+__all__ = ["ATTEMPTS", "Commit", "Current", "Decisions", "FileCommit", "Planned"]

@@ -38,19 +38,19 @@ import atexit
 import contextlib
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Mapping, MutableMapping
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from foley_tui.domain import Layer, Onset, Pick, Reject, Row, Status, validate_layer, validate_onset
+from foley_tui.domain import Layer, Onset, Pick, Reject, Row, Status
 from foley_tui.marks import Marks
 from foley_tui.store.backend import Feed, PageQuery, SessionBackend, StateBackend
 from foley_tui.store.byte_store import ByteStore
 from foley_tui.store.changes import DecisionWatch
 from foley_tui.store.codec import InvalidKeyError, encode_key
-from foley_tui.store.decision_records import KEEP, DecisionCounts, _Keep, _pick_record
+from foley_tui.store.decision_records import KEEP, DecisionCounts, _Keep
 from foley_tui.store.decisions import Commit, Decisions, FileCommit
+from foley_tui.store.edits import MarksEdit, SetPick
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.index_db import Page
 from foley_tui.store.journal import Journal, Mine
@@ -408,14 +408,14 @@ class SessionStore:
     def update_marks(
         self,
         sound_id: str,
-        change: Callable[[Marks], Marks],
+        marks: MarksEdit,
         *,
         duration_s: float | None = None,
     ) -> JournalEntry | None:
         """Change a sound's marks: one journal entry, undone and redone like a decision.
         None when nothing changed; :class:`ValidationError` (nothing written) for a
         rating outside 0-5 or a region outside the sound (``duration_s``) or in >= out."""
-        return self.decisions.update_marks(sound_id, change, duration_s=duration_s)
+        return self.decisions.update_marks(sound_id, marks, duration_s=duration_s)
 
     def pick_with_region(
         self,
@@ -428,17 +428,8 @@ class SessionStore:
     ) -> JournalEntry | None:
         """Pick a sound (the fields given, as :meth:`update_pick`) and set its region to
         ``marks``' in and out points, as ONE journal entry."""
-        if not isinstance(layer, _Keep):
-            validate_layer(layer)
-        if not isinstance(onset, _Keep):
-            validate_onset(onset)
-
-        def region(now: Marks) -> Marks:
-            return replace(now, region_in=marks.region_in, region_out=marks.region_out)
-
-        def pick(now: Verdicts) -> Verdicts:
-            return Verdicts(_pick_record(sound_id, now.pick, layer, onset))
-
+        region = MarksEdit(region_in=marks.region_in, region_out=marks.region_out)
+        pick = SetPick(sound_id, layer, onset)
         return self.decisions.update_marks(sound_id, region, duration_s=duration_s, pick=pick)
 
     # ------------------------------------------------------------------ decision reads

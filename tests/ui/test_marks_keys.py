@@ -4,17 +4,15 @@ the rating shows on the row, the sort orders by it, foley's files stay as they w
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
-
 from foley_tui.marks import Marks
+from foley_tui.store import MarksEdit
 from foley_tui.widgets.candidate_list import CandidateList
 from tests.fakes import FakePlayer
 from tests.ui.conftest import IDS, SIZE, Session, current, ready, settle
 
 
-def rated(stars: int) -> Callable[[Marks], Marks]:
-    return lambda now: replace(now, rating=stars)
+def rated(stars: int) -> MarksEdit:
+    return MarksEdit(rating=stars)
 
 
 def foleys_files(session: Session) -> dict[str, bytes]:

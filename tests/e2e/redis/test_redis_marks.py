@@ -11,7 +11,7 @@ import pytest
 
 from foley_tui.cli import main
 from foley_tui.marks import Marks
-from foley_tui.store import SessionService
+from foley_tui.store import MarksEdit, SessionService
 from foley_tui.store.redis.service import RedisSessionService
 from foley_tui.store.redis.session import RedisSessionStore
 from tests.unit.store.helpers import ODD_IDS, candidate
@@ -77,7 +77,7 @@ def test_marks_on_redis_round_trip(
 
     # A file session's marks travel by push and back by pull, verified.
     files = SessionService(other)
-    imported.update_marks(c, lambda m: Marks(hidden=True))
+    imported.update_marks(c, MarksEdit(hidden=True))
     code, out, _ = run(capsys, "--data-dir", str(other), "session", "push", sid, url, "--overwrite")
     assert code == 0 and "verified" in out, out
     assert store.marks() == {a: Marks(rating=5), b: Marks(rating=1), c: Marks(hidden=True)}
