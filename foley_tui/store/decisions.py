@@ -7,7 +7,7 @@ backend:
 
 1. read the sound's raw records (:class:`Verdicts`: its pick and its reject) under the
    session lock;
-2. ask each sound's :class:`~foley_tui.store.edits.Edit` for the records wanted (a
+2. ask each sound's :class:`~foley_tui.store.edits.SoundEdit` for the records wanted (a
    refusal, as undo's compare-and-swap raises, writes nothing);
 3. apply the new records and journal one entry, through the backend's :class:`Commit`;
 4. tell the subscribers of :meth:`Decisions.subscribe` (the app's decision watch) which
@@ -55,11 +55,11 @@ from foley_tui.store.edits import (
     Clear,
     DropPick,
     DropReject,
-    Edit,
     EditMarks,
     MarksEdit,
     SetPick,
     SetReject,
+    SoundEdit,
     Swap,
     TogglePick,
     ToggleReject,
@@ -336,7 +336,7 @@ class Decisions:
 
     # ------------------------------------------------------------------ the path
     def decide(
-        self, edits: list[Edit], *, kind: str = "do", target: int | None = None
+        self, edits: list[SoundEdit], *, kind: str = "do", target: int | None = None
     ) -> JournalEntry | None:
         """Read the sounds, compute every edit (which may refuse: undo's
         compare-and-swap) before anything is written, then apply them with ONE journal
@@ -376,7 +376,7 @@ class Decisions:
                 return entry
         raise StoreWriteError(f"the decision on {sound_ids[0]!r} kept being overtaken; try again")
 
-    def one(self, edit: Edit) -> JournalEntry | None:
+    def one(self, edit: SoundEdit) -> JournalEntry | None:
         return self.decide([edit])
 
     # ------------------------------------------------------------------ decisions
@@ -416,7 +416,7 @@ class Decisions:
         layer: Layer | _Keep | None = KEEP,
         onset: Onset | _Keep = KEEP,
     ) -> JournalEntry | None:
-        edits: list[Edit] = [SetPick(sound_id, layer, onset)]
+        edits: list[SoundEdit] = [SetPick(sound_id, layer, onset)]
         edits += [DropPick(sid) for sid in others if sid != sound_id]
         return self.decide(edits)
 
@@ -427,7 +427,7 @@ class Decisions:
         marks: MarksEdit,
         *,
         duration_s: float | None = None,
-        pick: Edit | None = None,
+        pick: SoundEdit | None = None,
     ) -> JournalEntry | None:
         """Change our marks of a sound (rating, hidden, region) as one journaled,
         undoable decision, computed on the marks read under the lock; with ``pick``,

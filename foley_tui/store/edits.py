@@ -1,4 +1,4 @@
-"""What a decision does to one sound, as data: an :class:`Edit` names its sound and the
+"""What a decision does to one sound, as data: a :class:`SoundEdit` names its sound and the
 fields it sets, and computes the records wanted from the records read under the lock.
 
 The decision path (:class:`~foley_tui.store.decisions.Decisions`) reads each sound's
@@ -22,7 +22,7 @@ from foley_tui.store.errors import StoreWriteError, UndoConflictError
 from foley_tui.store.records import JournalEntry, Verdicts
 
 
-class Edit(Protocol):
+class SoundEdit(Protocol):
     """One sound's part of a decision."""
 
     @property
@@ -206,7 +206,7 @@ class EditMarks:
     sound_id: str
     marks: MarksEdit
     duration_s: float | None = None
-    pick: Edit | None = field(default=None)
+    pick: SoundEdit | None = field(default=None)
 
     def apply(self, now: Verdicts) -> Verdicts:
         record = now.marks if isinstance(now.marks, dict) else None
@@ -260,11 +260,11 @@ __all__ = [
     "Clear",
     "DropPick",
     "DropReject",
-    "Edit",
     "EditMarks",
     "MarksEdit",
     "SetPick",
     "SetReject",
+    "SoundEdit",
     "Swap",
     "TogglePick",
     "ToggleReject",
