@@ -35,6 +35,7 @@ class FakePlayer:
     closed: bool = False
     scene: Scene | None = None
     starting: bool = False
+    latency_s: float = 0.0
 
     def _record(self, name: str, *args: Any) -> None:
         self.calls.append((name, args))

@@ -40,7 +40,12 @@ def _keys(screen: AuditionScreen | TimelineScreen, spec: KeySpec) -> str:
     with the app: the first frame does not need it)."""
     from foley_tui.screens.help import keys_shown
 
-    return keys_shown(screen.app, spec)
+    # The user's remapping is what the app lent the audition screen (the timeline sits
+    # over it).
+    stack = screen.app.screen_stack
+    audition = next((s for s in reversed(stack) if isinstance(s, AuditionScreen)), None)
+    remapped = audition.links.keymap if audition is not None else {}
+    return keys_shown(screen.app, spec, remapped)
 
 
 def _unavailable(screen: AuditionScreen, title: str, name: str) -> Callable[[], object]:

@@ -31,6 +31,7 @@ from foley_tui.audio.base import Player
 from foley_tui.audition.opening import OpeningRead
 from foley_tui.config import Config
 from foley_tui.keys.bindings import bindings
+from foley_tui.screens.audition.links import AppLinks
 from foley_tui.screens.audition.screen import AuditionScreen
 from foley_tui.startup import resume_gc
 from foley_tui.store import SessionService, SessionStore
@@ -210,7 +211,12 @@ class FoleyApp(App[None]):
         library = (
             self.library if self.library and self.library.session_id == store.session_id else None
         )
-        return AuditionScreen(store, self.player, self.config.settings, opening, library)
+        links = AppLinks(
+            narration=self.narration,
+            keymap=self.keymap,
+            open_sessions=self.open_sessions if self.service is not None else None,
+        )
+        return AuditionScreen(store, self.player, self.config.settings, opening, library, links)
 
     def open_session(self, session_id: str) -> None:
         """Switch to another session (used by the sessions screen)."""

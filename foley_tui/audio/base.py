@@ -227,6 +227,11 @@ class Player(Protocol):
     def unavailable_reason(self) -> str | None:
         """Why there is no sound, or None when there is."""
 
+    @property
+    def latency_s(self) -> float:
+        """The output latency the device reports (0.0 without a device, or before it is
+        up): the timeline's tap subtracts it, ``play-scene`` lets it play out."""
+
     def play(self, source: Source, start_s: float = 0.0) -> None:
         """Start ``source`` at ``start_s``, fading out whatever was playing."""
 

@@ -232,7 +232,8 @@ class DeferredPlayer:
     def latency_s(self) -> float:
         """The real player's reported output latency (0 until it is up, or without one):
         the timeline's tap subtracts it."""
-        return float(getattr(self._current(), "latency_s", 0.0) or 0.0)
+        current = self._current()
+        return current.latency_s if current is not None else 0.0
 
     def close(self) -> None:
         with self._lock:

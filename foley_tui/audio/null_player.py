@@ -63,6 +63,10 @@ class NullPlayer:
     def unavailable_reason(self) -> str | None:
         return self._reason
 
+    @property
+    def latency_s(self) -> float:
+        return 0.0
+
     def play(self, source: Source, start_s: float = 0.0) -> None:
         with self._lock:
             self._source = source

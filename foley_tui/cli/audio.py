@@ -180,7 +180,7 @@ def play_to_end(player: Player, start: Callable[[], None]) -> int:
         while not finished.wait(0.1):
             pass
         # The last frame has reached PortAudio; let the device play out its buffer.
-        latency = float(getattr(player, "latency_s", 0.0))
+        latency = player.latency_s
         threading.Event().wait(latency + 0.02)
     except KeyboardInterrupt:
         player.stop()

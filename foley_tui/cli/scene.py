@@ -167,6 +167,8 @@ def _contract_row(model: SceneModel, p: ScenePick, rate: int) -> dict[str, Any]:
 
 @_guard
 def cmd_scene(args: argparse.Namespace) -> int:
+    from foley_tui.audio.base import Source
+
     model = _model(args)
     if args.foley_timeline:
         return _write_foley_timeline(args, model)
@@ -190,7 +192,7 @@ def cmd_scene(args: argparse.Namespace) -> int:
                     "onset_s": p.onset_s,
                     "length_s": p.length_s,
                     "note": p.note or None,
-                    "playable": p.source is not None and not hasattr(p.source, "reason"),
+                    "playable": isinstance(p.source, Source),
                     **_contract_row(model, p, rate),
                 }
             )

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from foley_tui.audio.base import AudioRef, Source
+from foley_tui.audio.base import AudioRef, Source, Unplayable
 
 if TYPE_CHECKING:
     from foley_tui.scene.build import SceneModel, ScenePick
@@ -114,7 +114,7 @@ def weave_session(model: SceneModel, *, rate: int = 48000) -> tuple[Any, Timelin
         pick = model.pick(item.clip_ref)
         source = pick.source if pick is not None else None
         if not isinstance(source, Source):
-            why = getattr(source, "reason", "its audio was not looked up")
+            why = source.reason if isinstance(source, Unplayable) else "its audio was not looked up"
             raise WeaveError(f"{item.clip_ref}: {why}")
         sources[item.clip_ref] = source.path
     result = weave(

@@ -30,19 +30,24 @@ class HelpEntry:
     binding_id: str
 
 
-def help_entries(app: App[Any]) -> list[HelpEntry]:
+def help_entries(app: App[Any], remapped: Mapping[str, str]) -> list[HelpEntry]:
     """Every binding of the app (every screen's, widget's and the app's), with the user's
-    remapping (``app.keymap``) and the key names as the app displays them."""
+    remapping (key id -> keys) and the key names as the app displays them."""
     return [
-        HelpEntry(spec.section, keys_shown(app, spec), spec.description, spec.tooltip, spec.id)
+        HelpEntry(
+            spec.section,
+            keys_shown(app, spec, remapped),
+            spec.description,
+            spec.tooltip,
+            spec.id,
+        )
         for spec in keymap.KEYS
     ]
 
 
-def keys_shown(app: App[Any], spec: KeySpec) -> str:
-    """The keys of a binding after the user's remapping (``app.keymap``), named as the app
+def keys_shown(app: App[Any], spec: KeySpec, remapped: Mapping[str, str]) -> str:
+    """The keys of a binding after the user's remapping (key id -> keys), named as the app
     displays them (help and the command palette show the same)."""
-    remapped: Mapping[str, str] = getattr(app, "keymap", {})
     keys = remapped.get(spec.id, spec.keys)
     return ", ".join(app.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
 

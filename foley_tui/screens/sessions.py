@@ -43,6 +43,11 @@ T = TypeVar("T")
 class SessionsBackend(Protocol):
     """What the screen needs of :class:`foley_tui.store.SessionService`."""
 
+    @property
+    def data_dir(self) -> Path | None:
+        """Where the sessions and the library registry live (None: in memory)."""
+        ...
+
     def list(self) -> list[SessionInfo]: ...
     def create(self, title: str | None = None) -> str: ...
     def rename(self, session_id: str, title: str) -> None: ...
@@ -203,13 +208,8 @@ class SessionsScreen(Screen[str | None]):
         yield KeyHints()
 
     def on_mount(self) -> None:
-        if self.current is None:
-            # Pushed without ``current``: the app's open session is the current one.
-            store = getattr(self.app, "store", None)
-            self.current = getattr(store, "session_id", None)
-            self._select_after_load = self.current
         if self.location is None:
-            folder = getattr(self.service, "data_dir", None)  # None when in memory
+            folder = self.service.data_dir
             self.location = str(folder) if folder is not None else None
         self.query_one(DataTable).focus()
         self.load()
@@ -323,7 +323,7 @@ class SessionsScreen(Screen[str | None]):
         except Exception as exc:  # shown on screen, never a crash
             self.app.call_from_thread(self._failed, "Could not list the sessions", exc)
             return
-        data_dir = getattr(self.service, "data_dir", None)  # None when in memory
+        data_dir = self.service.data_dir
         folders: dict[str, str] = {}
         if data_dir is not None:
             from foley_tui.library.registry import FolderRegistry

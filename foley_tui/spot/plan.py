@@ -406,8 +406,7 @@ def _title(store: SessionStore) -> str:
         meta = store.meta()
     except (OSError, ValueError, AttributeError):
         return store.session_id
-    title = getattr(meta, "title", None)
-    return title if isinstance(title, str) and title else store.session_id
+    return meta.title or store.session_id
 
 
 def _place(drafts: list[_Draft], options: SpotOptions) -> list[SpotClip]:

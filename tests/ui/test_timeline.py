@@ -105,7 +105,7 @@ async def test_nudging_an_anchor_asks_first(data_dir: Path, tmp_path: Path) -> N
 async def test_play_scene_mute_solo_tap(data_dir: Path, tmp_path: Path) -> None:
     tones = _tones(data_dir, tmp_path)
     player = FakePlayer()
-    player.latency_s = 0.034  # type: ignore[attr-defined]  # what the device reports
+    player.latency_s = 0.034  # what the device reports
     app = _app(data_dir, tones, player)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _timeline(pilot)
@@ -176,7 +176,7 @@ def test_the_deferred_player_reports_the_devices_latency() -> None:
     from foley_tui.audio.deferred import DeferredPlayer
 
     fake = FakePlayer()
-    fake.latency_s = 0.05  # type: ignore[attr-defined]
+    fake.latency_s = 0.05
     deferred = DeferredPlayer(lambda: fake)
     assert deferred.latency_s == 0.0  # nothing to report before the device is up
     deferred.start()

@@ -18,6 +18,7 @@ from textual.app import App
 from foley_tui.audition.change import Change
 from foley_tui.audition.model import AuditionModel
 from foley_tui.audition.stale import OpenedOn
+from foley_tui.screens.audition.links import AppLinks
 from foley_tui.store import SessionStore
 
 if TYPE_CHECKING:
@@ -33,6 +34,8 @@ class DialogHost(Protocol):
     def store(self) -> SessionStore: ...
     @property
     def current_id(self) -> str | None: ...
+    @property
+    def links(self) -> AppLinks: ...
     def apply(self, change: Change) -> None: ...
     def run_intent(self, intent: Callable[[], Change]) -> None: ...
 
@@ -135,7 +138,7 @@ class DecisionDialogs:
         dialog can say where an anchor lands; none when there is no narration."""
         from foley_tui.scene.narration import NarrationError, read_narration
 
-        narration = getattr(self.screen.app, "narration", None)
+        narration = self.screen.links.narration
         if narration is None:
             try:
                 narration = read_narration(self.screen.store)  # no hashing: a hint for the dialog

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from foley_tui.audio.base import Scene
     from foley_tui.scene.build import SceneModel
     from foley_tui.scene.contract import Mix
+    from foley_tui.scene.narration import Narration
 
 #: The worker group of ``C`` (exclusive: a new press cancels the build in flight).
 IN_CONTEXT_GROUP = "in-context"
@@ -45,7 +46,7 @@ def open_timeline(screen: Any) -> None:
     from foley_tui.screens.timeline.screen import TimelineScreen
 
     store = screen.store
-    narration = getattr(screen.app, "narration", None)
+    narration = screen.links.narration
     view = screen.view_settings
 
     def volume(db: float) -> None:
@@ -112,9 +113,16 @@ class InContext(Widget):
     REST_S = 0.3
     """How long the cursor rests on a row before its scene is built ahead."""
 
-    def __init__(self, model: AuditionModel, player: Player, settings: Settings) -> None:
+    def __init__(
+        self,
+        model: AuditionModel,
+        player: Player,
+        settings: Settings,
+        narration: Narration | None = None,
+    ) -> None:
         super().__init__()
         self.model = model
+        self.narration = narration
         self.player = player
         self.settings = settings
         self.used = False
@@ -140,7 +148,7 @@ class InContext(Widget):
             sound_id,
             placed,
             *self._settings(),
-            id(getattr(self.app, "narration", None)),
+            id(self.narration),
         )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -194,7 +202,7 @@ class InContext(Widget):
         store = self.model.store
         player = self.player
         app = self.app
-        narration = getattr(app, "narration", None)
+        narration = self.narration
         pre_roll, loudness_match, mix = self._settings()
         key = self.key(sound_id)
         if play and mix == "woven" and not self._analysed:

@@ -37,6 +37,7 @@ from foley_tui.audition.opening import OpeningRead
 from foley_tui.config import Settings
 from foley_tui.keys.bindings import bindings
 from foley_tui.screens.audition.dialogs import DecisionDialogs
+from foley_tui.screens.audition.links import AppLinks
 from foley_tui.screens.audition.loader import SessionLoader
 from foley_tui.screens.audition.preview import Previewer
 from foley_tui.screens.audition.reports import worker_failure
@@ -98,11 +99,14 @@ class AuditionScreen(Screen[None]):
         settings: Settings,
         opening: OpeningRead | None = None,
         library: FolderSource | None = None,
+        links: AppLinks | None = None,
     ) -> None:
         """``opening``: the session's first frame being read since the app started (read
         from now when not given). ``library``: the folder this session auditions (its
-        list then shows a librarian's columns and the folder is scanned on mount)."""
+        list then shows a librarian's columns and the folder is scanned on mount).
+        ``links``: what the app lends the screen (its narration, keymap, sessions)."""
         super().__init__()
+        self.links = links or AppLinks()
         self.store = store
         self.library = library
         self.player = player
@@ -129,7 +133,7 @@ class AuditionScreen(Screen[None]):
         # Decisions are written by its workers, in key order: never on this thread.
         self.writer = DecisionWriter(self.model, apply=self.apply)
         self.dialogs = DecisionDialogs(self, self.model)
-        self.in_context = InContext(self.model, player, settings)
+        self.in_context = InContext(self.model, player, settings, self.links.narration)
         self.similar = SimilarSearch(
             self.model, self.previewer, lambda sid: self.candidate_list.move_to_id(sid)
         )
@@ -350,7 +354,7 @@ class AuditionScreen(Screen[None]):
         if action == "category_filter":
             return self.library is not None
         if action == "sessions":
-            return _sessions_available() and getattr(self.app, "service", None) is not None
+            return _sessions_available() and self.links.open_sessions is not None
         return True
 
     def action_timeline(self) -> None:
@@ -509,9 +513,8 @@ class AuditionScreen(Screen[None]):
         self.app.push_screen(CategoryScreen(library.categories()), chosen)
 
     def action_sessions(self) -> None:
-        open_sessions = getattr(self.app, "open_sessions", None)
-        if open_sessions is not None:
-            open_sessions()
+        if self.links.open_sessions is not None:
+            self.links.open_sessions()
 
     def action_messages(self) -> None:
         """Open the conversation panel; a message attached to the highlighted candidate
@@ -529,7 +532,7 @@ class AuditionScreen(Screen[None]):
     def action_help(self) -> None:
         from foley_tui.screens.help import HelpScreen, help_entries  # not needed to start
 
-        self.app.push_screen(HelpScreen(help_entries(self.app)))
+        self.app.push_screen(HelpScreen(help_entries(self.app, self.links.keymap)))
 
     def action_quit(self) -> None:
         """Quit once the decisions made so far have their answer (a second ``q`` does

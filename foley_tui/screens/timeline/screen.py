@@ -435,7 +435,7 @@ class TimelineScreen(Screen[None]):
         from foley_tui.screens.spot import SpotScreen, default_folder
 
         self._stop_scene()
-        title = getattr(self.store.meta(), "title", None) or self.store.session_id
+        title = self.store.meta().title or self.store.session_id
         folder = default_folder(str(title), self.model.scene.narration)
         self.app.push_screen(SpotScreen(self.store, folder))
 
@@ -529,7 +529,7 @@ class TimelineScreen(Screen[None]):
         if not self.scene_playing:
             self.notify("Tap while the scene plays (P).", timeout=2)
             return
-        latency = float(getattr(self.player, "latency_s", 0.0) or 0.0)
+        latency = self.player.latency_s
         self._apply(self.model.tap(self.player.status().position_s, latency), "Tap")
 
     def action_undo(self) -> None:

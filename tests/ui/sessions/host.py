@@ -71,6 +71,7 @@ class FixedService:
 
     def __init__(self, sessions: tuple[SessionInfo, ...] = FIXED_SESSIONS) -> None:
         self.sessions = list(sessions)
+        self.data_dir: Path | None = None  # in memory: no library registry to read
 
     def list(self) -> list[SessionInfo]:
         return list(self.sessions)
