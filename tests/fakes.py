@@ -161,3 +161,22 @@ def _check_protocol() -> Player:
 
 
 assert isinstance(FakePlayer(), Player)
+
+
+class NoticeLog:
+    """Every notification an app shows, in order, recorded as it is shown (Textual keeps
+    its own list private): installed over the app's ``notify``, which every widget's
+    and screen's ``notify`` calls."""
+
+    def __init__(self, app: Any) -> None:
+        self.messages: list[str] = []
+        shown = app.notify
+
+        def notify(message: str, *args: Any, **kwargs: Any) -> None:
+            self.messages.append(str(message))
+            shown(message, *args, **kwargs)
+
+        app.notify = notify
+
+    def __str__(self) -> str:
+        return " ".join(self.messages)

@@ -50,5 +50,10 @@ def install() -> None:
         Strip.render = _guarded_render  # type: ignore[method-assign]
 
 
+def uninstall() -> None:
+    """Render strips as Textual does again (idempotent)."""
+    Strip.render = _render  # type: ignore[method-assign]
+
+
 def installed() -> bool:
     return Strip.render is _guarded_render

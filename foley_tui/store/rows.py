@@ -49,7 +49,7 @@ def _num(value: object) -> float | None:
 _INT_FLOAT_MAX = int(1.7976931348623157e308)
 
 
-def _row_values(data: Mapping[str, Any]) -> list[Any]:
+def row_values(data: Mapping[str, Any]) -> list[Any]:
     """The index columns of a candidate dict: the same values as
     ``Candidate(data).to_row()`` (a test holds them equal), computed without building
     the view and the Row, since a first open runs this for every file."""
@@ -175,7 +175,7 @@ class MappingRows:
                 reason = problem.reason if problem else "unreadable"
                 rows.append(_make_row(key, rank, _EMPTY_VALUES, reason))
             else:
-                rows.append(_make_row(key, rank, _row_values(value), None))
+                rows.append(_make_row(key, rank, row_values(value), None))
             if progress is not None and (rank % 1000 == 0 or rank == len(keys) - 1):
                 progress(rank + 1, len(keys))
         return rows
@@ -504,7 +504,7 @@ class IndexedRows:
             except (DecodeError, OSError):
                 failed.append((key, name, mtime, size, order))
                 continue
-            rows.append((order, name, mtime, size, None, key, *_row_values(data)))
+            rows.append((order, name, mtime, size, None, key, *row_values(data)))
             self.problems.clear("candidates", key)
             if done % 1000 == 0:
                 if progress is not None:
@@ -529,7 +529,7 @@ class IndexedRows:
                         rows.append((order, name, mtime, size, reason, key, *_EMPTY_VALUES))
                     still.append((key, name, mtime, size, order))
                     continue
-                rows.append((order, name, mtime, size, None, key, *_row_values(data)))
+                rows.append((order, name, mtime, size, None, key, *row_values(data)))
                 self.problems.clear("candidates", key)
             failed = still
             if failed and delay is not None:

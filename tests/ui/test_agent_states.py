@@ -21,6 +21,7 @@ from foley_tui.scene.narration import make_narration, write_narration
 from foley_tui.screens.onset import OnsetScreen
 from foley_tui.screens.sessions_modals import ConfirmModal
 from foley_tui.store import SessionService
+from tests.fakes import NoticeLog
 from tests.ui.conftest import SIZE, Session, current, ready
 from tests.ui.seed import seed_session
 from tests.unit.store.helpers import run_py
@@ -39,8 +40,8 @@ def agent(data_dir: Path, session_id: str, code: str) -> Any:
     return run_py(FOLEY.format(session=session_id, code=code), data_dir)
 
 
-def notices(app: Any) -> str:
-    return " ".join(n.message for n in app._notifications)
+def notices(log: NoticeLog) -> str:
+    return str(log)
 
 
 async def _to(pilot: Any, app: Any, sound_id: str) -> None:
@@ -57,6 +58,7 @@ async def test_the_onset_dialog_never_recreates_a_pick_the_agent_dropped(
     agent(data_dir, session_id, "s.add_pick('bbc:1001', layer='sfx_fg', onset=1.5)")
     session = Session(data_dir, service, session_id)
     app = session.app()
+    log = NoticeLog(app)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await _to(pilot, app, "bbc:1001")
@@ -67,7 +69,7 @@ async def test_the_onset_dialog_never_recreates_a_pick_the_agent_dropped(
         await pilot.press("ctrl+a", *"3.25", "enter")
         await pilot.pause()
         assert not isinstance(app.screen, OnsetScreen)
-        assert "was dropped" in notices(app) and "Not saved" in notices(app)
+        assert "was dropped" in notices(log) and "Not saved" in notices(log)
     assert session.pick_file("bbc:1001") is None  # not re-created with layer null
     assert agent(data_dir, session_id, "") == []
 
@@ -79,6 +81,7 @@ async def test_a_nudge_confirmed_after_the_agent_moved_the_pick_writes_nothing(
     agent(data_dir, session_id, "s.add_pick('bbc:1001', onset=\"on 'door'\")")
     session = Session(data_dir, service, session_id)
     app = session.app()
+    log = NoticeLog(app)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await _to(pilot, app, "bbc:1001")
@@ -88,7 +91,7 @@ async def test_a_nudge_confirmed_after_the_agent_moved_the_pick_writes_nothing(
         agent(data_dir, session_id, "s.add_pick('bbc:1001', onset=12.0)")
         await pilot.press("y")
         await pilot.pause()
-        assert "onset changed" in notices(app) and "12.0" in notices(app)
+        assert "onset changed" in notices(log) and "12.0" in notices(log)
     assert session.pick_file("bbc:1001") == {"sound_id": "bbc:1001", "layer": None, "onset": 12.0}
 
 
@@ -99,6 +102,7 @@ async def test_one_pick_per_event_never_drops_a_pick_the_agent_replaced(
     agent(data_dir, session_id, "s.add_pick('freesound:1006', onset=2.5)")
     session = Session(data_dir, service, session_id)
     app = session.app(settings=Settings(one_pick_per_event=True))
+    log = NoticeLog(app)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.press("e", "p")  # the door slam: the knock would be dropped
@@ -107,8 +111,8 @@ async def test_one_pick_per_event_never_drops_a_pick_the_agent_replaced(
         agent(data_dir, session_id, "s.add_pick('freesound:1006', onset=3.0)")
         await pilot.press("y")
         await pilot.pause()
-        assert "freesound:1006" in notices(app) or "onset changed" in notices(app)
-        assert "Not saved" in notices(app)
+        assert "freesound:1006" in notices(log) or "onset changed" in notices(log)
+        assert "Not saved" in notices(log)
     assert agent(data_dir, session_id, "") == [
         {"sound_id": "freesound:1006", "layer": None, "onset": 3.0}
     ]
@@ -160,6 +164,7 @@ async def test_the_timeline_onset_dialog_writes_nothing_over_an_agent_change(
     agent(data_dir, session_id, "s.add_pick('bbc:1001', layer='sfx_fg', onset=1.5)")
     session = Session(data_dir, service, session_id)
     app = session.app()
+    log = NoticeLog(app)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.press("t")
@@ -174,7 +179,7 @@ async def test_the_timeline_onset_dialog_writes_nothing_over_an_agent_change(
         agent(data_dir, session_id, "s.add_pick('bbc:1001', layer='stinger', onset=4.0)")
         await pilot.press("ctrl+a", *"2.0", "enter")
         await pilot.pause()
-        assert "Not saved" in notices(app) and "layer changed" in notices(app)
+        assert "Not saved" in notices(log) and "layer changed" in notices(log)
     assert session.pick_file("bbc:1001") == {
         "sound_id": "bbc:1001",
         "layer": "stinger",
@@ -198,6 +203,7 @@ async def test_ghost_picks_follow_the_agent_and_a_stale_one_never_writes(
     service, session_id = seed_session(data_dir)
     session = Session(data_dir, service, session_id)
     app = session.app(settings=Settings(poll_interval_s=60.0))
+    log = NoticeLog(app)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
         agent(data_dir, session_id, "s.add_pick('ghost:1', onset=1.0)")
@@ -219,7 +225,7 @@ async def test_ghost_picks_follow_the_agent_and_a_stale_one_never_writes(
         agent(data_dir, session_id, "s.drop_pick('ghost:2')")
         await pilot.press("4")  # layer stinger on the stale row
         await pilot.pause()
-        assert "dropped this pick" in notices(app)
+        assert "dropped this pick" in notices(log)
         assert "ghost:2" not in screen.listing.view
     assert session.pick_file("ghost:2") is None
     assert agent(data_dir, session_id, "") == []

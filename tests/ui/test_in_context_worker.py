@@ -21,7 +21,7 @@ from foley_tui.audio.base import Scene
 from foley_tui.config import Config, Settings
 from foley_tui.scene.narration import make_narration, write_narration
 from foley_tui.store import SessionService
-from tests.fakes import FakePlayer
+from tests.fakes import FakePlayer, NoticeLog
 from tests.scene_fixtures import ToneSession, make_tone_session
 from tests.ui.conftest import settle, wait_workers
 
@@ -280,11 +280,12 @@ async def test_the_woven_mix_is_measured_off_the_ui_thread(
     monkeypatch.setattr(woven, "master_gain", master)
     player = FakePlayer()
     app, tones = _app(data_dir, tmp_path, player, mix="woven")
+    log = NoticeLog(app)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await _on_row(pilot, app, tones.ids["alt"])
         await pilot.press("C")
-        assert any("Analysing the scene" in n.message for n in app._notifications)
+        assert any("Analysing the scene" in message for message in log.messages)
         await _until(pilot, lambda: bool(_scenes(player)), "the scene started")
         await wait_workers(app)
         scene = _scenes(player)[-1]

@@ -32,7 +32,7 @@ def test_a_strip_renders_without_control_characters() -> None:
 
 async def test_the_app_installs_the_guard_before_its_first_frame(session: Session) -> None:
     # Another test may have installed it already: take it out to see the app put it in.
-    Strip.render = terminal_guard._render  # type: ignore[method-assign]
+    terminal_guard.uninstall()
     assert not terminal_guard.installed()
     app: FoleyApp = session.app(FakePlayer())
     assert terminal_guard.installed()

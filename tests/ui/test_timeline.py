@@ -307,8 +307,13 @@ async def test_w_switches_the_woven_and_the_flat_mix(data_dir: Path, tmp_path: P
         want = woven_gain(numeric.path, "sfx_fg", ClipPlacement(0.5)).channel_gain
         assert numeric.mono and abs(numeric.gain - want) < 1e-9
         assert scene.duck is not None and "ambience" in scene.ducked
-        screen.model.cursor = tones.ids["alt"]
-        screen._show()
+        for _ in range(10):  # to the first pick, then along the picks to the voice one
+            await pilot.press("h")
+        for _ in range(10):
+            if screen.model.cursor == tones.ids["alt"]:
+                break
+            await pilot.press("l")
+        assert screen.model.cursor == tones.ids["alt"]
         status = str(screen.query_one("#timeline-status").render())
         assert "weave does not render the voice layer" in status
         await pilot.press("escape")  # stop

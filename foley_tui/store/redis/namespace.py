@@ -37,7 +37,7 @@ from foley_tui.store.files import UnreadableEntry
 from foley_tui.store.records import MARKS_NS
 from foley_tui.store.redis.conn import RedisStoreError, Target, connect, unavailable
 from foley_tui.store.redis.keys import CHANGES_MAXLEN, Keys
-from foley_tui.store.rows import _row_values
+from foley_tui.store.rows import row_values
 
 NAMESPACES = ("candidates", "picks", "rejects")
 USER_ENV = "FOLEY_TUI_USER"
@@ -393,7 +393,7 @@ def row_json(value: bytes) -> bytes:
         data = loads_object(value)
     except DecodeError as exc:
         return json.dumps({"unreadable": str(exc)}).encode()
-    return json.dumps(_row_values(data), separators=(",", ":"), ensure_ascii=False).encode()
+    return json.dumps(row_values(data), separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def json_namespace(raw: RedisHash) -> MutableMapping[str, dict[str, Any]]:

@@ -12,7 +12,7 @@ import pytest
 from foley_tui.domain import Candidate, Pick, Reject, Status, ValidationError
 from foley_tui.store import SessionService, SessionStore, StoreWriteError
 from foley_tui.store.errors import UndoConflictError
-from foley_tui.store.rows import _row_values
+from foley_tui.store.rows import row_values
 
 from .helpers import ODD_IDS, candidate
 
@@ -261,7 +261,7 @@ def test_rows_generic_backend(service: SessionService) -> None:
 )
 def test_index_columns_equal_the_model_row(data: dict) -> None:
     row = Candidate(data).to_row()
-    assert _row_values(data) == [
+    assert row_values(data) == [
         row.caption,
         row.duration_s,
         row.source,
