@@ -79,6 +79,10 @@ class MemoryNamespace(MutableMapping[str, dict[str, Any]]):
 
 def _record_of(line: bytes) -> dict[str, Any] | None:
     """One journal line as a record, or None when it is garbage (torn, foreign, not ours)."""
+    if not line.lstrip().startswith(b"{"):
+        # Not a JSON object at all (a torn write's tail, a foreign line): told apart
+        # without the decoder, whose error path costs far more than this check.
+        return None
     try:
         record = json.loads(line)
     except (ValueError, RecursionError):
