@@ -72,10 +72,6 @@ class SessionInfo:
 
 
 class SessionService:
-    #: One line per leftover of an earlier crash this service cleaned up (stale import
-    #: folders, an interrupted ``--overwrite``, stale temp files): the CLI prints them.
-    recovered: builtins.list[str] = []
-
     """Sessions under ``data_dir/sessions/`` (foley's layout), or in memory.
 
     Safe to share between threads. The sessions it holds open are kept in a
@@ -84,33 +80,45 @@ class SessionService:
     :meth:`pin` keeps a session (the one on screen) from ever being dropped.
     """
 
-    # Class-level defaults, so a subclass that sets up its own state without calling
-    # __init__ (a networked service) still works: one lock, the default bound.
-    _lock = threading.RLock()
-    _max_sessions = MAX_SESSIONS
-    _pinned: frozenset[str] = frozenset()
+    #: One line per leftover of an earlier crash this service cleaned up (stale import
+    #: folders, an interrupted ``--overwrite``, stale temp files): the CLI prints them.
+    recovered: builtins.list[str]
 
     def __init__(
         self, data_dir: Path | str | None = None, *, max_sessions: int = MAX_SESSIONS
     ) -> None:
-        if max_sessions < 1:
-            raise ValueError("max_sessions must be at least 1")
-        self._memory: dict[str, SessionStore] | None = None
-        self.data_dir: Path | None = paths.data_dir(data_dir) if data_dir else paths.data_dir()
-        self._stores: dict[str, SessionStore] = {}
-        self._max_sessions = max_sessions
-        self._window: int | None = None
-        self._pinned = frozenset()
-        self._lock = threading.RLock()
-        self._parts()
+        self._setup(
+            paths.data_dir(data_dir) if data_dir else paths.data_dir(),
+            memory=None,
+            max_sessions=max_sessions,
+        )
         # What a killed import left behind is finished or rolled back on the next run.
         self.recovered = recover(self.sessions_dir)
 
-    def _parts(self) -> None:
+    def _setup(
+        self,
+        data_dir: Path | None,
+        *,
+        memory: dict[str, SessionStore] | None,
+        max_sessions: int = MAX_SESSIONS,
+        window: int | None = None,
+    ) -> None:
+        """The state every service has, whichever constructor made it: where local data
+        lives, the cache of open stores, its bound and pin, the lock, the parts."""
+        if max_sessions < 1:
+            raise ValueError("max_sessions must be at least 1")
+        self._memory: dict[str, SessionStore] | None = memory
+        self.data_dir: Path | None = data_dir
+        self._stores: dict[str, SessionStore] = {}
+        self._max_sessions = max_sessions
+        self._window: int | None = window
+        self._pinned: frozenset[str] = frozenset()
+        self.recovered = []
+        self._lock = threading.RLock()
         #: Export and import.
         self.transfers = Transfers(self)
         #: Conversations, history windows and usage counters.
-        self.ledgers = Ledgers(self.get, window=self._window)
+        self.ledgers = Ledgers(self.get, window=window)
 
     @classmethod
     def in_memory(cls, max_sessions: int = MAX_SESSIONS, window: int = 20) -> SessionService:
@@ -120,14 +128,7 @@ class SessionService:
         if max_sessions < 1 or window < 1:
             raise ValueError("max_sessions and window must be at least 1")
         service = cls.__new__(cls)
-        service._memory = {}
-        service.data_dir = None
-        service._stores = {}
-        service._max_sessions = max_sessions
-        service._window = window
-        service._pinned = frozenset()
-        service._lock = threading.RLock()
-        service._parts()
+        service._setup(None, memory={}, max_sessions=max_sessions, window=window)
         return service
 
     @property

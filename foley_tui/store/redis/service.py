@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import builtins
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from foley_tui.store.records import MARKS_NS, iso, new_ulid, now_utc
 from foley_tui.store.redis.keys import LOGS
 from foley_tui.store.redis.namespace import RedisBackend, row_json
 from foley_tui.store.redis.session import RedisSessionStore
-from foley_tui.store.service import MAX_SESSIONS, SessionService
+from foley_tui.store.service import SessionService
 from foley_tui.store.session import SessionStore
 from foley_tui.store.session_dirs import NAMESPACES
 from foley_tui.store.transfer_service import ImportedSession
@@ -49,16 +48,8 @@ class RedisSessionService(SessionService):
             if isinstance(url, RedisBackend)
             else RedisBackend.from_url(url, user=user, prefix=prefix, timeout_s=timeout_s)
         )
-        self._memory = None
         # Local audio (blobs, by-reference files) is still found under the data dir.
-        self.data_dir = paths.data_dir(data_dir) if data_dir else paths.data_dir()
-        # The file service's bookkeeping (its thread lock and cache of open stores).
-        self._stores: dict[str, SessionStore] = {}
-        self._max_sessions = MAX_SESSIONS
-        self._window: int | None = None
-        self._pinned = frozenset()
-        self._lock = threading.RLock()
-        self._parts()
+        self._setup(paths.data_dir(data_dir) if data_dir else paths.data_dir(), memory=None)
 
     def __repr__(self) -> str:
         return f"RedisSessionService({self.backend.target.url!r})"
