@@ -45,7 +45,7 @@ class LoudnessMeter:
     def __init__(self, rate: int, channels: int) -> None:
         self.rate = int(rate)
         self.channels = int(channels)
-        # Imported here: pyloudnorm and scipy take ~0.3 s to import, and most sessions
+        # Imported here: pyloudnorm and scipy are slow to import, and most sessions
         # declare loudness or never turn matching on.
         import pyloudnorm
 

@@ -203,7 +203,8 @@ class CandidateIndex:
         return self._positions
 
     def key_of_name(self) -> dict[str, str]:
-        """File name -> sound id: decoding 100k names costs ~1 s, this a few ms."""
+        """File name -> sound id, from the index (decoding every file name again would cost
+        far more than this lookup table)."""
         return dict(zip(self.names, self.keys, strict=True))
 
     def rows(self) -> list[Row]:
