@@ -33,5 +33,8 @@ def test_ctrl_c_during_start_up_is_quiet(delay: float, verb: list[str]) -> None:
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
-    # Interrupted (130), or done before the signal came (0, or the verb's own error).
-    assert proc.returncode in (130, 0, 1, 2), (proc.returncode, err)
+    # Interrupted (130), or done before the signal came (0, or the verb's own error), or
+    # done and shutting down when it came: Python puts SIGINT's default action back as
+    # the interpreter finalises, so the signal then ends the process, quietly.
+    done = (0, 1, 2, -signal.SIGINT)
+    assert proc.returncode == 130 or proc.returncode in done, (proc.returncode, err)
