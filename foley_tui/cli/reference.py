@@ -14,10 +14,8 @@ walk a parser's arguments, so this module is the one place that reads its privat
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from foley_tui.cli import build_parser, common_parser
 
@@ -209,13 +207,9 @@ def render(parser: argparse.ArgumentParser | None = None) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Write the page to the path given (``docs/cli.md``), or print it."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    page = render()
-    if args:
-        Path(args[0]).write_text(page, encoding="utf-8")
-    else:
-        sys.stdout.write(page)
-    return 0
+    from foley_tui.keys.reference import write_page
+
+    return write_page(render(), argv)
 
 
 if __name__ == "__main__":

@@ -138,15 +138,20 @@ def render(keys: Sequence[KeySpec] = KEYS) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Write the page to the path given (``docs/keys.md``), or print it."""
+def write_page(page: str, argv: Sequence[str] | None = None) -> int:
+    """Write a generated reference page to the path given on the command line, or print
+    it (``make docs`` writes ``docs/keys.md`` and ``docs/cli.md`` this way)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    page = render()
     if args:
         Path(args[0]).write_text(page, encoding="utf-8")
     else:
         sys.stdout.write(page)
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write the page to the path given (``docs/keys.md``), or print it."""
+    return write_page(render(), argv)
 
 
 if __name__ == "__main__":

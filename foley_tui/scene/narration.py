@@ -58,14 +58,7 @@ class Narration:
     words_from: str | None = None
 
     def to_record(self) -> dict[str, Any]:
-        return {
-            "format": FORMAT,
-            "path": str(self.path),
-            "sha256": self.sha256,
-            "size": self.size,
-            "words": self.words,
-            "words_from": self.words_from,
-        }
+        return self.record().to_record()
 
     @classmethod
     def from_record(cls, record: object) -> Narration:

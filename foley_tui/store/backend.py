@@ -17,12 +17,13 @@ import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from foley_tui.domain import Pick, Reject, Row
 from foley_tui.store.codec import dumps, encode_key, loads_object
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.reads import Problems
+from foley_tui.store.records import MARKS_NS
 
 if TYPE_CHECKING:
     from foley_tui.store.byte_store import ByteStore
@@ -75,6 +76,21 @@ class MemoryNamespace(MutableMapping[str, dict[str, Any]]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._data
+
+
+_Namespace = TypeVar("_Namespace")
+
+
+def choose_namespace(
+    name: str, candidates: _Namespace, picks: _Namespace, rejects: _Namespace, marks: _Namespace
+) -> _Namespace:
+    """The one of a backend's four namespaces called ``name`` (foley's three, our marks);
+    ValueError for any other name."""
+    chosen = {"candidates": candidates, "picks": picks, "rejects": rejects, MARKS_NS: marks}
+    try:
+        return chosen[name]
+    except KeyError:
+        raise ValueError(f"unknown namespace {name!r}") from None
 
 
 def _record_of(line: bytes) -> dict[str, Any] | None:

@@ -22,7 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from foley_tui.safe_io import UnsafeFileError, kind_of
-from foley_tui.store.backend import STATE_DIR, DecisionReads, Feed, FolderState, RowsReader
+from foley_tui.store.backend import (
+    STATE_DIR,
+    DecisionReads,
+    Feed,
+    FolderState,
+    RowsReader,
+    choose_namespace,
+)
 from foley_tui.store.byte_store import ByteStore
 from foley_tui.store.codec import DecodeError, decode_name, encode_key
 from foley_tui.store.errors import StoreProblem
@@ -71,15 +78,7 @@ class FileBackend:
         self._candidate_count = 0
 
     def namespace(self, name: str) -> FileNamespace:
-        if name == "candidates":
-            return self.candidates
-        if name == "picks":
-            return self.picks
-        if name == "rejects":
-            return self.rejects
-        if name == MARKS_NS:
-            return self.marks
-        raise ValueError(f"unknown namespace {name!r}")
+        return choose_namespace(name, self.candidates, self.picks, self.rejects, self.marks)
 
     # ------------------------------------------------------------------ reading
     def names(self, name: str, problems: Problems) -> list[str]:

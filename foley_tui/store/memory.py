@@ -22,6 +22,7 @@ from foley_tui.store.backend import (
     MemoryState,
     RowsReader,
     StateBackend,
+    choose_namespace,
 )
 from foley_tui.store.byte_store import ByteStore
 from foley_tui.store.codec import dumps
@@ -51,15 +52,7 @@ class MappingBackend:
         """Our marks (rating, hidden, region) by sound id: never in foley's namespaces."""
 
     def namespace(self, name: str) -> MutableMapping[str, dict[str, Any]]:
-        if name == "candidates":
-            return self.candidates
-        if name == "picks":
-            return self.picks
-        if name == "rejects":
-            return self.rejects
-        if name == MARKS_NS:
-            return self.marks
-        raise ValueError(f"unknown namespace {name!r}")
+        return choose_namespace(name, self.candidates, self.picks, self.rejects, self.marks)
 
     def names(self, name: str, problems: Problems) -> list[str]:
         return sorted(self.namespace(name))

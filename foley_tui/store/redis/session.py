@@ -35,7 +35,7 @@ from redis.exceptions import RedisError
 
 from foley_tui.domain import ValidationError
 from foley_tui.safe_io import MAX_RECORD_BYTES
-from foley_tui.store.backend import DecisionReads, FolderState, RowsReader
+from foley_tui.store.backend import DecisionReads, FolderState, RowsReader, choose_namespace
 from foley_tui.store.codec import DecodeError, dumps, encode_key, loads_object
 from foley_tui.store.decisions import Current, Planned
 from foley_tui.store.errors import StoreProblem
@@ -158,15 +158,7 @@ class RedisSessionBackend:
         self._audio: RedisAudio | None = None
 
     def namespace(self, name: str) -> Any:
-        if name == "candidates":
-            return self.candidates
-        if name == "picks":
-            return self.picks
-        if name == "rejects":
-            return self.rejects
-        if name == MARKS_NS:
-            return self.marks
-        raise ValueError(f"unknown namespace {name!r}")
+        return choose_namespace(name, self.candidates, self.picks, self.rejects, self.marks)
 
     # ------------------------------------------------------------------ reading
     def names(self, name: str, problems: Problems) -> list[str]:
