@@ -222,7 +222,20 @@ def measure_woven_gain(
     clip: npt.NDArray[np.float32], rate: int, layer: str, placement: ClipPlacement
 ) -> WovenGain:
     """:class:`WovenGain` of a mono ``clip`` at ``rate``, fitted as foley fits it (the
-    in-point ignored: the woven mix weaves the whole sound)."""
+    in-point ignored: the woven mix weaves the whole sound).
+
+    Raises:
+        ImportError: mixing's loudness meter is not installed (foley's reference gain
+            would then be 0 dB for every clip: a flat mix passed off as the woven one).
+    """
+    try:
+        from mixing import loudness  # noqa: F401  (what foley's reference gain meters with)
+    except ImportError as exc:
+        raise ImportError(
+            "the woven mix measures each clip's loudness with mixing's meter, which is "
+            "not installed: pip install 'mixing[loudness]'",
+            name=exc.name,
+        ) from exc
     from foley.level import REFERENCE_PEAK_CEILING_DBFS, reference_gain_db
     from foley.weave.mix import fit_duration
 

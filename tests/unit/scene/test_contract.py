@@ -82,6 +82,19 @@ def test_the_woven_gain_is_foleys_reference_gain_plus_layer_gain(tmp_path: Path)
     )
 
 
+def test_without_the_loudness_meter_the_woven_gain_refuses_to_guess(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """foley's reference gain quietly returns 0 dB when mixing's meter is missing; ours
+    says what is missing instead of passing a flat mix off as the woven one."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "mixing", None)  # an import of it now fails
+    clip = np.full(4800, 0.25, dtype=np.float32)
+    with pytest.raises(ImportError, match=r"mixing\[loudness\]"):
+        contract.measure_woven_gain(clip, 48000, "sfx_fg", ClipPlacement(0.0))
+
+
 def test_the_woven_gain_is_cached_by_content_hash(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
