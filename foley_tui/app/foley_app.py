@@ -215,6 +215,7 @@ class FoleyApp(App[None]):
             narration=self.narration,
             keymap=self.keymap,
             open_sessions=self.open_sessions if self.service is not None else None,
+            exit_notes=self.exit_notes,
         )
         return AuditionScreen(store, self.player, self.config.settings, opening, library, links)
 

@@ -564,8 +564,8 @@ class AuditionScreen(Screen[None]):
         notes = [error] if error is not None else []
         if leaving:
             notes += self.model.unsettled()
-            keep = getattr(self.app, "exit_notes", None)
-            if isinstance(keep, list):
+            keep = self.links.exit_notes
+            if keep is not None:
                 keep.extend(n for n in notes if n not in keep)
                 return
         for note in notes:
