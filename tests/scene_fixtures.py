@@ -11,6 +11,7 @@ levels stay under the limiter's ceiling, so the limiter is transparent).
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -198,3 +199,43 @@ def find_tones(
         at = int(np.argmax(np.abs(residual) > 1e-3))
         found[spec.name] = (start + at, float(residual[at]) / 0.25)
     return found
+
+
+#: A take with a region: noise (every sample tells where in the file it is), picked at
+#: REGION_ONSET with its region REGION_IN..REGION_OUT seconds into the file.
+REGION_ONSET = 1.05
+REGION_IN = 0.25
+REGION_OUT = 0.55
+REGION_SECONDS = 0.8
+
+
+def region_take(rate: int) -> Audio:
+    """The take's samples: seeded noise, quiet enough to keep the limiter transparent."""
+    rng = np.random.default_rng(24)
+    return (0.1 * rng.uniform(-1.0, 1.0, (round(rate * REGION_SECONDS), 2))).astype(np.float32)
+
+
+def add_region_pick(tones: ToneSession, folder: Path) -> str:
+    """Cache the take in the tone session and pick it with its region through the CLI
+    (``pick --onset --in --out``); returns its sound id."""
+    from foley_tui.cli import main
+
+    path = folder / "take.wav"
+    sf.write(str(path), region_take(tones.rate), tones.rate, subtype="FLOAT")
+    store = SessionService(Path(os.environ["FOLEY_DATA_DIR"])).get(tones.session_id)
+    candidate = candidate_from_audio(path)
+    store.cache_candidates([candidate])
+    sid = str(candidate["sound"]["id"])
+    argv = ["pick", tones.session_id, sid, "--layer", "sfx_fg", "--onset", str(REGION_ONSET)]
+    assert main([*argv, "--in", str(REGION_IN), "--out", str(REGION_OUT)]) == 0
+    return sid
+
+
+def placed_region(rate: int, frames: int) -> Audio:
+    """The take's region alone on the scene clock: its in-point's sample on the onset's
+    (the contract's ``int(seconds * rate)`` for each of the three)."""
+    out = np.zeros((frames, 2), np.float32)
+    part = region_take(rate)[placement_frame(REGION_IN, rate) : placement_frame(REGION_OUT, rate)]
+    start = placement_frame(REGION_ONSET, rate)
+    out[start : start + len(part)] = part[: max(frames - start, 0)]
+    return out

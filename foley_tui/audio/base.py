@@ -117,6 +117,7 @@ class MixVoice:
         fade_in_s: A linear fade-in over its first seconds (foley's declick).
         fade_out_s: A linear fade-out over its last seconds.
         in_point_s: Where in the file it starts (a region's in-point).
+        out_point_s: Where in the file it ends (a region's out point); None: its end.
     """
 
     path: AudioRef
@@ -130,11 +131,14 @@ class MixVoice:
     fade_in_s: float = 0.0
     fade_out_s: float = 0.0
     in_point_s: float = 0.0
+    out_point_s: float | None = None
 
     @property
     def placement(self) -> ClipPlacement:
         """Its place by the scene contract's rules."""
-        return ClipPlacement(self.onset_s, self.in_point_s, self.length_s, self.loop)
+        return ClipPlacement(
+            self.onset_s, self.in_point_s, self.length_s, self.loop, self.out_point_s
+        )
 
 
 @dataclass

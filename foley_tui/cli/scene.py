@@ -133,6 +133,7 @@ def _contract_row(model: SceneModel, p: ScenePick, rate: int) -> dict[str, Any]:
     row: dict[str, Any] = {
         "rate": rate,
         "frame": None,
+        "region": None if p.region is None else {"in_s": p.region[0], "out_s": p.region[1]},
         "in_point_s": 0.0,
         "in_point_frame": 0,
         "length_frames": None,
@@ -150,7 +151,7 @@ def _contract_row(model: SceneModel, p: ScenePick, rate: int) -> dict[str, Any]:
     try:
         info = probe(p.source.path)
         row["length_frames"] = clip.length_frames(rate, round(info.duration_s * rate))
-        gain = woven_gain(p.source.path, p.layer, clip)
+        gain = woven_gain(p.source.path, p.layer, p.woven_clip or clip)
     except (DecodeError, OSError) as exc:
         row["woven_note"] = woven_note or f"unreadable: {exc}"
         return row

@@ -20,11 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from foley_tui.audio.base import Source, Unplayable
 from foley_tui.audio.placement import ClipPlacement
+from foley_tui.marks import Marks
 from foley_tui.scene.contract import (
     CUT_NOTE,
     FLAT,
     GHOST_NOTE,
     MAX_PLACEMENT_S,
+    REGION_NOTE,
+    VOICE_NOTE,
     WOVEN,
     Mix,
     woven_leaves_out,
@@ -61,6 +64,9 @@ class ScenePick:
         picked: False for a candidate auditioned in context without a pick.
         ghost: A pick with no cached candidate: foley's plan drops it, so it is never
             placed.
+        region: Our region of the sound, ``(in, out)`` seconds into it (``out`` None:
+            to its end), or None: the flat mix, the preview and the spot bundle play that
+            part of it at the onset; the woven mix plays the whole sound, as foley does.
     """
 
     sound_id: str
@@ -71,6 +77,7 @@ class ScenePick:
     source: Source | Unplayable | None
     picked: bool = True
     ghost: bool = False
+    region: tuple[float, float | None] | None = None
 
     @property
     def layer(self) -> str:
@@ -93,21 +100,41 @@ class ScenePick:
 
     @property
     def clip(self) -> ClipPlacement | None:
-        """Its placement by the scene contract (None when unplaced)."""
+        """Its placement by the scene contract in the flat mix, the preview and the spot
+        bundle (None when unplaced): its region, when it has one."""
+        onset = self.onset_s
+        return None if onset is None else self._fitted(onset)
+
+    @property
+    def woven_clip(self) -> ClipPlacement | None:
+        """Its placement in the woven mix: the whole sound, its region ignored (foley's
+        weave has no regions)."""
         onset = self.onset_s
         if onset is None:
             return None
         return ClipPlacement(onset, span_s=self.reading.duration_s, loop=self.placement.loop)
 
+    def _fitted(self, onset_s: float) -> ClipPlacement:
+        """The contract's placement at ``onset_s`` with the region applied: the source
+        starts at the in-point and lasts to the out point, or to a bed's sentence span
+        when that is shorter. A region plays once (a bed never loops a region)."""
+        span, loop = self.reading.duration_s, self.placement.loop
+        if self.region is None:
+            return ClipPlacement(onset_s, span_s=span, loop=loop)
+        start, end = self.region
+        return ClipPlacement(onset_s, in_point_s=start, span_s=span, out_point_s=end)
+
     @property
     def length_s(self) -> float | None:
         """How long it sounds (the contract's length): a bed's sentence span (trimmed, or
-        filled only when it loops), else the sound's length."""
-        if self.reading.duration_s is None:
-            return self.duration_s
-        return ClipPlacement(
-            0.0, span_s=self.reading.duration_s, loop=self.placement.loop
-        ).length_s(self.duration_s)
+        filled only when it loops), or its region, else the sound's length."""
+        return self._fitted(0.0).length_s(self.duration_s)
+
+    @property
+    def woven_length_s(self) -> float | None:
+        """How long the woven mix plays it (the whole sound, fitted to a bed's span)."""
+        fitted = ClipPlacement(0.0, span_s=self.reading.duration_s, loop=self.placement.loop)
+        return fitted.length_s(self.duration_s)
 
     @property
     def note(self) -> str:
@@ -161,10 +188,16 @@ class SceneModel:
 
     def woven_note(self, pick: ScenePick) -> str | None:
         """What foley's weave does with ``pick`` when it does not simply play it (leaves
-        the voice layer out, cuts it or its tail at the narration's end)."""
+        the voice layer out, cuts it or its tail at the narration's end, plays the whole
+        sound where the pick has a region)."""
         if not pick.placed and pick.note == CUT_NOTE:
             return CUT_NOTE
-        return woven_note(pick.layer, pick.onset_s, pick.end_s, self.narration_s)
+        onset = pick.onset_s
+        end = None if onset is None else onset + (pick.woven_length_s or 0.0)
+        note = woven_note(pick.layer, onset, end, self.narration_s)
+        if pick.region is None or note in (VOICE_NOTE, CUT_NOTE):
+            return note
+        return REGION_NOTE if note is None else f"{note}; {REGION_NOTE}"
 
     def to_scene(
         self,
@@ -205,7 +238,7 @@ class SceneModel:
 
             fade_in, fade_out = fades()
         for p in chosen:
-            clip = p.clip
+            clip = p.woven_clip if woven else p.clip
             if not isinstance(p.source, Source) or clip is None:
                 continue
             if woven:
@@ -228,7 +261,8 @@ class SceneModel:
                     mono=woven,
                     fade_in_s=fade_in,
                     fade_out_s=fade_out,
-                    in_point_s=0.0 if woven else clip.in_point_s,
+                    in_point_s=clip.in_point_s,
+                    out_point_s=clip.out_point_s,
                 )
             )
         scene = Scene(voices, label="scene", mix=mix)
@@ -302,8 +336,10 @@ def scene_pick(
     picked: bool = True,
     resolve_audio: bool = True,
     remote: RemoteAudio | None = None,
+    marks: Marks | None = None,
 ) -> ScenePick:
-    """One pick (or, with ``picked`` False, a candidate at its suggested place)."""
+    """One pick (or, with ``picked`` False, a candidate at its suggested place), with
+    the region of its ``marks``, if any."""
     placement = effective_placement(candidate, pick)
     reading = read_onset(placement.onset, layer=placement.layer, loop=placement.loop, words=words)
     source: Source | Unplayable | None = None
@@ -322,7 +358,15 @@ def scene_pick(
         source,
         picked,
         ghost=candidate is None,
+        region=region_of(marks),
     )
+
+
+def region_of(marks: Marks | None) -> tuple[float, float | None] | None:
+    """The ``(in, out)`` of a sound's region (``out`` None: to its end), or None."""
+    if marks is None or not marks.has_region:
+        return None
+    return (marks.region_in or 0.0, marks.region_out)
 
 
 def load_narration(
@@ -351,6 +395,7 @@ def build_scene(
     words = list(found.words) if found is not None else []
     picks = []
     remote = store.remote_audio() if resolve_audio else None
+    marks = store.marks()
     for sound_id, record in store.read_all("picks"):
         candidate = store.candidate(sound_id)
         picks.append(
@@ -362,6 +407,7 @@ def build_scene(
                 store.data_dir,
                 resolve_audio=resolve_audio,
                 remote=remote,
+                marks=marks.get(sound_id),
             )
         )
     return SceneModel(picks, found, problem, words, narration_length(found, problem))
@@ -412,6 +458,7 @@ def in_context(
         store.data_dir,
         picked=existing is not None,
         remote=store.remote_audio(),
+        marks=store.marks_of(sound_id),
     )
     if subject.onset_s is None:
         return None

@@ -51,6 +51,7 @@ __all__ = [
     "GHOST_NOTE",
     "MAX_PLACEMENT_S",
     "MIXES",
+    "REGION_NOTE",
     "VOICE_NOTE",
     "WOVEN",
     "ClipPlacement",
@@ -84,6 +85,8 @@ DEFAULT_MIX: Mix = WOVEN
 #: Notes on what the woven mix does with a pick (the scene list, the timeline, the CLI).
 VOICE_NOTE = "weave does not render the voice layer"
 CUT_NOTE = "weave cuts it"
+#: A pick with a region: foley has no regions.
+REGION_NOTE = "weave plays the whole sound: its region plays in the flat mix and the spot"
 GHOST_NOTE = "no cached candidate: foley plan drops it"
 #: The progress note of a ``P`` or ``C`` that builds the woven mix first.
 ANALYSING_NOTE = (

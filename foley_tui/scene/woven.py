@@ -115,7 +115,19 @@ def _scene_key(scene: Scene) -> tuple[object, ...]:
                 ident = f"{ref}:{st.st_size}:{st.st_mtime_ns}"
             except OSError:
                 ident = str(ref)
-        voices.append((ident, v.onset_s, v.gain, v.lane, v.length_s, v.loop, v.mono, v.in_point_s))
+        voices.append(
+            (
+                ident,
+                v.onset_s,
+                v.gain,
+                v.lane,
+                v.length_s,
+                v.loop,
+                v.mono,
+                v.in_point_s,
+                v.out_point_s,
+            )
+        )
     duck = scene.duck.key() if scene.duck is not None else None
     return (tuple(voices), scene.end_s, duck, scene.ducked)
 

@@ -22,6 +22,7 @@ import soundfile as sf
 import soxr
 
 from foley_tui.audio.decode import RESAMPLE_QUALITY, DecodeError, open_sound, stream_error
+from foley_tui.audio.placement import span_frames
 from foley_tui.scene.contract import woven_gain
 from foley_tui.spot import names
 from foley_tui.spot.bwf import Bext, BwfWriter, Frames, ixml
@@ -47,7 +48,7 @@ def source_blocks(
     try:
         in_rate = int(handle.samplerate)
         channels = int(handle.channels)
-        first = max(round(clip.in_point_s * in_rate) - round(clip.pre / rate * in_rate), 0)
+        first = max(span_frames(clip.in_point_s, in_rate) - round(clip.pre / rate * in_rate), 0)
         if first:
             handle.seek(min(first, max(int(handle.frames), 0)))
         resampler = (

@@ -146,7 +146,8 @@ class SpotClip:
         post: Handle samples after it.
         in_point_s: Where the clip starts in its source file (seconds; 0 without a region).
         loop: The clip loops its source to fill its length (a looping bed).
-        placement: The pick's placement by the scene contract (its woven gain's key).
+        placement: The pick's placement in the woven mix (its woven gain's key: the whole
+            sound, its region ignored).
         source: Its audio.
         copied: True when the bundle holds a converted copy at ``file``; False when the
             projects reference the original at ``source``.
@@ -454,7 +455,7 @@ def _place(drafts: list[_Draft], options: SpotOptions) -> list[SpotClip]:
                     post=post,
                     in_point_s=start,
                     loop=draft.loop,
-                    placement=draft.pick.clip,
+                    placement=draft.pick.woven_clip,
                     source=draft.source,
                     copied=draft.copied,
                     file=file,

@@ -23,13 +23,19 @@ import soundfile as sf
 from tests.alsa_capture import AlsaCapture, strip_silence
 from tests.e2e.test_audio_output import require_portaudio
 from tests.scene_fixtures import (
+    REGION_IN,
+    REGION_ONSET,
+    REGION_OUT,
     TONES,
     ToneSession,
+    add_region_pick,
     attach_narration,
     expected_mix,
     find_tones,
     in_context_tones,
     make_tone_session,
+    placed_region,
+    region_take,
 )
 
 
@@ -119,6 +125,30 @@ def test_play_scene_and_in_context_reach_the_output_on_time(tmp_path: Path) -> N
     found = find_tones(heard, rate, in_context_tones(), start=start)
     assert abs(found["alt"][0] - 0.4 * rate) <= tolerance
     assert "slam" not in found
+
+
+def test_a_regions_in_point_reaches_the_output_on_its_onset(tmp_path: Path) -> None:
+    """A pick with a region, through PortAudio: the take's in-point sample is heard on
+    the onset's sample and nothing of it outside the region, as render-scene bounces."""
+    capture, env, rate, tones = _tones_on_the_capture(tmp_path)
+    add_region_pick(tones, tmp_path / "audio")
+    played = _run(env, "play-scene", tones.session_id, "--mix", "flat")
+    assert played.returncode == 0, played.stderr
+    heard = strip_silence(capture.read_frames())
+    others = expected_mix(rate)
+    assert len(heard) == len(others)
+    np.testing.assert_allclose(heard, others + placed_region(rate, len(others)), atol=1e-6)
+    take = heard - others
+    onset, first, last = (int(s * rate) for s in (REGION_ONSET, REGION_IN, REGION_OUT))
+    assert np.max(np.abs(take[:onset])) < 1e-6
+    np.testing.assert_allclose(take[onset], region_take(rate)[first], atol=1e-6)
+    assert np.max(np.abs(take[onset + last - first :])) < 1e-6
+    bounce = tmp_path / "mix.wav"
+    argv = ["render-scene", tones.session_id, "-o", str(bounce), "--float", "--mix", "flat"]
+    rendered = _run(env, *argv, "--rate", str(rate))
+    assert rendered.returncode == 0, rendered.stderr
+    mix, _ = sf.read(str(bounce), dtype="float32")
+    np.testing.assert_array_equal(mix, heard)  # the same mix, bit for bit
 
 
 #: The app, headless, with the real SoundDevicePlayer (on the ALSA file PCM): highlight a

@@ -180,6 +180,7 @@ class Previewer(Widget):
 
     def tick(self) -> None:
         status = self.player.status()
+        self.transport.tick(status)
         self.post_message(PlayheadMoved(status.position_s, status.duration_s))
         if status.state is not PlayerState.PLAYING and self._timer is not None:
             self._timer.pause()

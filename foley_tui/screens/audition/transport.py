@@ -2,10 +2,12 @@
 
 A plain object the previewer composes: pause/resume at the same position (``;``), A/B
 between the last two candidates heard at the same position (``b``), a click on the
-waveform seeking there, the position readout of the status line, and skip-silence: a
-preview from the top starts at the first sound as the exact peaks measured it (cached);
-when they have not been measured yet the play starts at 0 at once (it never waits for
-them) and jumps ahead when they come, if it is still in the silence.
+waveform seeking there, the position readout of the status line, skip-silence (a preview
+from the top starts at the first sound as the exact peaks measured it, cached; when they
+have not been measured yet the play starts at 0 at once, never waiting for them, and
+jumps ahead when they come, if it is still in the silence), and regions: a preview from
+the top of a sound with a region starts at its in point and stops at its out point (or,
+with loop on, starts the region again), as the pick will sound in the flat mix.
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ class Transport:
         """The last two sounds played (oldest first): what A/B switches between."""
         self._skip_pending: str | None = None
         """A sound playing from 0 whose first sound was not measured yet."""
+        self._region: tuple[float, float] | None = None
+        """The (in, out) of the region the preview plays now: it ends at the out point."""
 
     def start_of(self, sound_id: str, source: Source, start_s: float, *, exact: bool) -> float:
         """Where a play of ``sound_id`` from ``start_s`` begins: from the top (0, not
@@ -70,6 +74,10 @@ class Transport:
             self.auditioned.remove(sound_id)
         self.auditioned = [*self.auditioned, sound_id][-2:]
         self._skip_pending = None
+        region = self.region_of(sound_id)
+        if region is not None and start_s == 0.0 and not exact:
+            start_s = region[0]
+        self._region = region if region is not None and start_s < region[1] else None
         if start_s != 0.0 or exact or not self.previewer.model.view.skip_silence:
             return start_s
         from foley_tui.audio.peaks import cached_first_sound  # loaded by the peaks worker
@@ -79,6 +87,32 @@ class Transport:
             self._skip_pending = sound_id  # never wait for the peaks: from 0 for now
             return 0.0
         return first
+
+    def region_of(self, sound_id: str) -> tuple[float, float] | None:
+        """The (in, out) of ``sound_id``'s region (an unset out point: its length, when
+        known), or None."""
+        marks = self.previewer.model.listing.marks.get(sound_id)
+        if marks is None or not marks.has_region:
+            return None
+        out = marks.region_out
+        if out is None:
+            row = self.previewer.model.listing.rows.get(sound_id)
+            out = row.duration_s if row is not None else None
+        return None if out is None else (marks.region_in or 0.0, out)
+
+    def tick(self, status: PlayerStatus) -> None:
+        """The playhead moved: a preview of a region ends at its out point (starts it
+        again when the preview loops)."""
+        region = self._region
+        if region is None or not in_preview(status) or status.position_s < region[1]:
+            return
+        if status.state is not PlayerState.PLAYING:
+            return
+        if self.previewer.model.view.loop:
+            self.player.seek(region[0])
+        else:
+            self._region = None
+            self.player.stop()
 
     def measured(self, sound_id: str, first_sound_s: float | None) -> None:
         """The exact peaks of ``sound_id`` came: a play of it still in the silence its
@@ -122,6 +156,8 @@ class Transport:
         status = self.player.status()
         if self.previewer.playing_id == sound_id and in_preview(status):
             self._skip_pending = None
+            region = self.region_of(sound_id)
+            self._region = region if region is not None and position_s < region[1] else None
             self.player.seek(position_s)
             self.previewer.post_message(PlayheadMoved(position_s, status.duration_s))
         else:

@@ -388,3 +388,59 @@ def test_remote_bytes_the_licence_forbids_keeping_are_listed_not_copied(
     assert row["status"] == "left out" and "remote audio" in row["note"]
     assert not any("thunder" in p.name for p in out.rglob("*.wav"))
     assert any("thunder" in line and "left out" in line for line in result.summary())
+
+
+def test_a_region_spots_with_its_in_point_as_the_source_offset(
+    data_dir: Path, tmp_path: Path, tones: ToneSession, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The clip plays the region (its length) from the in-point; with handles the copy
+    starts that much earlier in the file (there is source before the in-point) and the
+    projects start their source at the handle, so the region still lands on its onset."""
+    from tests.scene_fixtures import REGION_IN, REGION_ONSET, REGION_OUT, add_region_pick
+    from tests.spot_check import read_aaf, read_otio
+
+    sid = add_region_pick(tones, tmp_path / "audio")
+    rows = scene_rows(tones.session_id, capsys)
+    expected = scene_samples(rows, RATE)
+    position = int(REGION_ONSET * RATE)
+    assert expected[sid] == position
+    length = int(REGION_OUT * RATE) - int(REGION_IN * RATE)
+    for handles, pre in ((0.0, 0), (0.1, round(0.1 * RATE))):
+        out = tmp_path / f"bundle-{handles}"
+        _spot(data_dir, tones.session_id, out, handles_s=handles)
+        read = check_bundle(out, expected)
+        row = next(r for r in read["cues"] if r["sound_id"] == sid)
+        assert read["stamps"][sid] == position - pre  # bext TimeReference, by ffprobe
+        post = pre  # the take has source after the out point too
+        assert sf.info(str(out / row["file"])).frames == pre + length + post
+        item = next(i for i in read["rpp"] if i.file == row["file"])
+        assert round(item.position_s * RATE) == position
+        assert round(item.offset_s * RATE) == pre and round(item.length_s * RATE) == length
+        clip = next(c for c in read_otio(out / "scene.otio", RATE) if c.metadata["sound_id"] == sid)
+        assert (clip.position, clip.start, clip.length) == (position, pre, length)
+        aaf = [c for c in read_aaf(out / "scene.aaf")[0] if c.name == "take"]
+        assert aaf and all((c.position, c.start, c.length) == (position, pre, length) for c in aaf)
+
+
+def test_a_regions_copy_holds_the_source_from_the_handle_before_its_in_point(
+    data_dir: Path, tmp_path: Path, tones: ToneSession
+) -> None:
+    from foley_tui.audio.placement import span_frames
+    from tests.scene_fixtures import REGION_IN, REGION_OUT, add_region_pick, region_take
+
+    sid = add_region_pick(tones, tmp_path / "audio")
+    out = tmp_path / "bundle"
+    _spot(
+        data_dir,
+        tones.session_id,
+        out,
+        rate=SOURCE_RATE,
+        handles_s=0.1,
+        formats=frozenset({"bwf", "csv"}),
+    )
+    row = next(r for r in read_cues(out / "cues.csv") if r["sound_id"] == sid)
+    copy, _ = sf.read(str(out / row["file"]), dtype="float32")
+    pre = round(0.1 * SOURCE_RATE)
+    first = span_frames(REGION_IN, SOURCE_RATE) - pre
+    last = span_frames(REGION_OUT, SOURCE_RATE) + pre
+    assert np.max(np.abs(copy - region_take(SOURCE_RATE)[first:last])) < 2e-7
