@@ -322,8 +322,8 @@ def describe_all(
 ) -> Described:
     """Raw vectors for ``sounds``: cached ones read in one query, the rest analysed (and
     stored in batches, so an interrupted run keeps what it did). ``progress(done, total)``
-    is called after each analysis; ``cancelled()`` True stops early (what was analysed is
-    kept in the cache and returned)."""
+    is called before the first analysis (0 done) and after each; ``cancelled()`` True
+    stops early (what was analysed is kept in the cache and returned)."""
     items = list(sounds)
     keys: dict[str, str] = {}
     errors: dict[str, str] = {}
@@ -337,6 +337,8 @@ def describe_all(
     pending: dict[str, Vector] = {}
     analysed = 0
     todo = sum(1 for key in set(keys.values()) if key not in cached)
+    if progress is not None and todo:
+        progress(0, todo)
     for sound in items:
         key = keys.get(sound.sound_id)
         if key is None:

@@ -4,8 +4,10 @@ Each cell is an upper half block (``▀``) whose foreground is one frequency ban
 background the band below it, so a pane of ``h`` rows shows ``2h`` bands with no image
 protocol: it works in every terminal with colour. Low frequencies are at the bottom; the
 played part and the playhead are drawn as in the waveform. The levels are computed by a
-worker (:mod:`foley_tui.audio.spectrogram`) and handed in with :meth:`set_levels`; a grid
-of another size is stretched to the pane until the worker's answer for this size comes.
+worker (:mod:`foley_tui.audio.spectrogram`) for the pane's size and handed in with
+:meth:`set_levels`; when the pane changes size it posts :class:`Spectrogram.Resized`, so
+its owner computes the grid for the new size (the old one is stretched to the pane only
+until that answer comes).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
+from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
@@ -52,6 +55,11 @@ def step_of(level: float) -> int:
     return round(min(max(level, 0.0), 1.0) * STEPS)
 
 
+#: The smallest grid a worker computes (a pane not laid out yet has no size).
+MIN_COLUMNS = 40
+MIN_BANDS = 8
+
+
 def stretch(levels: Sequence[Sequence[float]], bands: int, columns: int) -> list[list[int]]:
     """``levels[band][column]`` (band 0 lowest) resampled (nearest) to ``bands`` x
     ``columns`` colour steps, top band first."""
@@ -82,6 +90,9 @@ class Spectrogram(Widget):
     message: reactive[str] = reactive("")
     """Shown instead of the picture (computing, unplayable...)."""
 
+    class Resized(Message):
+        """The pane's size changed and its levels were computed for another grid."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._levels: Sequence[Sequence[float]] = ()
@@ -94,7 +105,17 @@ class Spectrogram(Widget):
 
     def grid_wanted(self) -> tuple[int, int]:
         """(columns, bands) a worker should compute for the pane's current size."""
-        return max(self.size.width, 1), max(self.size.height, 1) * 2
+        return max(self.size.width, MIN_COLUMNS), max(self.size.height * 2, MIN_BANDS)
+
+    @property
+    def grid_shown(self) -> tuple[int, int]:
+        """(columns, bands) of the levels it holds ((0, 0): none)."""
+        levels = self._levels
+        return (len(levels[0]) if levels else 0), len(levels)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._levels and self.grid_shown != self.grid_wanted():
+            self.post_message(self.Resized())
 
     def set_levels(self, levels: Sequence[Sequence[float]], duration_s: float) -> None:
         self._levels = levels

@@ -3,9 +3,14 @@ usual keys; Enter highlights the chosen one in the list."""
 
 from __future__ import annotations
 
-from textual.widgets import OptionList
+import threading
+from typing import Any
+
+import pytest
+from textual.widgets import OptionList, ProgressBar, Static
 
 from foley_tui.screens.audition.similar import SimilarScreen
+from foley_tui.screens.audition.similar_search import SimilarSearch
 from tests.fakes import FakePlayer
 from tests.ui.conftest import IDS, SIZE, Session, current, ready, settle
 
@@ -56,3 +61,55 @@ async def test_similar_closes_where_the_list_was(session: Session) -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, SimilarScreen) and current(app) == IDS[1]
+
+
+async def test_the_first_search_shows_a_progress_bar_while_it_analyses(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The features of a session's sounds are computed on the first ``=``: a bar says
+    how far it is (held here at the second sound, so the test sees it), and goes when
+    the view opens; a second search reads the cache and shows none."""
+    from foley_tui.audio import features
+
+    release = threading.Event()
+    real = features.analyse
+    calls = 0
+
+    def held(path: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            release.wait(timeout=60)
+        return real(path)
+
+    monkeypatch.setattr(features, "analyse", held)
+    app = session.app(FakePlayer())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press("equals_sign")
+        search = screen.query_one(SimilarSearch)
+        bar = search.query_one(ProgressBar)
+        for _ in range(400):
+            if search.display and bar.total is not None:
+                break
+            await pilot.pause(0.05)
+        # Every sound is to analyse; the bar is at 0 or 1 of them (updates are paced).
+        assert search.display and bar.total == len(IDS) and bar.progress in (0, 1)
+        label = str(search.query_one("#similar-label", Static).render())
+        assert f"of {len(IDS)} sounds" in label
+        release.set()
+        for _ in range(40):
+            await settle(pilot)
+            if isinstance(app.screen, SimilarScreen):
+                break
+        assert isinstance(app.screen, SimilarScreen) and not search.display
+        await pilot.press("escape")
+        await settle(pilot)
+        analysed = calls
+        await pilot.press("equals_sign")
+        for _ in range(40):
+            await settle(pilot)
+            if isinstance(app.screen, SimilarScreen):
+                break
+        assert isinstance(app.screen, SimilarScreen)
+        assert calls == analysed and not search.display  # from the cache

@@ -38,6 +38,7 @@ class Panes:
         self.peaks_for: str | None = None
         """The sound whose peaks were asked for (None: ask again)."""
         self._spectrum_for: str | None = None
+        self._spectrum_source: Source | None = None
 
     @property
     def waveform(self) -> Waveform:
@@ -143,16 +144,26 @@ class Panes:
         if first is not None:
             waveform.first_sound_s = first if self.model.view.skip_silence else 0.0
 
-    def _show_spectrogram(self, sound_id: str, source: Source) -> None:
-        """Compute the sound's spectrogram in a worker (cached beside the peaks) when
-        the pane shows it."""
+    def resized(self) -> None:
+        """The spectrogram pane changed size: its sound's grid is computed again for
+        the new size (the picture it has stays, stretched, until then)."""
+        sound_id, source = self._spectrum_for, self._spectrum_source
+        if sound_id is None or source is None or sound_id != self.model.cursor:
+            return
+        self._spectrum_for = None
+        self._show_spectrogram(sound_id, source, keep=True)
+
+    def _show_spectrogram(self, sound_id: str, source: Source, *, keep: bool = False) -> None:
+        """Compute the sound's spectrogram for the pane's size in a worker (cached
+        beside the peaks) when the pane shows it; ``keep``: the picture stays until the
+        answer comes (a resize), else the pane says it is computing."""
         pane = self.spectrogram
         if not self.model.view.spectrogram or self._spectrum_for == sound_id:
             return
-        self._spectrum_for = sound_id
-        pane.clear("spectrogram…")
+        self._spectrum_for, self._spectrum_source = sound_id, source
+        if not keep:
+            pane.clear("spectrogram…")
         columns, bands = pane.grid_wanted()
-        columns, bands = max(columns, 40), max(bands, 8)
         post = self.host.post_message
 
         def work() -> None:

@@ -196,6 +196,15 @@ class SimilarFound(Message, bubble=False):
         self.error = error
 
 
+class SimilarProgress(Message, bubble=False):
+    """The search analysed ``done`` of the ``total`` sounds it had no features of."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__()
+        self.done = done
+        self.total = total
+
+
 class SourceResolved(Message, bubble=False):
     """Where a candidate's audio is, or why it cannot be played."""
 

@@ -198,13 +198,13 @@ class AuditionScreen(Screen[None]):
             )
         else:
             yield FilterInput(placeholder="filter: caption, tags, id, source", id="filter")
+        yield self.similar  # a progress line while find-similar analyses
         yield StatusLine(id="status")
         yield KeyHints(compact=True)
         yield self.loader
         yield self.writer
         yield self.previewer
         yield self.in_context
-        yield self.similar
 
     def on_mount(self) -> None:
         # The footer is drawn from this state: no refresh until it changes.
@@ -331,6 +331,9 @@ class AuditionScreen(Screen[None]):
 
     def on_seek_requested(self, message: SeekRequested) -> None:
         self.previewer.transport.seek_to(self.current_id, message.position_s)
+
+    def on_spectrogram_resized(self, message: Spectrogram.Resized) -> None:
+        self.previewer.panes.resized()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A failure of the screen's own workers (the loader's and the previewer's say

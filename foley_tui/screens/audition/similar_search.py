@@ -1,35 +1,46 @@
 """The ``=`` key's search: rank the session against the highlighted candidate in a
 worker, then open :class:`~foley_tui.screens.audition.similar.SimilarScreen`.
 
-A widget with nothing to draw that the screen composes (like the loader and the
-previewer): it runs its own worker, which posts :class:`SimilarFound` to it. The first
-search of a session analyses every candidate's audio (once: the features are cached by
-content hash), so it runs off the UI thread and says so; the view's module is imported
-only then (nothing of it is needed to start).
+A line the screen composes above its status line, hidden but while a search analyses:
+it runs its own worker, which posts :class:`SimilarFound` to it. The first search of a
+session analyses every candidate's audio (once: the features are cached by content
+hash), so it runs off the UI thread and shows a progress bar meanwhile
+(:class:`SimilarProgress`); the view's module is imported only then (nothing of it is
+needed to start).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from textual.app import ComposeResult
 from textual.widget import Widget
-from textual.worker import Worker, get_current_worker
+from textual.widgets import ProgressBar, Static
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from foley_tui.audition.model import AuditionModel
-from foley_tui.screens.audition.reports import SimilarFound, worker_failure
+from foley_tui.screens.audition.reports import SimilarFound, SimilarProgress, worker_failure
 
 if TYPE_CHECKING:
     from foley_tui.screens.audition.preview import Previewer
 
 #: How many neighbours the view lists.
 SHOWN = 20
+#: Progress updates sent per second at most (each crosses from the worker to the UI).
+PROGRESS_PER_S = 8
 
 
 class SimilarSearch(Widget):
     """Starts the search and shows its answer, for one audition screen."""
 
-    DEFAULT_CSS = "SimilarSearch { display: none; }"
+    DEFAULT_CSS = """
+    SimilarSearch { display: none; height: 1; layout: horizontal; padding: 0 1;
+                    background: $panel; }
+    SimilarSearch > Static { width: auto; color: $text-muted; padding-right: 1; }
+    SimilarSearch > ProgressBar { width: 1fr; }
+    """
 
     def __init__(
         self, model: AuditionModel, previewer: Previewer, highlight: Callable[[str], None]
@@ -39,6 +50,10 @@ class SimilarSearch(Widget):
         self.model = model
         self.previewer = previewer
         self.highlight = highlight
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="similar-label")
+        yield ProgressBar(total=None, show_eta=False, id="similar-progress")
 
     def start(self, sound_id: str | None) -> None:
         if sound_id is None:
@@ -51,9 +66,23 @@ class SimilarSearch(Widget):
             from foley_tui.audition.similar import SimilarError, find_similar
 
             worker = get_current_worker()
+            shown = 0.0
+
+            def progress(done: int, total: int) -> None:
+                nonlocal shown
+                now = time.monotonic()
+                if done in (0, total) or now - shown >= 1 / PROGRESS_PER_S:
+                    shown = now
+                    self.post_message(SimilarProgress(done, total))
+
             try:
                 result = find_similar(
-                    store, sound_id, k=SHOWN, ids=ids, cancelled=lambda: worker.is_cancelled
+                    store,
+                    sound_id,
+                    k=SHOWN,
+                    ids=ids,
+                    progress=progress,
+                    cancelled=lambda: worker.is_cancelled,
                 )
             except SimilarError as exc:
                 self.post_message(SimilarFound(sound_id, None, str(exc)))
@@ -66,11 +95,25 @@ class SimilarSearch(Widget):
         )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state in (WorkerState.ERROR, WorkerState.CANCELLED):
+            self.display = False
         failure = worker_failure(event)
         if failure is not None:
             self.notify(failure, severity="error", timeout=8)
 
+    def on_similar_progress(self, message: SimilarProgress) -> None:
+        """Features are being computed: the bar shows how far (only the first search
+        of a session's sounds analyses them; later ones read the cache)."""
+        self.display = message.done < message.total
+        self.query_one("#similar-label", Static).update(
+            f"Find similar: analysing {message.done:,} of {message.total:,} sounds (once)"
+        )
+        self.query_one("#similar-progress", ProgressBar).update(
+            total=message.total, progress=message.done
+        )
+
     def on_similar_found(self, message: SimilarFound) -> None:
+        self.display = False
         if message.result is None:
             self.notify(message.error or "no answer", title="Similar", severity="warning")
             return
