@@ -2,11 +2,11 @@
 palette's "Spot to editor").
 
 The dialog asks for the folder (default: beside the session's narration, else the
-current directory), then runs :func:`foley_tui.spot.bundle.spot` in a worker (the store and
-the audio are read there, never on the UI thread) with a progress bar while the clips
-convert, and shows the summary when it is done. Esc while it runs cancels cleanly: the
-worker stops at its next block and the temporary folder beside the target is removed, so
-no half bundle is left.
+current directory, named after the session's title, which a worker reads), then runs
+:func:`foley_tui.spot.bundle.spot` in a worker (the store and the audio are read there,
+never on the UI thread) with a progress bar while the clips convert, and shows the
+summary when it is done. Esc while it runs cancels cleanly: the worker stops at its next
+block and the temporary folder beside the target is removed, so no half bundle is left.
 """
 
 from __future__ import annotations
@@ -56,10 +56,19 @@ class SpotScreen(ModalScreen["SpotResult | None"]):
     DEFAULT_CSS = SPOT_CSS
     BINDINGS = bindings("dialog")
 
-    def __init__(self, store: SessionStore, folder: Path) -> None:
+    def __init__(
+        self,
+        store: SessionStore,
+        folder: Path | None = None,
+        *,
+        narration: Narration | None = None,
+    ) -> None:
+        """``folder``: the folder offered; None: :func:`default_folder` for the session's
+        title (read in a worker) and ``narration``."""
         super().__init__()
         self.store = store
         self._folder = folder
+        self._narration = narration
         self._cancel = threading.Event()
         self.running = False
         self.result: SpotResult | None = None
@@ -71,7 +80,11 @@ class SpotScreen(ModalScreen["SpotResult | None"]):
                 "Every placed pick as a timestamped Broadcast WAV, with a REAPER project, "
                 "an AAF, an OTIO timeline, a cue sheet and the reference mix.",
             )
-            yield Input(value=str(self._folder), id="spot-folder")
+            yield Input(
+                value="" if self._folder is None else str(self._folder),
+                placeholder="the folder to write the bundle in",
+                id="spot-folder",
+            )
             yield Checkbox("Replace an existing bundle there", id="spot-force")
             yield Static("", id="spot-error")
             yield ProgressBar(total=1, show_eta=False, id="spot-progress")
@@ -82,6 +95,24 @@ class SpotScreen(ModalScreen["SpotResult | None"]):
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
+        if self._folder is None:
+            self.run_worker(self._find_folder, thread=True, group="spot", name="spot folder")
+
+    def _find_folder(self) -> None:
+        """Worker: the default folder, named after the session's title (a store read)."""
+        try:
+            title = self.store.meta().title or self.store.session_id
+        except (OSError, ValueError):
+            title = self.store.session_id
+        folder = default_folder(str(title), self._narration)
+        self.app.call_from_thread(self._offer, folder)
+
+    def _offer(self, folder: Path) -> None:
+        """The default folder is known: offered unless a folder was typed meanwhile."""
+        self._folder = folder
+        field = self.query_one(Input)
+        if not field.value.strip() and not self.running:
+            field.value = str(folder)
 
     # -- start -----------------------------------------------------------------------
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -74,18 +74,38 @@ async def test_the_timeline_key_spots_the_demo(
     check_bundle(out, expected)
 
 
-async def test_the_default_folder_is_beside_the_narration(data_dir: Path) -> None:
+async def test_the_default_folder_is_beside_the_narration(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Named after the session's title, which the dialog reads in a worker (never on
+    the UI thread)."""
     app, _ = _app(data_dir)
+    readers: list[threading.Thread] = []
     async with app.run_test(size=SIZE) as pilot:
         await _wait(pilot, AuditionScreen)
         await pilot.press("t")
         timeline: TimelineScreen = await _wait(pilot, TimelineScreen)
         narration = timeline.model.scene.narration
         assert narration is not None
+        store = timeline.store
+        real_meta = store.meta
+
+        def meta() -> Any:
+            readers.append(threading.current_thread())
+            return real_meta()
+
+        monkeypatch.setattr(store, "meta", meta)
         await pilot.press("S")
         dialog = await _wait(pilot, SpotScreen)
-        folder = Path(dialog.query_one(Input).value)
+        field = dialog.query_one(Input)
+        for _ in range(1000):
+            if field.value:
+                break
+            await pilot.pause(0.01)
+        folder = Path(field.value)
         assert folder.parent == narration.path.parent and folder.name.endswith(" spot")
+        assert folder.name.startswith("Demo")  # the session's title
+        assert readers and threading.main_thread() not in readers
         await pilot.press("escape")
         await _wait(pilot, TimelineScreen)
 

@@ -432,12 +432,10 @@ class TimelineScreen(Screen[None]):
     # -- actions: hand off ------------------------------------------------------------
     def action_spot(self) -> None:
         """Spot the scene to a folder (a dialog; the bundle is written in its worker)."""
-        from foley_tui.screens.spot import SpotScreen, default_folder
+        from foley_tui.screens.spot import SpotScreen
 
         self._stop_scene()
-        title = self.store.meta().title or self.store.session_id
-        folder = default_folder(str(title), self.model.scene.narration)
-        self.app.push_screen(SpotScreen(self.store, folder))
+        self.app.push_screen(SpotScreen(self.store, narration=self.model.scene.narration))
 
     # -- actions: decide -------------------------------------------------------------
     def _write(self, what: Callable[[], object]) -> bool:
