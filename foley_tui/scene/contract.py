@@ -250,9 +250,17 @@ def measure_woven_gain(
     return WovenGain(float(reference), layer_db)
 
 
-def woven_gain(ref: AudioRef, layer: str, placement: ClipPlacement) -> WovenGain:
+def woven_gain(
+    ref: AudioRef,
+    layer: str,
+    placement: ClipPlacement,
+    *,
+    decoded: tuple[npt.NDArray[np.float32], int] | None = None,
+) -> WovenGain:
     """The woven mix's static gain for a pick of ``layer`` whose audio is ``ref``,
-    fitted to ``placement`` (cached by content hash; reads the whole file the first time).
+    fitted to ``placement`` (cached by content hash; reads the whole file the first time,
+    unless ``decoded`` holds it already: :func:`read_mono`'s answer, from whoever decoded
+    the file anyway).
 
     Raises:
         DecodeError: The source cannot be decoded.
@@ -264,7 +272,7 @@ def woven_gain(ref: AudioRef, layer: str, placement: ClipPlacement) -> WovenGain
         if found is not None:
             _GAINS.move_to_end(key)
             return found
-    clip, rate = read_mono(ref)
+    clip, rate = decoded if decoded is not None else read_mono(ref)
     gain = measure_woven_gain(clip, rate, layer, placement)
     with _LOCK:
         _GAINS[key] = gain

@@ -9,7 +9,9 @@ wrote the copies, so we give it the same facts from what we wrote instead of run
 ffprobe. It turns a stereo file into two mono slots (a stereo track becomes two slots
 named ``<track> L`` and ``<track> R``) and writes an absolute ``file://`` locator to the
 file it was given (the temporary folder): the locators are rewritten to the bundle's final
-place.
+place. With ``--reference`` an original WAV or AIFF at the bundle's rate is linked where it
+is (other originals are left out, and said so). A mono clip on a track whose other clips
+are stereo sits on both of its slots (dual mono), as an editor places it.
 
 Headless: never imports textual.
 """
@@ -30,22 +32,45 @@ _AMPLITUDE = "e4962321-2267-11d3-8a4c-0050040ef7d2"
 def probe_facts(clip: SpotClip, rate: int, channels: int, sample_format: str) -> dict[str, Any]:
     """The part of ffprobe's ``-show_format -show_streams`` output pyaaf2 reads, for a copy
     we wrote (so no ffprobe is needed at run time)."""
-    bits = {"PCM_16": 16, "PCM_24": 24, "FLOAT": 32}[sample_format]
-    codec = {"PCM_16": "pcm_s16le", "PCM_24": "pcm_s24le", "FLOAT": "pcm_f32le"}[sample_format]
+    return _facts("wav", rate, channels, clip.copy_frames, sample_format)
+
+
+def _facts(container: str, rate: int, channels: int, frames: int, subtype: str) -> dict[str, Any]:
+    bits = {"PCM_16": 16, "PCM_24": 24, "FLOAT": 32}.get(subtype, 16)
+    endian = "le" if container == "wav" else "be"
+    kind = {"PCM_16": "s16", "PCM_24": "s24", "FLOAT": "f32"}.get(subtype, "s16")
+    long_name = {"wav": "WAV / WAVE (Waveform Audio)", "aiff": "Audio IFF"}[container]
     return {
-        "format": {"format_name": "wav", "format_long_name": "WAV / WAVE (Waveform Audio)"},
+        "format": {"format_name": container, "format_long_name": long_name},
         "streams": [
             {
                 "codec_type": "audio",
-                "codec_name": codec,
+                "codec_name": f"pcm_{kind}{endian}",
                 "sample_rate": str(rate),
                 "channels": channels,
-                "duration_ts": clip.copy_frames,
+                "duration_ts": frames,
                 "bits_per_sample": bits,
                 "bit_rate": str(rate * channels * bits),
             }
         ],
     }
+
+
+def original_facts(clip: SpotClip, rate: int) -> dict[str, Any] | str:
+    """The facts of a referenced original pyaaf2 can link (a WAV or AIFF at the bundle's
+    rate), or why it cannot."""
+    import soundfile as sf
+
+    try:
+        info = sf.info(str(clip.file))
+    except (sf.LibsndfileError, RuntimeError, OSError) as exc:
+        return f"cannot read it ({exc})"
+    container = {"WAV": "wav", "AIFF": "aiff"}.get(info.format)
+    if container is None:
+        return f"an AAF links WAV and AIFF only (the original is {info.format})"
+    if info.samplerate != rate:
+        return f"the original is at {info.samplerate} Hz, the AAF at {rate} Hz"
+    return _facts(container, rate, info.channels, info.frames, info.subtype)
 
 
 def _slot_names(track: str, channels: int) -> list[str]:
@@ -75,10 +100,18 @@ def write_aaf(
     rate = options.rate
     fps = options.frame_rate
     notes: list[str] = []
-    linked = [c for c in clips if c.copied]
+    facts: dict[str, dict[str, Any]] = {}
     for clip in clips:
-        if not clip.copied:
-            notes.append(f"{clip.caption}: not in the AAF (it links copies only; it is referenced)")
+        if clip.copied:
+            chans = channels[clip.sound_id]
+            facts[clip.sound_id] = probe_facts(clip, rate, chans, options.sample_format)
+            continue
+        found = original_facts(clip, rate)
+        if isinstance(found, str):
+            notes.append(f"{clip.caption}: not in the AAF ({found}; it is referenced)")
+        else:
+            facts[clip.sound_id] = found
+    linked = [c for c in clips if c.sound_id in facts]
     with aaf2.open(str(path), "w") as f:
         gain_op = f.create.OperationDef(AUID(_MONO_AUDIO_GAIN), "Audio Gain", "")
         gain_op.media_kind = "sound"
@@ -102,14 +135,15 @@ def write_aaf(
 
         masters: dict[str, Any] = {}
         for clip in linked:
-            facts = probe_facts(clip, rate, channels[clip.sound_id], options.sample_format)
-            made = aaf2.ama.create_media_link(f, str(folder / clip.file), facts)
+            here = folder / clip.file if clip.copied else Path(clip.file)
+            made = aaf2.ama.create_media_link(f, str(here), facts[clip.sound_id])
             master = made[0]
             master.name = clip.caption
-            for mob in made[1:]:
-                if getattr(mob, "descriptor", None) is not None:
-                    for locator in mob.descriptor["Locator"]:
-                        locator["URLString"].value = (final / clip.file).as_uri()
+            if clip.copied:
+                for mob in made[1:]:
+                    if getattr(mob, "descriptor", None) is not None:
+                        for locator in mob.descriptor["Locator"]:
+                            locator["URLString"].value = (final / clip.file).as_uri()
             masters[clip.sound_id] = master
 
         for track in plan.tracks():
@@ -123,14 +157,16 @@ def write_aaf(
                 sequence = slot.segment
                 playhead = 0
                 for clip in on_track:
-                    if channels[clip.sound_id] < ch:
+                    have = channels[clip.sound_id]
+                    if have < ch and have != 1:
                         continue
                     if clip.position > playhead:
                         sequence.components.append(
                             f.create.Filler("sound", clip.position - playhead)
                         )
+                    start = clip.pre if clip.copied else round(clip.in_point_s * rate)
                     source = masters[clip.sound_id].create_source_clip(
-                        slot_id=ch, start=clip.pre, length=clip.length
+                        slot_id=1 if have == 1 else ch, start=start, length=clip.length
                     )
                     gain_db = gains.get(clip.sound_id, 0.0)
                     if abs(gain_db) > 1e-6:

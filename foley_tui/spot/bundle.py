@@ -14,15 +14,27 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+from collections import deque
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from foley_tui.audio.decode import DecodeError
-from foley_tui.spot.copy import CopyResult, SpotCancelled, clip_gain, needs_gain, read_clip
+from foley_tui.spot.copy import (
+    CopyResult,
+    MonoTap,
+    SpotCancelled,
+    clip_gain,
+    gain_known,
+    needs_gain,
+    read_clip,
+)
 from foley_tui.spot.plan import SpotClip, SpotError, SpotOptions, SpotPlan, plan_spot
+
+#: Decoded sounds (each folded to mono) waiting for the gain thread at most.
+HELD = 4
 
 if TYPE_CHECKING:
     from foley_tui.scene.build import SceneModel
@@ -127,23 +139,35 @@ def _write(
     results: dict[str, CopyResult] = {}
     problems: dict[str, str] = {}
     written = 0
-    # The clip gains are measured on a second thread while this one copies: each is a
-    # whole-file decode and a loudness measurement, and both mostly run outside the GIL.
+    # The clip gains are measured on a second thread while this one copies: a gain is a
+    # loudness measurement (mostly outside the GIL) of the whole sound, which the copy
+    # has just decoded when it read the whole file (else the gain's thread decodes it).
+    # At most HELD decoded sounds wait for it, so memory stays flat.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="spot-gain") as pool:
-        pending = {c.sound_id: pool.submit(clip_gain, c) for c in todo if needs_gain(c, plan)}
+        pending: dict[str, Future[float]] = {}
+        held: deque[Future[float]] = deque()
         try:
             for i, clip in enumerate(todo):
                 if progress is not None:
                     progress(i, total, clip.caption)
                 if cancelled():
                     raise SpotCancelled
+                wanted = needs_gain(clip, plan)
+                tap = MonoTap() if wanted and clip.copied and not gain_known(clip) else None
                 try:
-                    got = read_clip(clip, plan, tmp, cancelled)
+                    got = read_clip(clip, plan, tmp, cancelled, tap)
                 except (DecodeError, OSError) as exc:
                     _failed(plan, problems, clip, exc)
                     continue
                 results[clip.sound_id] = got
                 written += got.bytes_written
+                if wanted:
+                    decoded = tap.decoded() if tap is not None else None
+                    pending[clip.sound_id] = pool.submit(clip_gain, clip, decoded)
+                    if decoded is not None:
+                        held.append(pending[clip.sound_id])
+                    while len(held) > HELD or (held and held[0].done()):
+                        wait([held.popleft()])
             gains: dict[str, float] = {}
             for clip in todo:
                 if clip.sound_id not in results:

@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import soundfile as sf
 import soxr
 
 from foley_tui.audio.decode import RESAMPLE_QUALITY, DecodeError, open_sound, stream_error
 from foley_tui.audio.placement import span_frames
-from foley_tui.scene.contract import woven_gain
+from foley_tui.scene.contract import cached_woven_gain, woven_gain
 from foley_tui.spot import names
 from foley_tui.spot.bwf import Bext, BwfWriter, Frames, ixml
 from foley_tui.spot.plan import SpotClip, SpotPlan
@@ -38,17 +39,53 @@ class SpotCancelled(Exception):
     """The user cancelled: nothing of the bundle is left behind."""
 
 
+class MonoTap:
+    """The source as the copy decodes it, folded to mono block by block exactly as
+    :func:`foley_tui.scene.contract.read_mono` folds it: when the copy reads the whole
+    file once from its start, the clip's woven gain is measured on it instead of
+    decoding the file a second time."""
+
+    def __init__(self) -> None:
+        self.parts: list[npt.NDArray[np.float32]] = []
+        self.frames = 0
+        self.rate = 0
+        self.file_frames = -1
+        self.broken = False
+        """The copy did not read the file once from its start (a seek, a loop)."""
+
+    def add(self, raw: Frames) -> None:
+        if not self.broken and len(raw):
+            self.parts.append(raw.mean(axis=1, dtype=np.float32))
+            self.frames += len(raw)
+
+    @property
+    def complete(self) -> bool:
+        return not self.broken and self.frames > 0 and self.frames == self.file_frames
+
+    def decoded(self) -> tuple[npt.NDArray[np.float32], int] | None:
+        """(the whole file folded to mono, its rate) when the copy read all of it."""
+        if not self.complete:
+            return None
+        return np.concatenate(self.parts), self.rate
+
+
 def source_blocks(
-    clip: SpotClip, rate: int, cancelled: Callable[[], bool] = lambda: False
+    clip: SpotClip,
+    rate: int,
+    cancelled: Callable[[], bool] = lambda: False,
+    tap: MonoTap | None = None,
 ) -> Iterator[Frames]:
     """The clip's copy (handles included) as float32 ``(frames, channels)`` blocks at
     ``rate``: exactly :attr:`SpotClip.copy_frames` frames, zero-padded if the file ends
-    early. Raises :class:`DecodeError` for audio that stops decoding."""
+    early. ``tap`` receives what is decoded, before conversion. Raises
+    :class:`DecodeError` for audio that stops decoding."""
     handle = open_sound(clip.source)
     try:
         in_rate = int(handle.samplerate)
         channels = int(handle.channels)
         first = max(span_frames(clip.in_point_s, in_rate) - round(clip.pre / rate * in_rate), 0)
+        if tap is not None:
+            tap.rate, tap.file_frames, tap.broken = in_rate, int(handle.frames), first > 0
         if first:
             handle.seek(min(first, max(int(handle.frames), 0)))
         resampler = (
@@ -66,12 +103,17 @@ def source_blocks(
             try:
                 raw = handle.read(READ_FRAMES, dtype="float32", always_2d=True)
                 if len(raw) == 0 and clip.loop and handle.frames > 0:
+                    if tap is not None:
+                        tap.broken = tap.frames != tap.file_frames
+                        tap = None  # the file once is all the gain needs
                     handle.seek(0)
                     raw = handle.read(READ_FRAMES, dtype="float32", always_2d=True)
             except (sf.LibsndfileError, RuntimeError) as exc:
                 raise DecodeError(f"decode error in {clip.source.name}: {exc}") from None
             if len(raw) < READ_FRAMES and (failed := stream_error(handle)) is not None:
                 raise DecodeError(failed)
+            if tap is not None:
+                tap.add(raw)
             ended = len(raw) == 0
             block = raw if resampler is None else resampler.resample_chunk(raw, last=ended)
             if len(block):
@@ -151,8 +193,10 @@ def read_clip(
     plan: SpotPlan,
     folder: Path,
     cancelled: Callable[[], bool] = lambda: False,
+    tap: MonoTap | None = None,
 ) -> CopyResult:
-    """Copy ``clip`` into ``folder`` (when it is copied) and learn its channels.
+    """Copy ``clip`` into ``folder`` (when it is copied) and learn its channels; ``tap``
+    receives what the copy decodes.
 
     A copy that fails half-way is removed; the error (:class:`DecodeError`, ``OSError``)
     goes to the caller, who lists the clip as skipped.
@@ -177,7 +221,7 @@ def read_clip(
         )
     try:
         if writer is not None:
-            for block in source_blocks(clip, rate, cancelled):
+            for block in source_blocks(clip, rate, cancelled, tap):
                 writer.write(block)
             writer.close()
     except BaseException:
@@ -194,8 +238,10 @@ def needs_gain(clip: SpotClip, plan: SpotPlan) -> bool:
     return clip.placement is not None and bool(plan.options.formats & GAIN_FORMATS)
 
 
-def clip_gain(clip: SpotClip) -> float:
-    """The clip's woven gain in dB (the scene contract's; 0 for the narration).
+def clip_gain(clip: SpotClip, decoded: tuple[npt.NDArray[np.float32], int] | None = None) -> float:
+    """The clip's woven gain in dB (the scene contract's; 0 for the narration), measured
+    on ``decoded`` (the whole source folded to mono, and its rate) when given, else on a
+    decode of its own.
 
     Raises:
         DecodeError: Its audio cannot be decoded.
@@ -203,4 +249,11 @@ def clip_gain(clip: SpotClip) -> float:
     """
     if clip.placement is None:
         return 0.0
-    return woven_gain(clip.source, clip.layer, clip.placement).clip_db
+    return woven_gain(clip.source, clip.layer, clip.placement, decoded=decoded).clip_db
+
+
+def gain_known(clip: SpotClip) -> bool:
+    """Its woven gain was measured already (this process: the woven mix, a spot)."""
+    if clip.placement is None:
+        return True
+    return cached_woven_gain(clip.source, clip.layer, clip.placement) is not None

@@ -444,3 +444,92 @@ def test_a_regions_copy_holds_the_source_from_the_handle_before_its_in_point(
     first = span_frames(REGION_IN, SOURCE_RATE) - pre
     last = span_frames(REGION_OUT, SOURCE_RATE) + pre
     assert np.max(np.abs(copy - region_take(SOURCE_RATE)[first:last])) < 2e-7
+
+
+def test_the_gain_measured_on_the_copys_decode_is_foleys(
+    data_dir: Path, tmp_path: Path, tones: ToneSession
+) -> None:
+    """A copy that reads its whole file hands what it decoded to the gain's measurement
+    (no second decode); the gains are foley's own, computed here from the files by
+    foley's functions; a copy that reads only part of its file (a region) does not hand
+    it on (a looped bed has read all of it before it loops)."""
+    from foley.audio import load, to_mono
+    from foley.level import REFERENCE_PEAK_CEILING_DBFS, reference_gain_db
+    from foley.weave.mix import fit_duration
+
+    from foley_tui.scene.contract import read_mono
+    from foley_tui.spot import copy
+    from foley_tui.spot.plan import plan_spot
+    from tests.scene_fixtures import add_region_pick
+
+    sid = add_region_pick(tones, tmp_path / "audio")
+    store = SessionService(data_dir).get(tones.session_id)
+    plan = plan_spot(store, build_scene(store), SpotOptions())
+    handed: dict[str, bool] = {}
+    for clip in plan.clips:
+        tap = copy.MonoTap()
+        list(copy.source_blocks(clip, RATE, tap=tap))
+        decoded = tap.decoded()
+        handed[clip.caption] = decoded is not None
+        if decoded is not None:
+            mono, rate = read_mono(clip.source)
+            assert decoded[1] == rate and np.array_equal(decoded[0], mono), clip.caption
+    assert handed == {"numeric": True, "slam": True, "sting": True, "rain": True, "take": False}
+    out = tmp_path / "bundle"
+    _spot(data_dir, tones.session_id, out, formats=frozenset({"bwf", "rpp", "csv"}))
+    items, _, _ = parse_rpp((out / "scene.RPP").read_text())
+    layer_db = {"sfx_fg": -9.0, "ambience": -21.0, "stinger": -6.0}
+    for clip in plan.clips:
+        samples, rate = load(str(clip.source))
+        span = 0.8 if clip.caption == "rain" else None
+        fitted = fit_duration(to_mono(samples), rate, duration=span, loop=clip.caption == "rain")
+        db = layer_db[clip.layer]
+        want = reference_gain_db(fitted, rate, peak_ceiling_dbfs=REFERENCE_PEAK_CEILING_DBFS - db)
+        item = next(i for i in items if i.name == clip.caption)
+        assert 20 * np.log10(item.volume) == pytest.approx(want + db, abs=0.001), clip.caption
+    assert sid in {c.sound_id for c in plan.clips}
+
+
+def test_the_aaf_links_referenced_originals_at_the_bundles_rate(
+    data_dir: Path, tmp_path: Path, tones: ToneSession, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.spot_check import read_aaf, url_path
+
+    out = tmp_path / "bundle"
+    formats = frozenset({"aaf", "csv"})
+    _spot(data_dir, tones.session_id, out, reference=True, rate=SOURCE_RATE, formats=formats)
+    expected = scene_samples(scene_rows(tones.session_id, capsys), SOURCE_RATE)
+    clips, _ = read_aaf(out / "scene.aaf")
+    audio = tmp_path / "audio"
+    linked = {url_path(c.url) for c in clips if not c.slot.startswith("narration")}
+    assert linked == {audio / f"{t.name}.wav" for t in TONES if t.expected_onset is not None}
+    by_name = {c.name: c for c in clips}
+    for spec in TONES:
+        if spec.expected_onset is not None:
+            sid = tones.ids[spec.name]
+            assert abs(by_name[spec.name].position - expected[sid]) <= 1, spec.name
+    # At another rate the originals cannot be linked: left out, and said so.
+    other = tmp_path / "bundle48"
+    result = _spot(data_dir, tones.session_id, other, reference=True, formats=formats)
+    assert [c for c in read_aaf(other / "scene.aaf")[0] if c.slot != "narration"] == []
+    assert any("44100 Hz" in w for w in result.plan.warnings)
+
+
+def test_a_mono_clip_on_a_stereo_track_sits_on_both_slots(
+    data_dir: Path, tmp_path: Path, tones: ToneSession
+) -> None:
+    from tests.spot_check import read_aaf
+
+    store = SessionService(data_dir).get(tones.session_id)
+    path = tmp_path / "audio" / "mono.wav"
+    sf.write(str(path), tone(SOURCE_RATE, 0.2, 500.0)[:, 0], SOURCE_RATE)
+    candidate = candidate_from_audio(path)
+    store.cache_candidates([candidate])
+    sid = candidate["sound"]["id"]
+    store.picks_ns[sid] = {"sound_id": sid, "layer": "sfx_fg", "onset": 2.2}
+    out = tmp_path / "bundle"
+    _spot(data_dir, tones.session_id, out, formats=frozenset({"aaf", "csv"}))
+    clips, _ = read_aaf(out / "scene.aaf")
+    assert sorted(c.slot for c in clips if c.name == "mono") == ["sfx_fg L", "sfx_fg R"]
+    assert {c.position for c in clips if c.name == "mono"} == {int(2.2 * RATE)}
+    assert sorted(c.slot for c in clips if c.name == "numeric") == ["sfx_fg L", "sfx_fg R"]
