@@ -258,34 +258,56 @@ def woven_gain(
     decoded: tuple[npt.NDArray[np.float32], int] | None = None,
 ) -> WovenGain:
     """The woven mix's static gain for a pick of ``layer`` whose audio is ``ref``,
-    fitted to ``placement`` (cached by content hash; reads the whole file the first time,
-    unless ``decoded`` holds it already: :func:`read_mono`'s answer, from whoever decoded
-    the file anyway).
+    fitted to ``placement``: cached by content hash in the process and across runs
+    (:mod:`foley_tui.scene.gain_store`); the first time ever, it reads the whole file,
+    unless ``decoded`` holds it already (:func:`read_mono`'s answer, from whoever
+    decoded the file anyway).
 
     Raises:
         DecodeError: The source cannot be decoded.
         OSError: It cannot be read.
     """
     key = (content_key(ref), layer, placement.span_s, placement.loop)
+    found = _known(key)
+    if found is not None:
+        return found
+    clip, rate = decoded if decoded is not None else read_mono(ref)
+    gain = measure_woven_gain(clip, rate, layer, placement)
+    _remember(key, gain)
+    from foley_tui.scene.gain_store import gain_key, shared_store
+
+    shared_store().put(gain_key(*key), gain.reference_db, gain.layer_db)
+    return gain
+
+
+def cached_woven_gain(ref: AudioRef, layer: str, placement: ClipPlacement) -> WovenGain | None:
+    """The woven gain if it was measured already, in this process or an earlier run
+    (hashes the file's bytes, never decodes it), else None."""
+    try:
+        key = (content_key(ref), layer, placement.span_s, placement.loop)
+    except OSError:
+        return None
+    return _known(key)
+
+
+def _known(key: tuple[str, str, float | None, bool]) -> WovenGain | None:
     with _LOCK:
         found = _GAINS.get(key)
         if found is not None:
             _GAINS.move_to_end(key)
             return found
-    clip, rate = decoded if decoded is not None else read_mono(ref)
-    gain = measure_woven_gain(clip, rate, layer, placement)
+    from foley_tui.scene.gain_store import gain_key, shared_store
+
+    stored = shared_store().get(gain_key(*key))
+    if stored is None:
+        return None
+    gain = WovenGain(*stored)
+    _remember(key, gain)
+    return gain
+
+
+def _remember(key: tuple[str, str, float | None, bool], gain: WovenGain) -> None:
     with _LOCK:
         _GAINS[key] = gain
         while len(_GAINS) > _CACHE_SIZE:
             _GAINS.popitem(last=False)
-    return gain
-
-
-def cached_woven_gain(ref: AudioRef, layer: str, placement: ClipPlacement) -> WovenGain | None:
-    """The woven gain if it was measured already (never reads the audio), else None."""
-    try:
-        key = (content_key(ref), layer, placement.span_s, placement.loop)
-    except OSError:
-        return None
-    with _LOCK:
-        return _GAINS.get(key)

@@ -147,3 +147,32 @@ def test_what_weave_leaves_out() -> None:
     assert woven_note("ambience", 8.0, 12.5, 10.0) == "weave cuts its last 2.5 s"
     assert woven_note("sfx_fg", 1.0, 2.0, 10.0) is None
     assert woven_note("sfx_fg", 1.0, 2.0, None) is None
+
+
+def test_the_woven_gain_is_kept_across_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Measured once ever: a later run (the process's own cache empty) reads it from the
+    user's cache dir, keyed by foley's version too; a cache file that is not a database
+    is replaced."""
+    from foley_tui.scene import gain_store
+
+    path = tmp_path / "a.flac"
+    shutil.copy(ASSETS / "sounds" / "bell.flac", path)
+    measured = woven_gain(path, "ambience", ClipPlacement(1.0, span_s=0.5))
+    assert gain_store.default_path().is_file()
+    monkeypatch.setattr(contract, "_GAINS", type(contract._GAINS)())
+
+    def no_read(ref: object) -> None:
+        raise AssertionError("read again")
+
+    monkeypatch.setattr(contract, "read_mono", no_read)
+    assert woven_gain(path, "ambience", ClipPlacement(3.0, span_s=0.5)) == measured
+    with pytest.raises(AssertionError, match="read again"):  # another span: measured
+        woven_gain(path, "ambience", ClipPlacement(3.0, span_s=0.25))
+    assert gain_store.foley_version() in gain_store.gain_key("x", "sfx_fg", None, False)
+    broken = gain_store.GainStore(tmp_path / "broken.sqlite")
+    (tmp_path / "broken.sqlite").write_bytes(b"not a database" * 100)
+    broken.put("k", 1.0, 2.0)
+    assert broken.get("k") == (1.0, 2.0)
+    broken.close()
