@@ -109,7 +109,12 @@ async def test_play_scene_mute_solo_tap(data_dir: Path, tmp_path: Path) -> None:
     app = _app(data_dir, tones, player)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _timeline(pilot)
-        await pilot.press("P")
+        for _ in range(1000):  # the scene is prepared in a worker when the timeline opens
+            if screen.playback.prefetched is not None:
+                break
+            await pilot.pause(0.01)
+        assert screen.playback.prefetched is not None
+        await pilot.press("P")  # hands the prepared scene to the player at once
         played = [args for name, args in player.calls if name == "play_scene"]
         assert played, player.names()
         scene = played[-1][0]
