@@ -10,6 +10,7 @@ from textual.pilot import Pilot
 
 from foley_tui.audio.base import PlayerState
 from foley_tui.marks import Marks
+from foley_tui.store import MarksEdit
 from tests.fakes import FakePlayer
 from tests.ui.conftest import IDS, SIZE, Session, ready, settle
 
@@ -56,7 +57,7 @@ async def test_the_preview_plays_the_region(session: Session) -> None:
     app = session.app(player)
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        screen.model.store.update_marks(IDS[0], lambda m: Marks(region_in=0.1, region_out=0.3))
+        screen.model.store.update_marks(IDS[0], MarksEdit(region_in=0.1, region_out=0.3))
         screen.model.marks_read(screen.model.store.marks(), screen.model.generation)
         await pilot.press("space")
         await settle(pilot)
