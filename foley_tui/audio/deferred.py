@@ -13,7 +13,8 @@ frame, so the list paints at once, and nothing the UI calls ever waits for the d
   :class:`~foley_tui.audio.null_player.NullPlayer` that says why (``unavailable_reason``),
   never an exception in the caller;
 - ``close()`` never joins the opening thread: a player that is still opening is closed by
-  that thread when it finishes.
+  that thread when it finishes. The process waits for it, bounded, before it exits
+  (:meth:`DeferredPlayer.finish`).
 
 Headless: never imports textual.
 """
@@ -243,6 +244,19 @@ class DeferredPlayer:
         if player is not None:
             player.close()
         # else: the opening thread (a daemon) closes what it builds; never join it here.
+
+    def finish(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` for the opening thread to end (it closes what it built
+        when the player was closed meanwhile); True when no thread is opening any more.
+
+        For the process's exit only: sounddevice terminates PortAudio in an atexit hook,
+        and that must not run while the opening thread is still inside PortAudio."""
+        with self._lock:
+            thread = self._thread
+        if thread is None:
+            return True
+        thread.join(timeout)
+        return not thread.is_alive()
 
 
 __all__ = ["STARTING_LABEL", "DeferredPlayer"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,10 @@ from foley_tui.cli.common import (
 )
 from foley_tui.config import Config, ConfigError, load_config
 from foley_tui.startup import pause_gc, resume_gc
+
+#: How long the app's exit waits for a device still opening (then it leaves without the
+#: interpreter's teardown, which would crash on a thread inside PortAudio).
+DEVICE_EXIT_WAIT_S = 5.0
 
 if TYPE_CHECKING:
     from foley_tui.library.source import FolderSource
@@ -157,6 +162,11 @@ def _launch(
             app.run()
         finally:
             app.cancel_forced_exit()  # the shutdown finished: no need to force it
+    # The app may leave before the device is open (end of input, a signal at once): the
+    # interpreter's exit terminates PortAudio (sounddevice's atexit hook), which crashes
+    # it if the opening thread is still inside PortAudio. Wait for that thread, bounded;
+    # past the bound, leave without the interpreter's teardown.
+    stuck = not player.finish(DEVICE_EXIT_WAIT_S)
     for note in app.exit_notes:  # what could not be saved as the app quit
         with contextlib.suppress(OSError, ValueError):
             print(f"foley-tui: {note}", file=sys.stderr)
@@ -165,7 +175,14 @@ def _launch(
         # or a SIGTERM from a script deserves a word; a dead terminal refuses the write.
         with contextlib.suppress(OSError, ValueError):
             print(f"foley-tui: left: {app.left_because}", file=sys.stderr)
-    return app.return_code or 0
+    code = app.return_code or 0
+    if stuck:
+        with contextlib.suppress(OSError, ValueError):
+            print("foley-tui: the audio device did not finish opening", file=sys.stderr)
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 def run_open(args: argparse.Namespace) -> int:

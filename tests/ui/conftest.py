@@ -106,7 +106,8 @@ async def wait_workers(app: App[Any]) -> None:
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    """Wait until loading, details and waveform work is done (the poll may still tick)."""
+    """Wait until loading, details and waveform work and every decision written by the
+    screen's writer are done (the poll may still tick)."""
     app = pilot.app
     for _ in range(100):
         await pilot.pause()
@@ -116,7 +117,11 @@ async def settle(pilot: Pilot[Any]) -> None:
         busy = any(w.is_running and w.group != "poll" for w in app.workers)
         if screen is None or busy:
             continue
-        if screen.model.loaded and not screen.previewer.details_pending:
+        if (
+            screen.model.loaded
+            and not screen.previewer.details_pending
+            and screen.writer.outstanding == 0  # every decision's outcome applied
+        ):
             return
 
 

@@ -13,7 +13,7 @@ from foley_tui.screens.sessions_modals import ConfirmModal
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
 from foley_tui.widgets.status_line import StatusLine
-from tests.ui.conftest import IDS, SIZE, Session, ready
+from tests.ui.conftest import IDS, SIZE, Session, ready, settle
 from tests.ui.test_behaviour import plain
 from tests.unit.store.helpers import run_py
 
@@ -140,11 +140,11 @@ async def test_a_ghost_pick_shows_counts_and_clears_with_c(session: Session) -> 
         counts = session.service.get(session.session_id).counts()
         assert counts.ghosts == 1 and f"+{counts.ghosts} uncached pick" in status
         cl.move_to_id(ghost)
-        await pilot.pause()
+        await settle(pilot)  # the details are read by a worker
         shown = " ".join(plain(screen.query_one(Details).content).split())
         assert "no cached candidate: foley plan drops it" in shown
         await pilot.press("c")
-        await pilot.pause()
+        await settle(pilot)  # the decision is written by a worker
         assert ghost not in screen.listing.view
         assert "uncached" not in str(screen.query_one(StatusLine).render())
     assert run_py(FOLEY_PICKS.format(session=session.session_id), session.data_dir) == []

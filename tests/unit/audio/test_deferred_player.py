@@ -159,3 +159,18 @@ def test_prefetch_is_dropped_while_starting_then_forwarded() -> None:
     player.prefetch(SOURCE)
     assert fake.prefetched() == ["x.wav"]
     player.close()
+
+
+def test_finish_waits_for_the_opening_thread_and_reports_one_still_opening() -> None:
+    """The process's exit waits for a device still opening (PortAudio's atexit terminate
+    must not run under it): finish is False while the thread runs, True once it has
+    closed what it built."""
+    fake = FakePlayer()
+    player, gate = gated(fake)
+    assert player.finish(0.0)  # never started: nothing to wait for
+    player.start()
+    player.close()
+    assert not player.finish(0.01)  # still inside the factory
+    gate.set()
+    assert player.finish(60.0)
+    assert fake.closed
