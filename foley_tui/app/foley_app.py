@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.binding import Binding
+from textual.notifications import Notification, Notify
 from textual.timer import Timer
 
 from foley_tui.app import terminal_guard
@@ -47,6 +48,15 @@ HANGUP_STATUS = 129
 LEAVE_GRACE_S = 1.5
 #: The latest the collector paused for start-up is resumed (see foley_tui.startup).
 GC_RESUME_AT_LATEST_S = 2.0
+
+
+def _kind(notice: Notification) -> tuple[str, str] | None:
+    """What a notice replaces: an information notice with a colon, by its title and the
+    words before the colon; None for anything else."""
+    head, colon, _ = notice.message.partition(":")
+    if notice.severity != "information" or not colon or not head.strip():
+        return None
+    return notice.title, head
 
 
 class FoleyApp(App[None]):
@@ -105,6 +115,23 @@ class FoleyApp(App[None]):
         # and no restyle of a mode's screen, costs of the first paint), and switching
         # sessions switches mode and removes the old one.
         self._modes_made = 0
+
+    def on_notify(self, event: Notify) -> None:
+        """A notice of a kind (``Sort: duration``: the words before its colon) replaces
+        the one of that kind still on screen: five quick ``s`` presses leave one "Sort:"
+        toast, not five. Warnings and errors always stack (each may say something new).
+        Runs after Textual's own handler has added the new notice."""
+        new = event.notification
+        kind = _kind(new)
+        if kind is None:
+            return
+        # Textual has no public way to withdraw a toast: its collection and _unnotify
+        # are what its own toasts use when they time out.
+        stale = [n for n in self._notifications if n is not new and _kind(n) == kind]
+        for notice in stale:
+            self._unnotify(notice, refresh=False)
+        if stale:
+            self._refresh_notifications()
 
     def get_default_screen(self) -> AuditionScreen:
         return self.make_audition(self.store)

@@ -8,6 +8,9 @@ handful of short lines (one per lane), so repainting at the playhead's rate is c
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
@@ -16,6 +19,9 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from foley_tui.scene.timeline import NARRATION, UNPLACED, TimelineModel
+
+if TYPE_CHECKING:
+    from foley_tui.scene.build import ScenePick
 
 #: Width of the lane-name column (name, then M/S marks).
 LABEL_CELLS = 12
@@ -33,6 +39,18 @@ _LOOP = Style(bgcolor="rgb(45,60,45)")
 _UNPLACED = Style(color="rgb(220,140,140)")
 _UNPLACED_CURSOR = Style(color="black", bgcolor="rgb(220,140,140)", bold=True)
 _WAVE = Style(color="rgb(120,170,120)")
+_NAME = Style(color="rgb(150,180,220)")
+_CURSOR_NAME = Style(color="rgb(240,190,80)", bold=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One line of lanes: its lane, which of the lane's rows it is, and its bars (pick,
+    first cell, end cell), left to right, none overlapping."""
+
+    lane: str
+    index: int
+    bars: tuple[tuple[ScenePick, int, int], ...]
 
 
 class TimelineView(Widget):
@@ -51,6 +69,9 @@ class TimelineView(Widget):
         self._generation = 0
         self._peaks: tuple[tuple[float, float], ...] = ()
         self._peaks_duration = 0.0
+        self._rows: tuple[tuple[object, ...], list[Row]] | None = None
+        self.looping = False
+        """The loop is on (the screen sets it): the ruler's head says so."""
 
     def set_narration_peaks(
         self, peaks: tuple[tuple[float, float], ...], duration_s: float
@@ -70,22 +91,56 @@ class TimelineView(Widget):
         return max(self.size.width - LABEL_CELLS, 1)
 
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
-        return 2 + len(self.model.lanes())
+        return 2 + len(self.rows(max(width - LABEL_CELLS, 1)))
+
+    def rows(self, cells: int | None = None) -> list[Row]:
+        """The lines under the ruler and the words, top to bottom: one per lane, and more
+        for a lane whose picks overlap (editors stack overlapping clips: each bar keeps
+        its own name). Packed greedily by onset, first row that is free."""
+        cells = self.lane_cells if cells is None else cells
+        key = (self._generation, cells, self.model.offset_s, self.model.zoom)
+        if self._rows is not None and self._rows[0] == key:
+            return self._rows[1]
+        rows: list[Row] = []
+        for lane in self.model.lanes():
+            if lane in (NARRATION, UNPLACED):
+                rows.append(Row(lane, 0, ()))
+                continue
+            packed: list[list[tuple[ScenePick, int, int]]] = []
+            for pick in self.model.in_lane(lane):
+                span = self.model.span_of(pick, cells)
+                if span is None:
+                    continue
+                row = next((r for r in packed if r[-1][2] <= span[0]), None)
+                if row is None:
+                    packed.append([(pick, *span)])
+                else:
+                    row.append((pick, *span))
+            for index, bars in enumerate(packed or [[]]):
+                rows.append(Row(lane, index, tuple(bars)))
+        self._rows = (key, rows)
+        return rows
+
+    def line_of(self, lane: str) -> int:
+        """The widget line of ``lane``'s first row."""
+        return 2 + next(i for i, row in enumerate(self.rows()) if row.lane == lane)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        lanes = self.model.lanes()
         if y == 0:
             return self._ruler(width)
         if y == 1:
             return self._words(width)
-        if y - 2 >= len(lanes):
+        rows = self.rows()
+        if y - 2 >= len(rows):
             return Strip.blank(width)
-        lane = lanes[y - 2]
-        return self._lane(lane, width)
+        return self._lane(rows[y - 2], width)
 
     # -- lines -----------------------------------------------------------------------
-    def _label(self, lane: str) -> list[Segment]:
+    def _label(self, lane: str, first: bool = True) -> list[Segment]:
+        """The lane's name and its M/S marks; blank on a lane's further rows."""
+        if not first:
+            return [Segment(" " * LABEL_CELLS, _RULER)]
         model = self.model
         marks = ("M" if lane in model.muted else " ") + ("S" if lane in model.soloed else " ")
         name = set_cell_size(lane, LABEL_CELLS - 3)
@@ -95,16 +150,14 @@ class TimelineView(Widget):
     def _ruler(self, width: int) -> Strip:
         cells = self.lane_cells
         text = self.model.ruler(cells)
-        loop = (
-            f"loop {self.model.loop_region[0]:.1f}-{self.model.loop_region[1]:.1f}s"
-            if (self.model.loop_region)
-            else ""
-        )
-        head = set_cell_size(loop or "time", LABEL_CELLS)
+        # The region's times are in the screen's title while it loops (they do not fit
+        # here); a region kept while the loop is off is only shaded.
+        head = set_cell_size("loop" if self.looping else "time", LABEL_CELLS)
         segments = [Segment(head, _RULER), Segment(text, _RULER)]
         return self._with_playhead(Strip(segments), width)
 
-    def _lane(self, lane: str, width: int) -> Strip:
+    def _lane(self, row: Row, width: int) -> Strip:
+        lane = row.lane
         cells = self.lane_cells
         chars = [" "] * cells
         styles: list[Style | None] = [None] * cells
@@ -119,19 +172,22 @@ class TimelineView(Widget):
         elif lane == UNPLACED:
             return Strip([*self._label(lane), *self._unplaced(cells)]).adjust_cell_length(width)
         else:
-            for pick in model.in_lane(lane):
-                span = model.span_of(pick, cells)
-                if span is None:
-                    continue
-                c0, c1 = span
-                style = _CURSOR_BAR if pick.sound_id == model.cursor else _BAR
-                label = "▌" + pick.caption
-                label = set_cell_size(label, c1 - c0) if c1 - c0 > 1 else "▌"
-                for i, ch in enumerate(_cells(label)):
-                    if c0 + i < c1:
-                        chars[c0 + i] = ch
-                        styles[c0 + i] = style
-        segments = [*self._label(lane), *_segments(chars, styles)]
+            bars = row.bars
+            for n, (pick, c0, c1) in enumerate(bars):
+                cursor = pick.sound_id == model.cursor
+                style = _CURSOR_BAR if cursor else _BAR
+                for c in range(c0, c1):
+                    chars[c], styles[c] = " ", style
+                # The caption on the bar, and past its end in the free cells before the
+                # next bar (one cell kept between), as editors name their clips.
+                room = max((bars[n + 1][1] - 1 if n + 1 < len(bars) else cells) - c0, c1 - c0)
+                text = "▌" + pick.caption
+                name = _CURSOR_NAME if cursor else _NAME
+                for i, ch in enumerate(_cells(set_cell_size(text, min(cell_len(text), room)))):
+                    chars[c0 + i] = ch
+                    if c0 + i >= c1:
+                        styles[c0 + i] = (styles[c0 + i] or Style()) + name
+        segments = [*self._label(lane, row.index == 0), *_segments(chars, styles)]
         return self._with_playhead(Strip(segments), width)
 
     def _words(self, width: int) -> Strip:

@@ -233,12 +233,17 @@ class TimelineScreen(Screen[None]):
             narration = f"narration problem: {scene.narration_problem}"
         placed, unplaced = len(scene.placed), len(scene.unplaced)
         mix = MIX_TITLES[self.model.mix]
+        region = self.model.loop_region
+        loop = ""
+        if self._looping and region is not None:
+            loop = f" · loop {clock(region[0])} to {clock(region[1])}"
         return (
             f"Timeline · {mix} · {placed} placed, {unplaced} unplaced · {narration} · "
-            f"{self.model.zoom:g} s/col"
+            f"{self.model.zoom:g} s/col{loop}"
         )
 
     def _show(self) -> None:
+        self.view.looping = self._looping and self.model.loop_region is not None
         self.query_one("#timeline-title", Static).update(self._title())
         current = self.model.current
         status = self.model.describe(current) if current is not None else "no picks yet"
