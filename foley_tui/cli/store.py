@@ -205,15 +205,20 @@ def cmd_import(args: argparse.Namespace) -> int:
         doc = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise CliError(f"{source} is not a JSON export: {exc}") from None
+    if args.overwrite and args.as_copy:
+        raise CliError("give --overwrite or --as-copy, not both")
     session_id = doc.get("session_id") if isinstance(doc, dict) else None
-    if not args.overwrite and isinstance(session_id, str):
+    if not args.overwrite and not args.as_copy and isinstance(session_id, str):
         try:
             exists = service.resolve(session_id, exact=True) == session_id
         except SessionServiceError:  # absent or invalid: import_session says what is wrong
             exists = False
         if exists:
-            raise CliError(f"session {session_id!r} already exists (use --overwrite to replace it)")
-    print(service.import_session(doc, overwrite=args.overwrite))
+            raise CliError(
+                f"session {session_id!r} already exists (use --overwrite to replace it, or "
+                "--as-copy to import it beside it under a new id)"
+            )
+    print(service.import_session(doc, overwrite=args.overwrite, as_copy=args.as_copy))
     return 0
 
 
@@ -487,6 +492,11 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "--overwrite",
         action="store_true",
         help="replace a session with that id (the replaced one goes to the trash)",
+    )
+    p.add_argument(
+        "--as-copy",
+        action="store_true",
+        help="import under a new id, the title marked (copy), beside the session it came from",
     )
     p.set_defaults(func=cmd_import)
 

@@ -78,6 +78,8 @@ SCREEN_KEYS: tuple[KeySpec, ...] = (
         "sessions",
         "Sessions",
     ),
+    binding("sessions-down", "j", "cursor(1)", "Down", "Next session", "sessions", "Sessions"),
+    binding("sessions-up", "k", "cursor(-1)", "Up", "Previous session", "sessions", "Sessions"),
     binding(
         "sessions-close",
         "escape",
@@ -113,6 +115,29 @@ SCREEN_KEYS: tuple[KeySpec, ...] = (
         "confirm-no", "escape,n", "answer(False)", "No", "Keep it", "confirm", "Dialogs", show=True
     ),
     binding("confirm-yes", "y", "answer(True)", "Yes", "Go ahead", "confirm", "Dialogs", show=True),
+    binding(
+        "choice-cancel", "escape", "choose('')", "Cancel", "Neither", "choice", "Dialogs", show=True
+    ),
+    binding(
+        "choice-copy",
+        "c",
+        "choose('copy')",
+        "As a copy",
+        "Import beside it, under a new id",
+        "choice",
+        "Dialogs",
+        show=True,
+    ),
+    binding(
+        "choice-overwrite",
+        "o",
+        "choose('overwrite')",
+        "Overwrite",
+        "Replace it (the one here goes to the Trash)",
+        "choice",
+        "Dialogs",
+        show=True,
+    ),
     binding(
         "reason-prev",
         "up",

@@ -33,7 +33,7 @@ from textual.widgets import DataTable, Static
 
 from foley_tui.audition.text import cut
 from foley_tui.keys.bindings import bindings
-from foley_tui.screens.sessions_modals import ConfirmModal, TextPromptModal
+from foley_tui.screens.sessions_modals import ChoiceModal, ConfirmModal, TextPromptModal
 from foley_tui.store import SessionInfo
 from foley_tui.widgets.key_hints import KeyHints
 
@@ -53,7 +53,11 @@ class SessionsBackend(Protocol):
     def rename(self, session_id: str, title: str) -> None: ...
     def delete(self, session_id: str) -> None: ...
     def export_to_file(self, session_id: str, path: Path) -> Any: ...
-    def import_from_file(self, path: Path) -> str: ...
+    def import_from_file(
+        self, path: Path, *, overwrite: bool = False, as_copy: bool = False
+    ) -> str: ...
+    @property
+    def delete_outcome(self) -> str: ...
 
 
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -66,6 +70,21 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 )
 """(key, header) of the list's columns; narrow enough for a 120-column terminal. A
 *Folder* column follows once a library folder has been opened (see ``folders``)."""
+
+NARROW_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("title", "Title"),
+    ("id", "Id"),
+    ("counts", "P/R/Total"),
+    ("updated", "Modified"),
+    ("foley", "Made by"),
+)
+"""The columns below :data:`WIDE_FROM_CELLS` (80 columns): the id cut, the dates short,
+no creation date (the list is in creation order)."""
+
+WIDE_FROM_CELLS = 110
+"""Screens at least this wide get every column, in full."""
+NARROW_ID_CELLS = 12
+"""An id in the narrow list: its start (a ULID's is its creation time), cut with …."""
 
 TITLE_WIDTH = 24
 """Titles are cut to this many cells (with an ellipsis) so the other columns stay visible."""
@@ -101,6 +120,12 @@ def default_export_name(info: SessionInfo) -> str:
 
 def _expand(text: str) -> Path:
     return Path(text).expanduser()
+
+
+def export_folder() -> Path:
+    """Where an export is suggested: the home folder (always there, and where a file
+    manager opens), never the folder the app happened to be started from."""
+    return Path.home()
 
 
 class SessionsCommands(Provider):
@@ -189,6 +214,8 @@ class SessionsScreen(Screen[str | None]):
         self.location = location
         self._select_after_load: str | None = current
         self._binding_state: tuple[bool, bool] | None = None
+        self._narrow = False
+        """The list's columns are the narrow ones (see :data:`NARROW_COLUMNS`)."""
         self.folders: dict[str, str] = {}
         """Session id -> the library folder it auditions (the folders opened before)."""
 
@@ -226,6 +253,37 @@ class SessionsScreen(Screen[str | None]):
         widget.update(Text(status))
         widget.set_class(not status, "-empty")
 
+    def on_resize(self) -> None:
+        narrow = self.size.width < WIDE_FROM_CELLS
+        if narrow != self._narrow:
+            self._narrow = narrow
+            table = self.query_one(DataTable)
+            table.clear(columns=True)
+            for key, label in NARROW_COLUMNS if narrow else COLUMNS:
+                table.add_column(label, key=key)
+            self.watch_sessions(self.sessions)
+
+    def _cells(self, info: SessionInfo) -> list[str | Text]:
+        """The row of a session: every column in full, or the narrow list's cells."""
+        counts = Text(f"{info.picked}/{info.rejected}/{info.total}", justify="right")
+        made_by = "foley" if info.made_by_foley else "foley-tui"
+        if self._narrow:
+            return [
+                self._title_cell(info),
+                cut(info.session_id, NARROW_ID_CELLS),
+                counts,
+                info.updated.astimezone().strftime("%m-%d %H:%M"),
+                made_by,
+            ]
+        return [
+            self._title_cell(info),
+            info.session_id,
+            counts,
+            format_time(info.created),
+            format_time(info.updated),
+            made_by,
+        ]
+
     def watch_sessions(self, sessions: tuple[SessionInfo, ...]) -> None:
         table = self.query_one(DataTable)
         table.clear()
@@ -234,14 +292,7 @@ class SessionsScreen(Screen[str | None]):
             table.add_column("Folder", key="folder")
         with_folder = "folder" in table.columns
         for info in sessions:
-            cells: list[str | Text] = [
-                self._title_cell(info),
-                info.session_id,
-                Text(f"{info.picked}/{info.rejected}/{info.total}", justify="right"),
-                format_time(info.created),
-                format_time(info.updated),
-                "foley" if info.made_by_foley else "foley-tui",
-            ]
+            cells = self._cells(info)
             if with_folder:
                 path = folders.get(info.session_id)
                 cells.append(folder_cell(path) if path is not None else "")
@@ -366,6 +417,14 @@ class SessionsScreen(Screen[str | None]):
 
     # ------------------------------------------------------------------ actions
 
+    def action_cursor(self, step: int) -> None:
+        """j / k: the next or previous session (the arrows move the table itself)."""
+        table = self.query_one(DataTable)
+        if step > 0:
+            table.action_cursor_down()
+        else:
+            table.action_cursor_up()
+
     def action_open_session(self) -> None:
         info = self.selected()
         if info is not None:
@@ -419,13 +478,19 @@ class SessionsScreen(Screen[str | None]):
         if info is None or info.session_id == self.current:
             return
 
+        # The cursor stays where it was: on the session below, else the one above.
+        ids = [s.session_id for s in self.sessions]
+        at = ids.index(info.session_id)
+        after = ids[at + 1 :] or ids[:at][-1:]
+        neighbour = after[0] if after else None
+
         def confirmed(yes: bool | None) -> None:
             if not yes:
                 return
             self._run(
                 f"Could not delete {info.title!r}",
                 lambda: self.service.delete(info.session_id),
-                lambda _: self._succeeded(f"Deleted {info.title or info.session_id!r}"),
+                lambda _: self._succeeded(f"Deleted {info.title or info.session_id!r}", neighbour),
             )
 
         made_by = " (made by foley: foley's picks for it go too)" if info.made_by_foley else ""
@@ -434,7 +499,7 @@ class SessionsScreen(Screen[str | None]):
                 "Delete this session?",
                 f"{info.title or '(untitled)'}  {info.session_id}\n"
                 f"{info.total} candidates, {info.picked} picked, {info.rejected} rejected"
-                f"{made_by}.\nThis removes its folder from disk and cannot be undone.",
+                f"{made_by}.\n{self.service.delete_outcome}",
                 yes_label="Delete",
             ),
             confirmed,
@@ -466,12 +531,51 @@ class SessionsScreen(Screen[str | None]):
         self.app.push_screen(
             TextPromptModal(
                 f"Export {info.title or info.session_id!r} to a file",
-                value=str(Path.cwd() / default_export_name(info)),
+                value=str(export_folder() / default_export_name(info)),
                 ok_label="Export",
                 validate=check,
             ),
             chosen,
         )
+
+    def _import_or_ask(self, path: Path) -> str | None:
+        """(Worker.) Import ``path``; when its session is already here, ask (on the UI
+        thread) whether to overwrite it or import it as a copy, and return None."""
+        from foley_tui.store.errors import SessionImportError
+
+        try:
+            return self.service.import_from_file(path)
+        except SessionImportError as exc:
+            if "already exists" not in str(exc):
+                raise
+        self.app.call_from_thread(self._ask_how_to_import, path)
+        return None
+
+    def _ask_how_to_import(self, path: Path) -> None:
+        def chosen(how: str | None) -> None:
+            if not how:
+                return
+            self._run(
+                f"Could not import {path.name}",
+                lambda: self.service.import_from_file(
+                    path, overwrite=how == "overwrite", as_copy=how == "copy"
+                ),
+                lambda sid: self._imported(path, sid),
+            )
+
+        self.app.push_screen(
+            ChoiceModal(
+                "This session is already here",
+                f"{path.name} holds a session this list already has. Overwrite it (the one "
+                "here goes to the Trash), or import it as a copy beside it (a new id, its "
+                "title marked (copy))?",
+                [("copy", "Import as a copy"), ("overwrite", "Overwrite")],
+            ),
+            chosen,
+        )
+
+    def _imported(self, path: Path, session_id: str) -> None:
+        self._succeeded(f"Imported {path.name} as {session_id}", session_id)
 
     def action_import_session(self) -> None:
         def check(text: str) -> str | None:
@@ -484,8 +588,8 @@ class SessionsScreen(Screen[str | None]):
             path = _expand(text).resolve()
             self._run(
                 f"Could not import {path.name}",
-                lambda: self.service.import_from_file(path),
-                lambda sid: self._succeeded(f"Imported {path.name} as {sid}", sid),
+                lambda: self._import_or_ask(path),
+                lambda sid: None if sid is None else self._imported(path, sid),
             )
 
         self.app.push_screen(

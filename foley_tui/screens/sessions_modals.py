@@ -1,5 +1,6 @@
-"""Small modal dialogs used by the sessions screen: a one-line text prompt and a yes/no
-confirmation. Each dismisses with its answer (``None`` / ``False`` when cancelled)."""
+"""Small modal dialogs used by the sessions screen: a one-line text prompt, a yes/no
+confirmation and a choice among a few answers. Each dismisses with its answer (``None`` /
+``False`` / ``""`` when cancelled)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from textual.widgets import Button, Input, Label, Static
 from foley_tui.keys.bindings import bindings
 
 MODAL_CSS = """
-TextPromptModal, ConfirmModal {
+TextPromptModal, ConfirmModal, ChoiceModal {
     align: center middle;
 }
-TextPromptModal > Vertical, ConfirmModal > Vertical {
+TextPromptModal > Vertical, ConfirmModal > Vertical, ChoiceModal > Vertical {
     width: 72;
     max-width: 90%;
     height: auto;
@@ -24,10 +25,10 @@ TextPromptModal > Vertical, ConfirmModal > Vertical {
     background: $surface;
     padding: 1 2;
 }
-TextPromptModal Label, ConfirmModal Label {
+TextPromptModal Label, ConfirmModal Label, ChoiceModal Label {
     width: 100%;  /* wrap a long title or message instead of cutting it */
 }
-TextPromptModal .modal-title, ConfirmModal .modal-title {
+TextPromptModal .modal-title, ConfirmModal .modal-title, ChoiceModal .modal-title {
     text-style: bold;
     margin-bottom: 1;
 }
@@ -35,12 +36,12 @@ TextPromptModal .modal-error {
     color: $error;
     height: auto;
 }
-TextPromptModal Horizontal, ConfirmModal Horizontal {
+TextPromptModal Horizontal, ConfirmModal Horizontal, ChoiceModal Horizontal {
     height: auto;
     align-horizontal: right;
     margin-top: 1;
 }
-TextPromptModal Button, ConfirmModal Button {
+TextPromptModal Button, ConfirmModal Button, ChoiceModal Button {
     margin-left: 2;
 }
 """
@@ -137,3 +138,38 @@ class ConfirmModal(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+class ChoiceModal(ModalScreen[str]):
+    """Ask which of a few things to do; dismisses with the chosen key, "" when cancelled
+    (Cancel has the focus). ``choices``: (key, button label), in button order."""
+
+    DEFAULT_CSS = MODAL_CSS
+    BINDINGS = bindings("choice")
+
+    def __init__(self, title: str, message: str, choices: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self._title = title
+        self._message = message
+        self._choices = choices
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self._title, classes="modal-title")
+            yield Static(self._message)
+            with Horizontal():
+                yield Button("Cancel", id="choice-")
+                for key, label in self._choices:
+                    yield Button(label, variant="primary", id=f"choice-{key}")
+
+    def on_mount(self) -> None:
+        self.query_one("#choice-", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss((event.button.id or "choice-").removeprefix("choice-"))
+
+    def action_choose(self, key: str) -> None:
+        if key and key not in {k for k, _ in self._choices}:
+            return
+        self.dismiss(key)

@@ -458,12 +458,24 @@ class SessionService:
     def export_to_file(self, session_id: str, path: Path | str, *, overwrite: bool = False) -> Path:
         return self.transfers.export_to_file(session_id, path, overwrite=overwrite)
 
-    def import_from_file(self, path: Path | str, *, overwrite: bool = False) -> str:
-        return self.transfers.import_from_file(path, overwrite=overwrite)
+    def import_from_file(
+        self, path: Path | str, *, overwrite: bool = False, as_copy: bool = False
+    ) -> str:
+        return self.transfers.import_from_file(path, overwrite=overwrite, as_copy=as_copy)
 
-    def import_session(self, doc: dict[str, Any], *, overwrite: bool = False) -> str:
-        """Import an export document; refuses a bad schema version, checksum or shape."""
-        return self.transfers.import_session(doc, overwrite=overwrite)
+    def import_session(
+        self, doc: dict[str, Any], *, overwrite: bool = False, as_copy: bool = False
+    ) -> str:
+        """Import an export document; refuses a bad schema version, checksum or shape.
+        ``as_copy``: under a new id, beside the session it came from."""
+        return self.transfers.import_session(doc, overwrite=overwrite, as_copy=as_copy)
+
+    @property
+    def delete_outcome(self) -> str:
+        """What :meth:`delete` does with a session, as a confirmation says it."""
+        if self._memory is not None:
+            return "It is held in memory only: deleting it cannot be undone."
+        return "Its folder goes to the Trash: restore it from a file manager."
 
     # ------------------------------------------------------------------ messages, usage
     def conversation(self, session_id: str) -> Conversation:

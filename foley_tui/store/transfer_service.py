@@ -23,7 +23,7 @@ from foley_tui.store.backend import JOURNAL_FILE, META_FILE, STATE_DIR
 from foley_tui.store.codec import dumps, validate_session_id
 from foley_tui.store.errors import SessionExportError, SessionImportError, SessionNotFoundError
 from foley_tui.store.files import FileNamespace, atomic_write, fsync_dir
-from foley_tui.store.records import MARKS_NS, iso, now_utc
+from foley_tui.store.records import MARKS_NS, iso, new_ulid, now_utc
 from foley_tui.store.recovery import replaced_name, staging_name
 from foley_tui.store.session import SessionStore
 from foley_tui.store.session_dirs import nested_session_dirs
@@ -176,7 +176,9 @@ class Transfers:
         return target
 
     # ------------------------------------------------------------------ import
-    def import_from_file(self, path: Path | str, *, overwrite: bool = False) -> str:
+    def import_from_file(
+        self, path: Path | str, *, overwrite: bool = False, as_copy: bool = False
+    ) -> str:
         # Imported when used: export and import are not part of opening the app.
         from foley_tui.store.export_doc import parse_export
 
@@ -185,10 +187,17 @@ class Transfers:
             raw = read_capped(source, self.max_import_bytes, follow=True)
         except OSError as exc:
             raise SessionImportError(f"cannot read {source}: {exc.strerror or exc}") from None
-        return self.import_session(parse_export(raw, str(source)), overwrite=overwrite)
+        return self.import_session(
+            parse_export(raw, str(source)), overwrite=overwrite, as_copy=as_copy
+        )
 
-    def import_session(self, doc: dict[str, Any], *, overwrite: bool = False) -> str:
-        """Import an export document; refuses a bad schema version, checksum or shape."""
+    def import_session(
+        self, doc: dict[str, Any], *, overwrite: bool = False, as_copy: bool = False
+    ) -> str:
+        """Import an export document; refuses a bad schema version, checksum or shape.
+
+        ``as_copy``: under a new id (a ULID) and the title marked "(copy)", beside the
+        session it came from, which is left as it is."""
         # Imported when used: export and import are not part of opening the app.
         from foley_tui.store.export_doc import (
             ledger_files,
@@ -201,11 +210,16 @@ class Transfers:
         session_id, parts = validate_export(doc)
         narration = validate_narration(doc)
         marks = validate_marks(doc)
+        meta, candidates, picks, rejects, journal, messages, usage, raw = parts
+        if as_copy:
+            session_id, overwrite = new_ulid(), False
+            title = meta.get("title")
+            meta = {**meta, "title": f"{title} (copy)" if title else "(copy)"}
         if self.host.exists(session_id) and not overwrite:
             raise SessionImportError(
-                f"session {session_id!r} already exists (import with overwrite to replace it)"
+                f"session {session_id!r} already exists (import with overwrite to replace "
+                "it, or as a copy beside it)"
             )
-        meta, candidates, picks, rejects, journal, messages, usage, raw = parts
         # Records carried as raw bytes join their namespace as bytes, written verbatim.
         for name, values in (("candidates", candidates), ("picks", picks), ("rejects", rejects)):
             values.update(raw.get(name, {}))

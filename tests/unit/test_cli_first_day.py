@@ -219,3 +219,20 @@ def test_the_mix_summary_counts_the_picks_that_sound(
     assert err.splitlines()[0] == (
         f"1 pick (3 silenced by --solo/--mute) + narration, the flat mix, on {out}"
     )
+
+
+def test_import_as_a_copy_beside_the_session_it_came_from(
+    capsys: pytest.CaptureFixture[str], data_dir: Path, tmp_path: Path
+) -> None:
+    service, session_id = seed_session(data_dir, 2, title="Harbour")
+    export = tmp_path / "harbour.json"
+    service.export_to_file(session_id, export)
+    code, _, err = run(capsys, "session", "import", str(export))
+    assert code == 2 and "--as-copy" in err
+    code, out, _ = run(capsys, "session", "import", str(export), "--as-copy")
+    copy = out.strip()
+    assert code == 0 and copy != session_id
+    assert sorted(i.title or "" for i in SessionService(data_dir).list()) == [
+        "Harbour",
+        "Harbour (copy)",
+    ]

@@ -108,6 +108,10 @@ class RedisSessionService(SessionService):
         per_user = [keys.user(session_id, u.decode("utf-8", "replace")) for u in users]
         return [*keys.fixed(session_id), *per_user]
 
+    @property
+    def delete_outcome(self) -> str:
+        return "Its keys are deleted from the shared Redis store: this cannot be undone."
+
     def delete(self, session_id: str) -> None:
         """Delete every key of that one session (and nothing else), atomically."""
         validate_session_id(session_id)

@@ -90,5 +90,11 @@ class FixedService:
     def export_to_file(self, session_id: str, path: Path) -> Path:
         raise PermissionError(f"[Errno 13] Permission denied: '{path}'")
 
-    def import_from_file(self, path: Path) -> str:
+    def import_from_file(
+        self, path: Path, *, overwrite: bool = False, as_copy: bool = False
+    ) -> str:
         raise AssertionError("not used in snapshots")
+
+    @property
+    def delete_outcome(self) -> str:
+        return "Its folder goes to the Trash: restore it from a file manager."

@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import DataTable, Input, Label, Static
 
 from foley_tui.screens.sessions import SessionsScreen
-from foley_tui.screens.sessions_modals import ConfirmModal, TextPromptModal
+from foley_tui.screens.sessions_modals import ChoiceModal, ConfirmModal, TextPromptModal
 from foley_tui.store import SessionService
 
 from .host import SessionsHost, settle
@@ -162,14 +162,18 @@ async def test_export_import_round_trip_through_the_screen(
         assert target.is_file()
         assert str(target) in str(_screen(app).query_one("#sessions-status", Static).render())
 
-        # Importing it while the session exists is refused: nothing is overwritten.
+        # Importing it while the session exists asks first; cancelled, nothing changes.
         await pilot.press("i")
         await pilot.pause()
         app.screen.query_one(Input).value = str(target)
         await pilot.press("enter")
         await settle(pilot)
-        assert "Could not import" in _error(app)
+        assert isinstance(app.screen, ChoiceModal)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)
         assert service.export_session(rainy)["candidates"] == before["candidates"]
+        assert len(service.list()) == 2
 
         # Gone, then imported back: the same session, decisions and all.
         service.delete(rainy)
