@@ -52,18 +52,30 @@ def keys_shown(app: App[Any], spec: KeySpec, remapped: Mapping[str, str]) -> str
     return ", ".join(app.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
 
 
-def help_table(entries: Sequence[HelpEntry]) -> Table:
+#: Below this many cells the table leaves out the id column (docs/keys.md lists them),
+#: so the description keeps a readable width.
+IDS_FROM_CELLS = 96
+#: The key column wraps past this many cells (``escape, q, ?, f1``), at its commas.
+KEY_CELLS = 14
+
+
+def help_table(entries: Sequence[HelpEntry], width: int | None = None) -> Table:
+    """The keys by section; ``width`` (the cells it is drawn in) below
+    :data:`IDS_FROM_CELLS` leaves out the remapping ids."""
+    with_ids = width is None or width >= IDS_FROM_CELLS
     table = Table(box=None, expand=True, show_header=True, pad_edge=False, header_style="bold")
-    table.add_column("key", no_wrap=True, style="bold cyan")
+    table.add_column("key", style="bold cyan", max_width=KEY_CELLS, overflow="fold")
     table.add_column("action", no_wrap=True)
     table.add_column("what it does", ratio=1)
-    table.add_column("id (config.toml [keymap])", no_wrap=True, style="dim")
+    if with_ids:
+        table.add_column("id (config.toml [keymap])", no_wrap=True, style="dim")
     section = None
     for entry in entries:
         if entry.section != section:
             section = entry.section
-            table.add_row(Text(section, style="bold underline"), "", "", "")
-        table.add_row(entry.keys, entry.description, entry.tooltip, entry.binding_id)
+            table.add_row(Text(section, style="bold underline"), *[""] * (2 + with_ids))
+        ids = [entry.binding_id] if with_ids else []
+        table.add_row(entry.keys, entry.description, entry.tooltip, *ids)
     return table
 
 
@@ -78,8 +90,21 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-dialog", classes="modal-dialog"):
-            yield Static("[b]Keys[/b]  (remap by id in ~/.config/foley-tui/config.toml)")
-            yield Static(help_table(self.entries), id="help-table")
+            yield Static(
+                "[b]Keys[/b]  (remap by id in ~/.config/foley-tui/config.toml)", id="help-title"
+            )
+            yield Static(id="help-table")
+
+    def on_resize(self) -> None:
+        # The table is laid out for the dialog's width: a narrow terminal leaves out the
+        # ids (said in the title) rather than wrapping each description to a few words.
+        width = self.query_one("#help-dialog").content_region.width or self.size.width
+        self.query_one("#help-table", Static).update(help_table(self.entries, width))
+        if width < IDS_FROM_CELLS:
+            self.query_one("#help-title", Static).update(
+                "[b]Keys[/b]  (remap by id in ~/.config/foley-tui/config.toml; the ids are "
+                "in docs/keys.md, or in help on a wider terminal)"
+            )
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -47,6 +47,14 @@ GLYPHS = {Status.PICKED: "✔", Status.REJECTED: "✘", Status.UNDECIDED: "·", 
 """Row marks; ``±`` is a conflict (picked AND rejected, as foley can leave a sound)."""
 
 
+CAPTION_ROOM = 72
+"""Cells of caption before any spare width goes to the onset and source columns."""
+ONSET_NEED = 24
+"""What an onset column needs: ``~during 'the wind howls'`` (a longer anchor is cut)."""
+SOURCE_NEED = 36
+"""What a source/licence column needs: ``sonniss/LicenseRef-Sonniss-GDC-2024``."""
+
+
 @dataclass(frozen=True, slots=True)
 class Columns:
     """Column widths for a given list width (caption takes what is left)."""
@@ -61,12 +69,23 @@ class Columns:
 
     @classmethod
     def for_width(cls, width: int) -> Columns:
+        """Widths for a list ``width`` cells wide. Once the caption has
+        :data:`CAPTION_ROOM` cells, the spare width goes first to the columns that are cut
+        at their base widths (an anchor onset ``~at 'bell…'``, a source and licence
+        ``sonniss/LicenseR…``), up to what they need, and only then to the caption."""
         glyph, duration, layer, onset, score = 3, 7, 9, 10, 6  # onset: -0:01.500
         source = 18 if width >= 90 else 12
         rest = width - (glyph + duration + layer + onset + source + score)
         if rest < 16:  # very narrow: drop source/licence before squeezing captions
             rest += source
             source = 0
+        spare = rest - CAPTION_ROOM
+        if spare > 0:
+            more_onset = min(spare, ONSET_NEED - onset)
+            more_source = min(spare - more_onset, SOURCE_NEED - source)
+            onset += more_onset
+            source += more_source
+            rest -= more_onset + more_source
         return cls(glyph, max(rest, 4), duration, layer, onset, source, score)
 
 

@@ -126,3 +126,99 @@ async def _until(pilot: Pilot[Any], done: Callable[[], bool]) -> None:
             return
         await pilot.pause(0.05)
     raise AssertionError("the state never came")
+
+
+async def test_quick_sort_presses_leave_one_sort_notice(session: Session) -> None:
+    app = session.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        await pilot.press(*"sssss")
+        sort = screen.view_settings.sort
+
+        def shown() -> list[str]:  # what the toasts show (run_test mounts no toast rack)
+            return [n.message for n in app._notifications]
+
+        for _ in range(100):
+            if f"Sort: {sort}" in shown():
+                break
+            await pilot.pause(0.05)
+        assert [text for text in shown() if text.startswith("Sort:")] == [f"Sort: {sort}"]
+
+
+async def test_overlapping_picks_keep_their_names_and_the_loop_header_follows_the_loop(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    from foley_tui.store import SessionService
+    from tests.fakes import FakePlayer
+    from tests.ui.test_timeline import _app, _timeline, _tones
+
+    tones = _tones(data_dir, tmp_path)
+    store = SessionService(data_dir).get(tones.session_id)
+    # numeric (0.2 s) now starts at 0.75 s, under slam (0.8 s): the two overlap.
+    store.update_pick(tones.ids["numeric"], onset=0.75)
+    app = _app(data_dir, tones, FakePlayer())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _timeline(pilot)
+        view = screen.view
+        sfx = [row for row in view.rows() if row.lane == "sfx_fg"]
+        assert len(sfx) == 2  # stacked, as editors stack overlapping clips
+        first = view.line_of("sfx_fg")
+        lines = [view.render_line(first + i).text for i in range(2)]
+        assert "▌numeric" in "".join(lines) and "▌slam" in "".join(lines)
+        assert lines[1].startswith(" " * 12)  # the lane's name once
+        # Zoomed out until each bar is one cell: the caption is still written beside it.
+        for _ in range(6):
+            await pilot.press("<")
+        stinger = view.render_line(view.line_of("stinger")).text
+        assert "▌sting" in stinger
+        title = screen.query_one("#timeline-title")
+        await pilot.press("(", ")", "r")  # a region, and the loop on
+        assert "loop" in str(title.render()) and view.render_line(0).text.startswith("loop")
+        await pilot.press("r")  # off: the header says nothing of a loop
+        assert "loop" not in str(title.render())
+        assert view.render_line(0).text.startswith("time")
+
+
+async def test_a_wide_list_gives_the_onset_and_the_licence_what_they_need(
+    session: Session,
+) -> None:
+    store = session.service.get(session.session_id)
+    store.add_pick(IDS[3], layer="sfx_fg", onset="at 'the church bell'")  # sonniss/Sonniss-GDC
+    app = session.app()
+    async with app.run_test(size=(200, 50)) as pilot:
+        screen = await ready(pilot)
+        cl = screen.query_one(CandidateList)
+        row = cl.render_line(1 + screen.listing.view.index(IDS[3])).text
+        assert "at 'the church bell'" in row and "sonniss/Sonniss-GDC" in row
+        assert "distant thunder rumble" in row  # the caption keeps plenty too
+
+
+async def test_at_80x24_help_reads_in_lines_and_the_sessions_table_fits(session: Session) -> None:
+    from textual.widgets import DataTable, Static
+
+    from foley_tui.screens.help import HelpScreen
+    from foley_tui.screens.sessions import SessionsScreen
+
+    app = session.app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await pilot.press("question_mark")
+        await _wait_for(pilot, HelpScreen)
+        await pilot.pause()
+        table = app.screen.query_one("#help-table", Static)
+        lines = [s.text for s in table.render_lines(table.region.reset_offset)]
+        assert any("Highlight the previous candidate" in line for line in lines)
+        entries = len(app.screen.entries)  # type: ignore[attr-defined]
+        assert len(lines) < 2 * entries  # not four lines a key
+        await pilot.press("escape")
+        await pilot.press("S")
+        sessions = await _wait_for(pilot, SessionsScreen)
+        assert isinstance(sessions, SessionsScreen)
+        for _ in range(100):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            if sessions.sessions:
+                break
+        grid = sessions.query_one(DataTable)
+        assert grid.virtual_size.width <= grid.size.width  # every column on screen
+        assert [c.label.plain for c in grid.columns.values()][-1] == "Made by"
