@@ -637,6 +637,7 @@ class AuditionModel:
     def read_back(self, sound_ids: Sequence[str]) -> ReadBack:
         """(Worker.) The sounds whose write was not confirmed, as the store holds them
         now, with undo availability; raises OSError while the store does not answer."""
+        self.store.writes_settled()  # a queued write has run (or is gone) by now
         states = {sid: self.store.verdicts(sid).to_state() for sid in sound_ids}
         return ReadBack(states, self.store.undo_redo(), self.generation)
 

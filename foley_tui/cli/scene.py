@@ -377,10 +377,15 @@ def cmd_render_scene(args: argparse.Namespace) -> int:
 
 
 def _write_array(out: Path, audio: Any, rate: int, subtype: str) -> int:
-    """Write a whole mix (``(frames, 2)``) to ``out`` atomically; returns its frames."""
+    """Write a whole mix (``(frames, 2)``) to ``out`` atomically; returns its frames.
+    Through the same partial files as a bounce, so one killed mid-write is swept by
+    the next write to that folder."""
     import soundfile as sf
 
-    tmp = out.with_name(f".{out.name}.partial")
+    from foley_tui.scene.bounce import partial_path, sweep_partials
+
+    sweep_partials(out.parent)
+    tmp = partial_path(out)
     try:
         sf.write(
             str(tmp),
@@ -434,7 +439,10 @@ def _write_foley_timeline(args: argparse.Namespace, model: SceneModel) -> int:
     if out.exists() and not args.force:
         raise CliError(f"{out} exists (use --force to replace it)")
     plan = foley_timeline(model)
-    tmp = out.with_name(f".{out.name}.partial")
+    from foley_tui.scene.bounce import partial_path, sweep_partials
+
+    sweep_partials(out.parent)
+    tmp = partial_path(out)
     try:
         tmp.write_text(json.dumps(plan.timeline.to_dict(), indent=1), encoding="utf-8")
         tmp.replace(out)

@@ -427,6 +427,11 @@ class SessionBackend(Protocol):
         """A blocking feed of the session's changes; None where writes are polled."""
         ...
 
+    def writes_settled(self) -> None:
+        """Return once the backend runs writes again: a write it had queued (a paused
+        server) has run or is gone by then. Raises OSError while it does not answer."""
+        ...
+
 
 class RowsReader(Protocol):
     """The list rows of a session's candidates (see :mod:`foley_tui.store.rows`)."""

@@ -299,6 +299,9 @@ class FileBackend:
     def change_feed(self, *, block_ms: int = 1000, since: str = "$") -> Feed | None:
         return None
 
+    def writes_settled(self) -> None:
+        return None  # a write to a file is done or refused when it returns
+
     def __repr__(self) -> str:
         return f"FileBackend({str(self.folder)!r})"
 

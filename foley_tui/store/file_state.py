@@ -53,11 +53,22 @@ _RECORD_START = re.compile(rb'(?m)^\{"seq":(\d+),')
 
 
 def _write_durably(fd: int, data: bytes) -> None:
-    """Write all of ``data`` to ``fd`` and fdatasync it (on disk when this returns)."""
+    """Append all of ``data`` to ``fd`` and fdatasync it (on disk when this returns).
+
+    A write that fails part-way (a full disk at a page boundary, an I/O error) is cut
+    back to where it started, so no partial line stays for every later read to report;
+    the error is raised as it came."""
+    start = os.fstat(fd).st_size
     view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-    os.fdatasync(fd)
+    try:
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fdatasync(fd)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, start)
+            os.fdatasync(fd)
+        raise
 
 
 def _lines_back(fd: int, size: int) -> Iterator[tuple[int, bytes]]:

@@ -129,6 +129,9 @@ class MappingBackend:
     def change_feed(self, *, block_ms: int = 1000, since: str = "$") -> Feed | None:
         return None
 
+    def writes_settled(self) -> None:
+        return None
+
 
 class MemoryBackend(MappingBackend):
     """A session held in memory: :class:`MemoryNamespace` namespaces (foley's bytes,

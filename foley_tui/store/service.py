@@ -244,6 +244,7 @@ class SessionService:
                     (folder / name).mkdir()
                 fsync_dir(str(self.sessions_dir))
             except OSError as exc:
+                self._unmake(session_id)
                 raise SessionServiceError(
                     f"could not create a session in {self.sessions_dir}: {exc.strerror or exc}"
                 ) from exc
@@ -258,8 +259,30 @@ class SessionService:
         try:
             store.meta_doc.write()
         except OSError as exc:
+            self._unmake(session_id)
             raise SessionServiceError(str(exc)) from exc
         return session_id
+
+    def _unmake(self, session_id: str) -> None:
+        """Take back a session :meth:`create` could not finish (a full disk): its folder
+        holds only what create made, so nothing half-made is listed as a session. Only
+        our own entries are removed, each by name; anything else keeps the folder."""
+        with self._lock:
+            self._stores.pop(session_id, None)
+        if self._memory is not None:
+            self._memory.pop(session_id, None)
+            return
+        folder = self._path(session_id)
+        ours = folder / STATE_DIR
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(ours):
+                if entry.is_file(follow_symlinks=False):
+                    os.unlink(entry.path)
+        for path in (ours, *(folder / name for name in NAMESPACES), folder):
+            with contextlib.suppress(OSError):
+                os.rmdir(path)  # only when empty: never more than create made
+        with contextlib.suppress(OSError):
+            fsync_dir(str(self.sessions_dir))
 
     def get(self, session_id: str, *, touch: bool = True) -> SessionStore:
         """The session's store; SessionNotFoundError if absent. With ``touch`` (the

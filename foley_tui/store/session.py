@@ -193,6 +193,12 @@ class SessionStore:
         None when the backend is polled instead (files)."""
         return self.backend.change_feed(block_ms=block_ms, since=since)
 
+    def writes_settled(self) -> None:
+        """Return once the store runs writes again (a write it had queued has run, or
+        is gone); raises OSError while it does not answer. Before reading back a write
+        whose answer never came."""
+        self.backend.writes_settled()
+
     def decision_watch(self) -> DecisionWatch:
         """The watch of this session's files (made on first call); from then on our
         decisions are recorded in it as they are written."""

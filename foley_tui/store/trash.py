@@ -90,6 +90,51 @@ def trash_for(path: Path) -> tuple[Path, Path | None]:
     return _topdir_trash(topdir), topdir
 
 
+#: The most of an info file read when looking for orphans (ours are a few lines).
+_INFO_CAP = 64 * 1024
+
+
+def sweep_orphans(trash: Path, parent: Path, topdir: Path | None) -> list[Path]:
+    """Remove the info files in ``trash`` that lost their entry (a move interrupted
+    between writing the info and the rename: the folder never left) and that restore
+    into ``parent`` (the folder our moves come from). Someone else's orphans, and info
+    files whose entry exists, are left alone. Returns the files removed."""
+    info, files = trash / "info", trash / "files"
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(info))
+    except OSError:
+        return removed
+    for entry in entries:
+        if not entry.name.endswith(".trashinfo"):
+            continue
+        name = entry.name[: -len(".trashinfo")]
+        if os.path.lexists(files / name):
+            continue
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            with open(entry.path, "rb") as fh:
+                text = fh.read(_INFO_CAP).decode("utf-8", "replace")
+        except OSError:
+            continue
+        where = next(
+            (line[len("Path=") :] for line in text.splitlines() if line.startswith("Path=")),
+            None,
+        )
+        if where is None:
+            continue
+        restored = Path(urllib.parse.unquote(where))
+        if topdir is not None and not restored.is_absolute():
+            restored = topdir / restored
+        if restored.parent != parent:
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+    return removed
+
+
 def move_to_trash(path: Path | str, *, original: Path | str | None = None) -> Path:
     """Move ``path`` (a file, folder or symlink: never followed) to the trash of its file
     system; return where it went. Raises :class:`TrashError` (``path`` untouched).
@@ -103,6 +148,7 @@ def move_to_trash(path: Path | str, *, original: Path | str | None = None) -> Pa
     files, info = trash / "files", trash / "info"
     for folder in (trash, files, info):
         _ensure_dir(folder)
+    sweep_orphans(trash, home.parent, topdir)
     where = str(home.relative_to(topdir)) if topdir is not None else str(home)
     when = datetime.now().strftime("%Y-%m-%dT%H:%M:%S")
     body = f"[Trash Info]\nPath={urllib.parse.quote(where)}\nDeletionDate={when}\n".encode()

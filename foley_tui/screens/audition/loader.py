@@ -30,6 +30,7 @@ from foley_tui.config import Settings
 from foley_tui.domain import Row
 from foley_tui.screens.audition.reports import (
     EventsRead,
+    FollowBroken,
     IdsListed,
     LoadProgress,
     MarksRead,
@@ -243,6 +244,9 @@ class SessionLoader(Widget):
         try:
             while not worker.is_cancelled:
                 change = feed.wait()
+                if change.kind == "broken":
+                    self.post_message(FollowBroken(change.error or "the change stream"))
+                    return
                 if change.kind in ("down", "up"):
                     self.post_message(StoreReachability(change.kind == "up", change.error))
                 if change.kind in ("changed", "up"):
@@ -252,6 +256,11 @@ class SessionLoader(Widget):
                         self.post_message(StoreReachability(False, str(exc)))
         finally:
             feed.close()
+
+    def on_follow_broken(self, message: FollowBroken) -> None:
+        """The change stream cannot be read: say which key, and poll instead."""
+        self.notify(message.error, title="Store data", severity="error", timeout=10)
+        self.set_interval(self.settings.poll_interval_s, self._tick)
 
     def _tick(self) -> None:
         if not any(w.group == "poll" and w.is_running for w in self.workers):

@@ -137,6 +137,15 @@ class StoreReachability(Message, bubble=False):
         self.error = error
 
 
+class FollowBroken(Message, bubble=False):
+    """The shared session cannot be followed live (a key of the wrong type, named in
+    ``error``): it is polled instead."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__()
+        self.error = error
+
+
 class PeaksReady(Message, bubble=False):
     """Waveform peaks for ``sound_id``: ``exact`` False for the quick overview."""
 

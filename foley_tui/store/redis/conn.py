@@ -56,6 +56,11 @@ class RedisTimeoutError(RedisStoreError, StoreTimeoutError):
     :class:`~foley_tui.store.errors.StoreTimeoutError`: a write's outcome is unknown)."""
 
 
+class RedisKeyError(RedisStoreError):
+    """A key of ours holds the wrong kind of value (``WRONGTYPE``: damaged or foreign data
+    on the server): the server answers, the data is bad; the message names the key."""
+
+
 class PasswordInURLWarning(UserWarning):
     """A password was given inside the store URL (visible in shell history and ``ps``)."""
 
@@ -218,9 +223,14 @@ def connect(
     return client, target
 
 
-def unavailable(target: Target, exc: BaseException, doing: str) -> RedisStoreError:
-    """A user-facing error for a failed Redis call (the password is never in it)."""
+def unavailable(
+    target: Target, exc: BaseException, doing: str, key: str | None = None
+) -> RedisStoreError:
+    """A user-facing error for a failed Redis call (the password is never in it);
+    ``key``: the key the call read or wrote, named when it holds the wrong type."""
     reason = str(exc) or type(exc).__name__
+    if isinstance(exc, redis.ResponseError) and reason.startswith("WRONGTYPE"):
+        return RedisKeyError(f"{doing}: {wrong_type(key)}")
     for secret in filter(None, (os.environ.get(PASSWORD_ENV),)):
         reason = reason.replace(secret, "***")
     if isinstance(
@@ -236,6 +246,12 @@ def unavailable(target: Target, exc: BaseException, doing: str) -> RedisStoreErr
     return RedisStoreError(f"{doing}: {reason}")
 
 
+def wrong_type(key: str | None) -> str:
+    """The words of a key that holds the wrong kind of value."""
+    which = f"the key {key}" if key else "a key of the session"
+    return f"{which} holds the wrong kind of value on the server (WRONGTYPE): damaged data"
+
+
 def timed_out(target: Target) -> str:
     """The words of a deadline that passed (the CLI's, the app's, the status line's)."""
     seconds = target.timeout_s or DEFAULT_TIMEOUT_S
@@ -249,6 +265,7 @@ __all__ = [
     "PASSWORD_FILE_ENV",
     "PasswordInURLWarning",
     "RedisError",
+    "RedisKeyError",
     "RedisStoreError",
     "RedisTimeoutError",
     "Target",
@@ -259,4 +276,5 @@ __all__ = [
     "resolve_password",
     "timed_out",
     "unavailable",
+    "wrong_type",
 ]

@@ -18,8 +18,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 
+from foley_tui.store.redis.conn import wrong_type
 from foley_tui.store.redis.namespace import RedisBackend
 
 
@@ -28,8 +29,10 @@ class FeedUpdate:
     """What :meth:`ChangeFeed.wait` saw.
 
     ``kind``: ``"changed"`` (events or a new version), ``"down"`` (the server is not
-    answering; ``error`` says why, never with the password), ``"up"`` (it answers again)
-    or ``"idle"`` (the block timed out with nothing new)."""
+    answering; ``error`` says why, never with the password), ``"up"`` (it answers again),
+    ``"idle"`` (the block timed out with nothing new) or ``"broken"`` (the server answers
+    but a key of the session holds the wrong kind of value: ``error`` names it; the
+    session cannot be followed live and is polled instead)."""
 
     kind: str
     events: list[dict[str, str]] = field(default_factory=list)
@@ -91,6 +94,10 @@ class ChangeFeed:
             reply = client.xread({self.key: self.last_id}, block=self.block_ms, count=1000)
             version = int(client.get(self.version_key) or 0)
         except RedisError as exc:
+            if isinstance(exc, ResponseError) and str(exc).startswith("WRONGTYPE"):
+                bad = self.key if self._wrong(self.key, "stream") else self.version_key
+                error = f"cannot follow the session live: {wrong_type(bad)}"
+                return FeedUpdate("broken", error=error)
             if not self.down:
                 self.down = True
                 where = self.backend.target.url  # redacted: never the password
@@ -112,6 +119,15 @@ class ChangeFeed:
             self.version = version
             return FeedUpdate("changed", events, version)
         return FeedUpdate("idle", version=version)
+
+    def _wrong(self, key: str, kind: str) -> bool:
+        """Whether ``key`` exists and is not of ``kind`` (which key a WRONGTYPE was)."""
+        try:
+            found = self.backend.client.type(key)
+        except RedisError:
+            return False
+        found = found.decode() if isinstance(found, bytes) else str(found)
+        return found not in (kind, "none")
 
     def follow(self, until: float | None = None) -> list[FeedUpdate]:
         """Changes until one arrives (or ``until``, a monotonic deadline, passes)."""

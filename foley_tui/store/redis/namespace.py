@@ -221,14 +221,15 @@ class RedisBackend:
         return cls(client, target, user=user)
 
     @contextlib.contextmanager
-    def errors(self, doing: str) -> Iterator[None]:
-        """Turn a Redis failure into a :class:`RedisStoreError` saying what failed."""
+    def errors(self, doing: str, key: str | None = None) -> Iterator[None]:
+        """Turn a Redis failure into a :class:`RedisStoreError` saying what failed (and
+        naming ``key`` when it holds the wrong kind of value)."""
         try:
             yield
         except RedisStoreError:
             raise
         except RedisError as exc:
-            raise unavailable(self.target, exc, doing) from None
+            raise unavailable(self.target, exc, doing, key) from None
 
     def close(self) -> None:
         with contextlib.suppress(RedisError):

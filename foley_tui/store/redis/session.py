@@ -53,11 +53,12 @@ from foley_tui.store.records import (
     same_record,
 )
 from foley_tui.store.redis.audio import RedisAudio
+from foley_tui.store.redis.conn import RedisKeyError
 from foley_tui.store.redis.feed import ChangeFeed
 from foley_tui.store.redis.keys import CHANGES_MAXLEN
 from foley_tui.store.redis.namespace import RedisBackend, RedisHash, json_namespace, too_large
 from foley_tui.store.redis.rows import RedisRows
-from foley_tui.store.redis.state import RedisState
+from foley_tui.store.redis.state import RedisState, deleted
 from foley_tui.store.session import SessionStore
 
 # KEYS: picks, rejects, journal, seq, version, changes, sessions, picks stamps,
@@ -69,8 +70,10 @@ from foley_tui.store.session import SessionStore
 # One decision over one sound or several (a pick that drops its event's other picks, the
 # undo of such a group): every sound is checked against what we read before anything is
 # written (compare-and-swap), then every verdict, ONE journal entry and a change event
-# per sound land together, or nothing does.
+# per sound land together, or nothing does. A session deleted meanwhile (no longer in the
+# session set) is never written: {-1}.
 DECIDE = """
+if redis.call('SISMEMBER', KEYS[7], ARGV[4]) == 0 then return {-1} end
 local n = tonumber(ARGV[5])
 local cap = tonumber(ARGV[6])
 local function cur(key, sid)
@@ -263,9 +266,15 @@ class RedisSessionBackend:
         return int(value or 0)
 
     def last_write(self) -> datetime | None:
-        """When the session last changed: the newest change event's time."""
-        with self.redis.errors("could not reach the session"):
-            last = self.redis.client.xrevrange(self.redis.keys.changes(self.session_id), count=1)
+        """When the session last changed: the newest change event's time (None, and a
+        problem naming the key, when the change stream is not a stream)."""
+        key = self.redis.keys.changes(self.session_id)
+        try:
+            with self.redis.errors("could not read the session's changes", key):
+                last = self.redis.client.xrevrange(key, count=1)
+        except RedisKeyError as exc:
+            self.state.note_problem(key, str(exc))
+            return None
         if not last:
             return None
         ms = int(last[0][0].split(b"-")[0])
@@ -302,6 +311,13 @@ class RedisSessionBackend:
             return bool(self.redis.client.ping())
         except RedisError:
             return False
+
+    def writes_settled(self) -> None:
+        """A script that writes nothing: a paused server holds it like any write, and
+        runs it after what it queued before (so a decision that timed out has run, or
+        was dropped with its connection, once this returns)."""
+        with self.redis.errors("the store is not running writes"):
+            self.redis.client.eval("return 1", 0)
 
 
 class RedisCommit:
@@ -410,6 +426,8 @@ class RedisCommit:
             args += [want_marks, new_marks]
         with redis.errors(f"could not save the decision on {first.sound_id!r}"):
             result = self._script(keys=self._keys, args=args)
+        if int(result[0]) == -1:
+            raise deleted(self.backend.session_id)  # deleted meanwhile: never recreated
         if int(result[0]) != 1:
             return None  # a sound changed between our read and the script: re-read
         entry = replace(entry, seq=int(result[1]))

@@ -23,7 +23,7 @@ from foley_tui.safe_io import (
     FileTooLargeError,
 )
 from foley_tui.store.backend import StateBackend
-from foley_tui.store.errors import StoreProblem
+from foley_tui.store.errors import SessionDeletedError, StoreProblem
 from foley_tui.store.redis.namespace import RedisBackend, too_large
 
 #: Journal entries read per round trip when the journal is read in blocks.
@@ -42,6 +42,7 @@ return redis.call('APPEND', KEYS[1], ARGV[1])
 """
 #: HSET a document field only when it still holds ARGV[2] (ARGV[3] == '1': absent).
 SWAP_DOC = """
+if redis.call('SISMEMBER', KEYS[2], ARGV[5]) == 0 then return -1 end
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if ARGV[3] == '1' then
   if cur then return 0 end
@@ -52,6 +53,36 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
 redis.call('SADD', KEYS[2], ARGV[5])
 return 1
 """
+
+
+#: KEYS: sessions, shared meta, the user's hash, users. ARGV: session id, user, the
+#: number of shared (field, value) pairs, then the pairs (shared first, then the user's).
+#: Nothing is written to a session no longer in the session set (deleted meanwhile):
+#: a late save never brings it back as an empty ghost. 1 written, 0 deleted.
+WRITE_META = """
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 then return 0 end
+local i = 4
+for _ = 1, tonumber(ARGV[3]) do
+  redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+local mine = false
+while i <= #ARGV do
+  redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
+  i = i + 2
+  mine = true
+end
+if mine then redis.call('SADD', KEYS[4], ARGV[2]) end
+return 1
+"""
+
+
+def deleted(session_id: str) -> SessionDeletedError:
+    """The error of a write to a session deleted on the server while it was open."""
+    return SessionDeletedError(
+        f"the session {session_id} was deleted on the server (by another window or "
+        "machine): nothing was saved, and it is not recreated"
+    )
 
 
 class RedisState(StateBackend):
@@ -116,15 +147,15 @@ class RedisState(StateBackend):
                 shared[key] = text
         if not shared and not mine:
             return
+        args: list[str] = [self.session_id, self.backend.user, str(len(shared))]
+        for pairs in (shared, mine):
+            for key, text in pairs.items():
+                args += [key, text]
+        keys = [self.backend.keys.sessions, self.k_meta, self.k_user, self.k_users]
         with self.backend.errors("could not save the session metadata"):
-            pipe = self.backend.client.pipeline(transaction=True)
-            if shared:
-                pipe.hset(self.k_meta, mapping=shared)
-            if mine:
-                pipe.hset(self.k_user, mapping=mine)
-                pipe.sadd(self.k_users, self.backend.user)
-            pipe.sadd(self.backend.keys.sessions, self.session_id)
-            pipe.execute()
+            written = self.backend.client.eval(WRITE_META, len(keys), *keys, *args)
+        if not int(written):
+            raise deleted(self.session_id)
         self._written.update(shared)
         self._written.update(mine)
 
@@ -143,6 +174,10 @@ class RedisState(StateBackend):
             return record
         except (KeyError, ValueError):
             return None
+
+    def note_problem(self, key: str, reason: str) -> None:
+        """A key of the session that could not be used (reported with the problems)."""
+        self._problem(key, reason)
 
     def _problem(self, key: str, reason: str) -> None:
         problem = StoreProblem("foley-tui", key, key, reason)
@@ -314,6 +349,8 @@ class RedisState(StateBackend):
                 new,
                 self.session_id,
             )
+        if int(done) < 0:
+            raise deleted(self.session_id)
         return bool(done)
 
 
