@@ -3,7 +3,8 @@
 A widget with nothing to draw that the screen composes. The model resolves a key into a
 :class:`~foley_tui.audition.model.Job` when it arrives (the row, what to write) and
 hands it here; each job runs its store calls in a thread worker, one at a time and in
-the order the keys came (a ticket each), and posts its outcome back to this widget,
+the order the keys came (one worker drains the queue), and posts its outcome back to
+this widget,
 which gives it to the model and the model's Change to the screen. The UI thread never
 waits for the store: a stalled server leaves the keys, help and quit working, the rows
 say "saving…", then the answer, or "not confirmed" when the store's deadline passed.
@@ -15,7 +16,8 @@ that asks until the store answers, and their rows then show what it holds.
 
 from __future__ import annotations
 
-import itertools
+import collections
+import contextlib
 import threading
 from collections.abc import Callable
 
@@ -57,18 +59,33 @@ class DecisionWriter(Widget):
         super().__init__()
         self.model = model
         self.apply = apply
-        self._tickets = itertools.count()
-        self._serving = 0
-        self._turn = threading.Condition()
+        self._queue: collections.deque[Job] = collections.deque()
+        self._lock = threading.Lock()
+        """Guards the queue and whether a worker is draining it."""
+        self._draining = False
+        self._serial = threading.Lock()
+        """Held while a job's store calls run: one at a time, whoever runs them."""
         self._stop = threading.Event()
         self._outstanding = 0
         self._when_idle: list[Callable[[], None]] = []
         model.writer = self.submit
 
     def on_unmount(self) -> None:
+        """Leaving (quit, another session): jobs still queued are written now, in order,
+        here (a worker not started yet would never run, and a key pressed before leaving
+        is a decision the user made); what failed is said by the app."""
         self._stop.set()
-        with self._turn:
-            self._turn.notify_all()
+        with self._serial:
+            while True:
+                with self._lock:
+                    if not self._queue:
+                        self._draining = False
+                        break
+                    job = self._queue.popleft()
+                outcome = attempt(job.write, Exception)
+                if isinstance(outcome, BaseException):
+                    with contextlib.suppress(Exception):
+                        self.app.notify(f"Not saved: {outcome}", severity="error")
 
     @property
     def outstanding(self) -> int:
@@ -76,9 +93,15 @@ class DecisionWriter(Widget):
         return self._outstanding
 
     def submit(self, job: Job) -> None:
-        """(UI thread.) Queue a job behind the ones before it."""
+        """(UI thread.) Queue a job behind the ones before it; one worker drains the
+        queue, so jobs run one at a time in the order of their keys."""
         self._outstanding += 1
-        self._write(job, next(self._tickets))
+        with self._lock:
+            self._queue.append(job)
+            start = not self._draining
+            self._draining = True
+        if start:
+            self._drain()
 
     def when_idle(self, then: Callable[[], None]) -> None:
         """Call ``then`` once every job submitted so far has its outcome shown (now, when
@@ -88,21 +111,18 @@ class DecisionWriter(Widget):
         else:
             self._when_idle.append(then)
 
-    @work(thread=True, group="decide", exit_on_error=False, name="write decision")
-    def _write(self, job: Job, ticket: int) -> None:
-        # Every job is written, even when the screen is leaving: a key the user pressed
-        # before quitting is a decision they made.
-        with self._turn:
-            self._turn.wait_for(lambda: self._serving == ticket)
-        try:
-            # Anything it raises is its outcome: a row never stays "saving…".
-            outcome = attempt(job.write, Exception)
-            # Posted inside the turn, so outcomes arrive in key order too.
-            self.post_message(Settled(job, outcome))
-        finally:
-            with self._turn:
-                self._serving += 1
-                self._turn.notify_all()
+    @work(thread=True, group="decide", exit_on_error=False, name="write decisions")
+    def _drain(self) -> None:
+        with self._serial:
+            while True:
+                with self._lock:
+                    if not self._queue:
+                        self._draining = False
+                        return
+                    job = self._queue.popleft()
+                # Anything it raises is its outcome: a row never stays "saving…".
+                outcome = attempt(job.write, Exception)
+                self.post_message(Settled(job, outcome))  # in order: one thread posts
 
     def on_settled(self, message: Settled) -> None:
         self._outstanding -= 1
