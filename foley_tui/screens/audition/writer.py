@@ -4,8 +4,8 @@ A widget with nothing to draw that the screen composes. The model resolves a key
 :class:`~foley_tui.audition.model.Job` when it arrives (the row, what to write) and
 hands it here; each job runs its store calls in a thread worker, one at a time and in
 the order the keys came (one worker drains the queue), and posts its outcome back to
-this widget,
-which gives it to the model and the model's Change to the screen. The UI thread never
+this widget, which gives it to the model and the model's Change to the screen. The UI
+thread never
 waits for the store: a stalled server leaves the keys, help and quit working, the rows
 say "saving…", then the answer, or "not confirmed" when the store's deadline passed.
 
