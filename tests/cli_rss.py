@@ -21,12 +21,18 @@ with contextlib.redirect_stdout(out):
     rc = main(sys.argv[1:])
 with open("/proc/self/status") as status:
     rss = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
-print(json.dumps({"rc": rc, "out": out.getvalue(), "rss_kb": rss}))
+with open("/proc/self/io") as io_:
+    read = next(int(line.split()[1]) for line in io_ if line.startswith("rchar:"))
+heavy = sorted(m for m in ("dol", "ulid", "importlib.metadata") if m in sys.modules)
+print(json.dumps({"rc": rc, "out": out.getvalue(), "rss_kb": rss, "read_kb": read // 1024,
+                  "imported": heavy}))
 """
 
 
 def cli_rss(data_dir: Path, *args: str, timeout: float = 600) -> dict[str, Any]:
-    """``{"rc", "out" (its stdout), "rss_kb" (its max RSS)}`` of ``foley-tui ARGS``."""
+    """``{"rc", "out" (its stdout), "rss_kb" (its max RSS), "read_kb" (every byte its
+    reads returned, modules included), "imported" (which of dol, ulid and
+    importlib.metadata it imported)}`` of ``foley-tui ARGS``."""
     env = {**os.environ, "FOLEY_DATA_DIR": str(data_dir)}
     done = subprocess.run(
         [sys.executable, "-c", CHILD, *args],

@@ -169,6 +169,13 @@ class StateBackend:
         the journal's tail only."""
         raise NotImplementedError
 
+    def journal_check(self) -> None:
+        """Read the journal so every unreadable record is in :attr:`problems`
+        (``session show``); a backend that remembers what it checked reads only what was
+        appended since."""
+        for _record in self.journal_scan():
+            pass
+
     def journal_tail(self) -> tuple[int | None, int]:
         """(seq of the last readable record or None, offset of the end of the last
         complete record): what a process needs to append without reading the journal."""

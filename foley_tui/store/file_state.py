@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import hashlib
 import json
 import math
 import os
@@ -25,6 +26,7 @@ from foley_tui.safe_io import (
     MAX_STATE_BYTES,
     UnsafeFileError,
     kind_of,
+    read_capped,
     read_fd_capped_at,
 )
 from foley_tui.store.backend import (
@@ -43,6 +45,8 @@ from foley_tui.store.codec import DecodeError, dumps
 from foley_tui.store.errors import SessionDeletedError, StoreProblem
 from foley_tui.store.files import atomic_write, check_folder, fsync_dir, read_object
 
+#: Where ``session show``'s last check of the journal ended (our cache, beside it).
+CHECKED_FILE = "journal.checked"
 #: Bytes read per step when looking for the journal's last record from its end.
 _TAIL_CHUNK = 1 << 16
 #: Bytes read per step when reading the whole journal (never all of it at once).
@@ -69,6 +73,16 @@ def _write_durably(fd: int, data: bytes) -> None:
             os.ftruncate(fd, start)
             os.fdatasync(fd)
         raise
+
+
+#: Bytes before a checked offset whose digest says the journal there is still the one
+#: that was checked.
+_CHECK_TAIL = 4096
+
+
+def _tail_digest(fd: int, offset: int) -> str:
+    start = max(0, offset - _CHECK_TAIL)
+    return hashlib.sha256(os.pread(fd, offset - start, start)).hexdigest()
 
 
 def _lines_back(fd: int, size: int) -> Iterator[tuple[int, bytes]]:
@@ -315,20 +329,77 @@ class FileState(StateBackend):
             if size > MAX_JOURNAL_BYTES:
                 self._too_large()
                 return
-            pos = 0
-            carry = b""
-            while pos < size:
-                block = os.pread(fd, min(_SCAN_CHUNK, size - pos), pos)
-                if not block:
-                    break
-                data = carry + block
-                start = pos - len(carry)
-                pos += len(block)
-                records, end = self._parse(data, start)
-                carry = data[end - start :]
+            for records, _end in self._blocks(fd, 0, size):
                 yield from records
         finally:
             os.close(fd)
+
+    def _blocks(self, fd: int, pos: int, size: int) -> Iterator[tuple[list[dict[str, Any]], int]]:
+        """(records, the offset after them) of the complete lines in [pos, size), a
+        block at a time."""
+        carry = b""
+        while pos < size:
+            block = os.pread(fd, min(_SCAN_CHUNK, size - pos), pos)
+            if not block:
+                break
+            data = carry + block
+            start = pos - len(carry)
+            pos += len(block)
+            records, end = self._parse(data, start)
+            carry = data[end - start :]
+            yield records, end
+
+    def journal_check(self) -> None:
+        """Every unreadable line reported, reading only what the last check did not:
+        the journal only grows, so the prefix a check read stays as it was. Where that
+        check ended, which lines were bad and the bytes just before its end are kept in
+        ``journal.checked`` (ours, a cache); a journal replaced, cut or rewritten there
+        (another inode, shorter, other bytes) is read whole again."""
+        fd = self._open_journal()
+        if fd is None:
+            return
+        try:
+            st = os.fstat(fd)
+            size = st.st_size
+            if size > MAX_JOURNAL_BYTES:
+                self._too_large()
+                return
+            end = self._checked_until(fd, st)
+            for _records, after in self._blocks(fd, end, size):
+                end = after
+            mark = self._check_mark(fd, st, end)
+        finally:
+            os.close(fd)
+        with contextlib.suppress(OSError):  # a cache: the next check reads more
+            atomic_write(self._file(CHECKED_FILE), mark, durable=False)
+
+    def _checked_until(self, fd: int, st: os.stat_result) -> int:
+        """Where the last check of this journal ended (0: never, or not this journal);
+        the bad lines it found are noted again."""
+        try:
+            raw = read_capped(self._file(CHECKED_FILE), MAX_STATE_BYTES)
+            mark = json.loads(raw)
+            offset, bad, tail = int(mark["offset"]), mark["bad"], str(mark["tail"])
+            same = [int(mark["ino"]), int(mark["dev"])] == [st.st_ino, st.st_dev]
+        except (OSError, ValueError, KeyError, TypeError):
+            return 0
+        if not same or not 0 < offset <= st.st_size or not isinstance(bad, list):
+            return 0
+        if _tail_digest(fd, offset) != tail:
+            return 0
+        self._bad_journal_lines.update(int(b) for b in bad if isinstance(b, int) and b < offset)
+        return offset
+
+    def _check_mark(self, fd: int, st: os.stat_result, end: int) -> bytes:
+        bad = sorted(b for b in self._bad_journal_lines if b < end)
+        mark = {
+            "ino": st.st_ino,
+            "dev": st.st_dev,
+            "offset": end,
+            "bad": bad,
+            "tail": _tail_digest(fd, end),
+        }
+        return json.dumps(mark, separators=(",", ":")).encode()
 
     def journal_back(self) -> Iterator[dict[str, Any]]:
         fd = self._open_journal()

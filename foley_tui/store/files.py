@@ -441,8 +441,16 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
         self.write(key, value)
 
     def write(self, key: str, value: dict[str, Any]) -> None:
-        """Write ``key`` atomically (fsync'd when durable and not inside :meth:`batch`)."""
-        self.store[key] = value
+        """Write ``key`` atomically (fsync'd when durable and not inside :meth:`batch`).
+
+        Through the dol store once it is built; before that (a command-line verb's one
+        decision) through the same codec without importing dol, which costs more than
+        the decision itself (:meth:`read` does the same for reads)."""
+        store = self._store
+        if store is not None:
+            store[key] = value
+        else:
+            self.files[encode_key(key)] = dumps(value)
 
     def __delitem__(self, key: str) -> None:
         if not self.discard(key):
@@ -450,8 +458,12 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
 
     def discard(self, key: str) -> bool:
         """Delete ``key`` if present (plain unlink); True if it was there."""
+        store = self._store
         try:
-            del self.store[key]
+            if store is not None:
+                del store[key]
+            else:  # the codec's key, as :meth:`write` (dol not imported for one delete)
+                del self.files[encode_key(key)]
         except KeyError:
             return False
         return True
