@@ -1,14 +1,14 @@
-"""A scene in the real-time player: stems premixed by the feeder, the bus in the callback.
+"""A scene in the real-time player: stems premixed by the feeder, then its bus.
 
 The player's feeder thread reads a :class:`SceneDecoder` as if it were a file decoder:
 each read is a block of :class:`~foley_tui.audio.mixer.StemMix` stems (every voice decoded,
 resampled and placed sample-accurately, summed per lane), queued on the
 :class:`SceneVoice` about :data:`~foley_tui.audio.stream_engine.SCENE_READ_AHEAD_S`
-ahead. The audio callback renders the voice through its own
+ahead. The feeder then renders the voice into the output ring through its own
 :class:`~foley_tui.audio.bus.MasterBus`: lane gains read from the scene at every block
-(so mute, solo and volume are heard on the next block, ramped), the sum, and the
-true-peak limiter (the hearing-safety ceiling). The callback's work per block is the
-same for one voice or thirty-two: a few array multiplies and the limiter.
+(so mute, solo and volume are heard once the ring's few milliseconds have played,
+ramped), the sum, and the true-peak limiter (the hearing-safety ceiling). The audio
+callback only copies the ring out.
 
 Headless: never imports textual.
 """
@@ -67,7 +67,7 @@ class SceneDecoder:
 
 
 class SceneVoice(Voice):
-    """A player voice that plays a scene: queued stems, mixed and limited as the callback
+    """A player voice that plays a scene: queued stems, mixed and limited as the feeder
     renders them. Its position follows the scene clock, also when a loop region wraps."""
 
     def __init__(
@@ -84,7 +84,9 @@ class SceneVoice(Voice):
         self.position = start
         self.bus = MasterBus(scene, stems.lanes, stems.rate)
         self.ceiling = self.bus.limiter.ceiling
-        self.clock = StreamClock()  # stem stream index -> scene frame (callback thread)
+        # Stem stream index -> scene frame: added to by the feeder as it renders, read
+        # (forgetting what is behind) for the heard position only.
+        self.clock = StreamClock()
         self.clock.add(0, round(start * stems.rate))
         self._stem_chunks = self.chunks  # (stems, scene frame of the first)
         self._stem: Stems | None = None
@@ -99,6 +101,10 @@ class SceneVoice(Voice):
         notes = self.stems.nonfinite_notes()
         return "; ".join(notes) if notes else None
 
+    @property
+    def rendered(self) -> int:
+        return self._emitted
+
     def push(self, block: Stems) -> None:
         """Queue a block the feeder read from :attr:`scene_decoder` (feeder thread)."""
         if len(block):
@@ -106,7 +112,7 @@ class SceneVoice(Voice):
             self.produced += len(block)
 
     def _take(self, count: int) -> Stems:
-        """Up to ``count`` queued stem frames (callback thread)."""
+        """Up to ``count`` queued stem frames (feeder thread)."""
         parts: list[Stems] = []
         got = 0
         while got < count:
@@ -125,7 +131,7 @@ class SceneVoice(Voice):
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     def render(self, out: np.ndarray, frames: int) -> int:
-        """Mix up to ``frames`` frames of the scene into ``out`` (callback thread)."""
+        """Mix up to ``frames`` frames of the scene into ``out`` (feeder thread)."""
         if self.paused:
             return 0
         want = frames
@@ -144,7 +150,6 @@ class SceneVoice(Voice):
                 mixed = mixed * env
             out[:written] += mixed
             self._emitted += written
-            self.position = self.clock.scene_frame(self._emitted) / self.out_rate
         if self.pausing and self.env.value <= 0.0:
             self.paused = True
             self.pausing = False

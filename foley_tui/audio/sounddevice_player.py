@@ -3,21 +3,31 @@
 Headless: never imports textual; ``sounddevice`` is imported by the constructor
 (:func:`~foley_tui.audio.devices.import_sounddevice`), not at import time.
 
-How :class:`SoundDevicePlayer` gets sound out within a millisecond of ``play()``:
+How :class:`SoundDevicePlayer` gets sound out, promptly and without dropouts on a busy
+machine (the way audio applications are built: all the work ahead of the device):
 
 * ONE callback ``OutputStream`` is opened at the device's own default rate, stereo
   float32, ``latency='low'``, and left running (idle it writes silence). Opening a stream
-  per play costs ~0.8 ms, switching sound inside a running callback ~0.2 ms. On a sink
+  per play costs ~0.8 ms, switching sound inside a running stream far less. On a sink
   that is not clocked (an ALSA ``file`` PCM in tests) idle callbacks nap, so an idle
   stream never spins a CPU; play() cuts the nap short.
+* The audio callback only copies mixed frames out of an output ring allocated up front,
+  replaces non-finite samples and clamps to the ceiling: no lock, no allocation of
+  samples, no mixing, whatever plays. A feeder thread does everything else ahead of it:
+  it decodes each voice ahead (about a second for a preview, the premixed stems of a
+  scene), and mixes every voice (previews included, fading ones too), the scene's lane
+  gains and its limiter into the ring, keeping it as deep as the longest gap it has seen
+  between two of its visits (10 to 50 ms, :data:`~foley_tui.audio.stream_engine.RING_MAX_S`):
+  that depth is how late a mute, solo, volume change or pause is heard at most.
 * ``play()`` opens the file and decodes just the first block (a few hundred microseconds,
   whatever the file's length; the resampler comes ready-made from a pool), or takes it
   from a bounded cache of recently played or prefetched heads (:meth:`prefetch`); it
-  queues the block on a new *voice* and swaps the voice in. The next callback (every few
-  ms) plays it. The old voice fades out over ~10 ms beside it: no click.
-* A feeder thread decodes further blocks ahead (about a second) into the voice's queue;
-  the callback only pops arrays from that queue and never waits on disk. If the feeder
-  falls behind, the callback plays silence and the playhead holds (no frames are lost).
+  puts it on a new *voice* and rewrites the ring from one device period ahead: what the
+  ring holds of the old sound fades out over ~10 ms there, the new sound is mixed over
+  it. So a new sound, a seek and a stop are heard at the next callback, never after the
+  ring's depth; from silence the first block is in the ring before play() returns.
+* If the feeder falls behind, the callback plays silence for the missing frames (an
+  underrun, counted with PortAudio's own) and the playhead holds (no frames are lost).
 * Gain = preview volume x loudness match, ramped per block so changes never click. With
   loudness match on, the candidate's declared ``loudness_lufs`` is used at once; otherwise
   the sound starts at the declared/unity gain while a worker measures BS.1770 loudness,
@@ -27,7 +37,7 @@ How :class:`SoundDevicePlayer` gets sound out within a millisecond of ``play()``
   stream gracefully (PortAudio drains its buffers).
 
 State callbacks always run on the player's own notifier thread, never on the caller's.
-The callback, mixing, feeder and loudness machinery is in
+The callback, ring, mixing, feeder and loudness machinery is in
 :mod:`foley_tui.audio.stream_engine`; this module opens the stream and holds the public
 player API.
 """
@@ -54,7 +64,6 @@ from foley_tui.audio.loudness import LoudnessCache
 from foley_tui.audio.player_common import DEFAULT_TARGET_LUFS, Notifier, PlayerSettings
 from foley_tui.audio.stream_engine import (
     ENTRY_FADE_S,
-    FIRST_BLOCK_FRAMES,
     GAIN_RAMP_S,
     HEAD_CACHE_BYTES,
     HEAD_S,
@@ -93,6 +102,7 @@ class SoundDevicePlayer(StreamEngine):
         except (sd.PortAudioError, ValueError) as exc:
             raise open_failure(None if self._device is None else device, exc) from None
         self._read_ahead = max(int(read_ahead_s * self.samplerate), 4096)
+        self._init_engine()
         self._resamplers = ResamplerPool(self.samplerate)
         self._lock = threading.RLock()
         self._settings = PlayerSettings()
@@ -162,39 +172,34 @@ class SoundDevicePlayer(StreamEngine):
             try:
                 voice = self._new_voice(source, start_s)
             except DecodeError as exc:
-                self._retire_current()
+                self._swap(None)
                 self._error = str(exc)
                 self._last_position = 0.0
                 self._last_duration = 0.0
                 self._notifier.emit(self._status())
                 return
             self._swap(voice)
-            if voice.buffered == 0:
-                self._wake.set()
-            # Otherwise the callback wakes the feeder after playing the first block, so the
-            # feeder's decoding does not compete for the GIL with the very first callbacks.
         self._notifier.emit(self.status())
 
     def play_scene(self, scene: Scene, start_s: float = 0.0, end_s: float | None = None) -> None:
         """Mix ``scene`` from ``start_s`` (to ``end_s``) through the same stream as a
-        preview: the feeder premixes the stems (decoding, placing) as it decodes a file;
-        the callback applies the lane gains and the limiter, so mute, solo and volume are
-        heard on the next block, and its work is the same for one voice or thirty-two."""
+        preview: the feeder premixes the stems (decoding, placing) as it decodes a file,
+        then applies the lane gains and the limiter as it mixes the ring, so mute, solo
+        and volume are heard within the ring's depth; the callback's work is the same for
+        one voice or thirty-two."""
         with self._lock:
             self._error = None
             self._warning = None
             scene.volume_db = self._settings.volume_db
             voice = self._take_prepared(scene, start_s, end_s)
             if voice is None:
-                voice = self._scene_voice(scene, start_s, end_s, FIRST_BLOCK_FRAMES)
+                voice = self._scene_voice(scene, start_s, end_s, self._first_frames())
             else:
                 voice.bus.snap()  # the controls as they are now, not at the prefetch
             if voice.stems.problems:
                 self._error = "; ".join(voice.stems.problems)
             self._last_source = voice.source
             self._swap(voice)
-            if voice.buffered == 0:
-                self._wake.set()
         self._notifier.emit(self.status())
 
     def prefetch_scene(
@@ -265,8 +270,8 @@ class SoundDevicePlayer(StreamEngine):
     def stop(self) -> None:
         with self._lock:
             if self._voice is not None:
-                self._last_position = self._voice.position
-                self._retire_current()
+                self._last_position = self._heard_position(self._voice)
+                self._swap(None)
                 self._notifier.emit(self._status())
 
     def pause(self) -> None:
@@ -284,6 +289,7 @@ class SoundDevicePlayer(StreamEngine):
                 voice.pausing = False
                 voice.env.go(1.0, ENTRY_FADE_S, self.samplerate)
                 voice.paused = False
+                self._render_now()
                 self._notifier.emit(self._status())
             elif (
                 voice is None
@@ -312,7 +318,7 @@ class SoundDevicePlayer(StreamEngine):
                 target = self._last_position + seconds if relative else seconds
                 self._last_position = min(max(target, 0.0), self._last_duration)
                 return
-            target = voice.position + seconds if relative else seconds
+            target = self._heard_position(voice) + seconds if relative else seconds
             if not math.isfinite(target):
                 return
             target = min(max(target, 0.0), voice.duration)
@@ -346,8 +352,8 @@ class SoundDevicePlayer(StreamEngine):
             self._settings.volume_db = float(volume_db)
             voice = self._voice
             if voice is not None and voice.source.how == SCENE_HOW:
-                # Read by the scene's bus at the next block, before the limiter: heard at
-                # once, and the ceiling always holds.
+                # Read by the scene's bus at its next block, before the limiter: heard
+                # within the ring's depth, and the ceiling always holds.
                 scene = getattr(voice, "scene", None)
                 if scene is not None:
                     scene.volume_db = float(volume_db)

@@ -1,6 +1,7 @@
 """The machinery behind :class:`~foley_tui.audio.sounddevice_player.SoundDevicePlayer`:
-the PortAudio callback and its mix, the feeder thread that decodes ahead, voice
-creation/swapping and the loudness worker (see that module's docstring for the design).
+the feeder thread that decodes and mixes ahead of the device, the output ring it mixes
+into, the PortAudio callback that copies out of it, voice creation/swapping and the
+loudness worker (see that module's docstring for the design).
 
 Headless: never imports textual.
 """
@@ -20,6 +21,7 @@ from foley_tui.audio.base import PlayerState, PlayerStatus, Source
 from foley_tui.audio.decode import BlockDecoder, DecodeError, ResamplerPool, sanitise
 from foley_tui.audio.loudness import LoudnessCache, db_to_gain, match_gain_db, measure_file
 from foley_tui.audio.player_common import Notifier, PlayerSettings
+from foley_tui.audio.ring import OutputRing
 from foley_tui.audio.voice import HeadCache, Ramp, Voice
 
 #: Fade used when a new sound replaces the old one, on stop and on pause (no click).
@@ -28,18 +30,15 @@ SWITCH_FADE_S = 0.010
 #: Fade-in when starting mid-sound (seek, resume); a start at 0 plays the file as is.
 ENTRY_FADE_S = 0.004
 
-#: How far the feeder decodes ahead of the callback.
+#: How far the feeder decodes a preview ahead of the mix.
 READ_AHEAD_S = 1.0
 
 #: Gain changes (volume, measured loudness arriving) are ramped over this time.
 GAIN_RAMP_S = 0.030
 
-#: play() decodes at least this many output frames itself (~23 ms at 44.1 kHz), and the
-#: callback wakes the feeder only after FEEDER_GRACE_FRAMES of them have played (or
-#: fewer are left), leaving ~12 ms for the feeder's first, small, block.
+#: play() decodes at least this many output frames itself (or as many as the ring may
+#: hold, if more), so the new sound covers the frames it replaces.
 FIRST_BLOCK_FRAMES = 1024
-
-FEEDER_GRACE_FRAMES = 512
 
 #: Output frames kept per cached head (decoded start of a sound), and the cache budget.
 HEAD_S = 0.15
@@ -50,13 +49,27 @@ HEAD_CACHE_BYTES = 32 * 1024 * 1024
 #: interval (default 5 ms) bounds how long the UI or the feeder can hold the callback off.
 SWITCH_INTERVAL_S = 0.0005
 
-#: A scene's stems are premixed this far ahead of the callback (lane mute/solo and volume
-#: apply after the stems, in the callback: heard at the next block; a loop region change
-#: is heard after at most this long).
+#: A scene's stems are premixed this far ahead of the mix (a loop region change is
+#: heard after at most this long plus the ring).
 SCENE_READ_AHEAD_S = 0.2
 
 #: Frames a scene is premixed per feeder step.
 SCENE_STEP_FRAMES = 2048
+
+#: Frames the feeder mixes into the output ring per step (voices, lane gains, limiter).
+RENDER_FRAMES = 512
+
+#: The ring's depth: how far the mix runs ahead of the device, so how late a control
+#: (mute, solo, volume, pause) is heard at most. The feeder keeps it at the longest gap
+#: it has seen between two of its visits (with a margin), within these bounds.
+RING_MIN_S = 0.010
+RING_MAX_S = 0.050
+
+#: The ring's allocation (more than its deepest fill plus a step).
+RING_CAPACITY_S = 0.25
+
+#: The measured gap decays by half over this long (the ring shrinks back slowly).
+JITTER_HALF_LIFE_S = 5.0
 
 #: Idle naps on an unpaced sink (see StreamEngine._idle_nap).
 IDLE_AHEAD_S = 0.020
@@ -74,6 +87,7 @@ class StreamEngine:
     _read_ahead: int
     _resamplers: ResamplerPool
     _lock: threading.RLock
+    _mix_lock: threading.Lock
     _settings: PlayerSettings
     _notifier: Notifier
     _voice: Voice | None
@@ -92,8 +106,83 @@ class StreamEngine:
     _wake: threading.Event
     _kick: threading.Event
     _idle_due: float
+    _ring: OutputRing
+    _scratch: np.ndarray
+    _mask: np.ndarray
+    _period: int
+    _ceiling: float
+    _ceiling_until: int
+    _rendering: bool
+    _jitter: float
+    _jitter_at: float
+    _seen_read: int
+
+    def _init_engine(self) -> None:
+        """The mix's state (the ring and its buffers, allocated once)."""
+        rate = self.samplerate
+        self._mix_lock = threading.Lock()
+        self._ring = OutputRing(int(RING_CAPACITY_S * rate))
+        self._scratch = np.zeros((RENDER_FRAMES * 8, 2), dtype=np.float32)
+        self._mask = np.zeros((8192, 2), dtype=bool)
+        self._period = 0  # the longest callback (frames) so far
+        self._ceiling = 1.0  # the device's limit while what the ring holds sounds
+        self._ceiling_until = 0
+        self._rendering = False  # the feeder has frames still to mix
+        self._jitter = 0.0  # frames the device took between two feeder visits (decaying)
+        self._jitter_at = time.monotonic()
+        self._seen_read = 0
+
+    # -- public read-only state (diagnostics, tests) ---------------------------------
+    @property
+    def queued_frames(self) -> int:
+        """Mixed frames waiting in the output ring for the device."""
+        return self._ring.queued
+
+    @property
+    def rendering(self) -> bool:
+        """True while the feeder has frames still to mix (a sound playing and not
+        paused, or one fading out)."""
+        return self._rendering
+
+    @property
+    def idle(self) -> bool:
+        """Nothing playing, fading or waiting for the device."""
+        return self._voice is None and not self._fading and self._ring.queued == 0
+
+    @property
+    def ring_target_frames(self) -> int:
+        """How deep the feeder keeps the output ring now (see :data:`RING_MAX_S`)."""
+        rate = self.samplerate
+        low, high = int(RING_MIN_S * rate), int(RING_MAX_S * rate)
+        return min(max(int(1.5 * self._jitter) + RENDER_FRAMES, low), high)
+
+    @property
+    def ring_ms(self) -> float:
+        """:attr:`ring_target_frames` in milliseconds: the most a control waits."""
+        return self.ring_target_frames * 1e3 / self.samplerate
 
     # -- internals (caller thread) ---------------------------------------------------
+    def _heard_index(self, voice: Voice) -> int:
+        """Output frames of ``voice`` the device has been handed so far."""
+        marks = voice.ring_marks
+        read = self._ring.read
+        while len(marks) > 1 and marks[1][0] <= read:
+            marks.popleft()
+        if not marks:
+            return 0
+        ring_at, index = marks[0]
+        heard = index + max(read - ring_at, 0)
+        if len(marks) > 1:
+            heard = min(heard, marks[1][1])
+        return min(heard, voice.rendered)
+
+    def _heard_position(self, voice: Voice) -> float:
+        return voice.position_of(self._heard_index(voice))
+
+    def _heard_out(self, voice: Voice) -> bool:
+        """The voice's last frame has been handed to the device."""
+        return voice.finished and voice.end_ring is not None and self._ring.read >= voice.end_ring
+
     def _status(self) -> PlayerStatus:
         voice = self._voice
         if voice is None:
@@ -103,13 +192,13 @@ class StreamEngine:
             error = self._error
             warning = self._warning
         else:
-            if voice.finished:  # played out; the feeder is about to report the end
+            if self._heard_out(voice):  # played out; the feeder is about to report it
                 state = PlayerState.STOPPED
             elif voice.paused or voice.pausing:
                 state = PlayerState.PAUSED
             else:
                 state = PlayerState.PLAYING
-            position = voice.position
+            position = self._heard_position(voice)
             duration = voice.duration
             error = voice.error or self._error
             warning = voice.warning
@@ -141,6 +230,10 @@ class StreamEngine:
         with self._lock:
             return (source.identity, self.samplerate) in self._heads
 
+    def _first_frames(self) -> int:
+        """Frames a new voice brings decoded: enough to cover what it replaces."""
+        return max(FIRST_BLOCK_FRAMES, int(RING_MAX_S * self.samplerate) + RENDER_FRAMES)
+
     def _new_voice(self, source: Source, start_s: float, *, use_head: bool = True) -> Voice:
         """Queue the first block of ``source`` on a new voice: from the head cache (no
         disk access), else by opening the file and decoding one block."""
@@ -156,7 +249,7 @@ class StreamEngine:
             decoder = BlockDecoder(source.path, self.samplerate, start_s, self._resamplers)
             decoder.loop = loop
             try:
-                first = decoder.read_first(min_out=FIRST_BLOCK_FRAMES)
+                first = decoder.read_first(min_out=self._first_frames())
             except DecodeError:
                 decoder.close()
                 raise
@@ -186,29 +279,100 @@ class StreamEngine:
             tail=lookahead_frames(self.samplerate),
         )
         new = SceneVoice(voice.scene, stems, voice.read_ahead or self._read_ahead)
-        new.push(new.scene_decoder.read(FIRST_BLOCK_FRAMES))
+        new.push(new.scene_decoder.read(self._first_frames()))
         new.eof = stems.done
         return new
 
-    def _swap(self, voice: Voice) -> None:
-        self._retire_current()
-        self._voice = voice
-        self._last_duration = voice.duration
-        self._kick.set()
+    def _swap(self, voice: Voice | None) -> None:
+        """Make ``voice`` the sounding one (None: silence), heard one device period
+        from now: what the ring already holds of the old sound fades out there."""
+        if self._closed:
+            return
+        with self._mix_lock:
+            self._cut_over(voice)
+        if voice is not None:
+            self._last_duration = voice.duration
+        self._wake.set()
 
-    def _retire_current(self) -> None:
-        old = self._voice
-        self._voice = None
-        if old is None:
+    def _cut_over(self, voice: Voice | None) -> None:
+        """Rewrite the queued mix so ``voice`` replaces what sounds (mix lock held).
+
+        The frames the callback may be copying (one device period) stay as they are;
+        from there the queued frames fade out over SWITCH_FADE_S, and the new voice is
+        mixed over them from that frame on. When the queue is shorter than the fade,
+        the old voices finish the fade themselves in the next steps."""
+        ring = self._ring
+        olds = [v for v in (self._voice, *self._fading) if v is not None]
+        start = min(ring.read + self._period, ring.write) if ring.queued else ring.write
+        pending = ring.write - start
+        fade = max(int(SWITCH_FADE_S * self.samplerate), 1)
+        level = ring.fade_out(start, fade)
+        for old in olds:
+            old.dying = True
+            old.pausing = False
+        if level <= 0.0:
+            self._ended.extend(olds)  # silent in the ring already; the feeder closes them
+            self._fading = []
+        else:
+            keep = []
+            for old in olds:
+                if old.paused or old.env.value <= 0.0:
+                    self._ended.append(old)
+                    continue
+                old.env.value *= level
+                old.env.go(0.0, SWITCH_FADE_S * level, self.samplerate)
+                keep.append(old)
+            self._fading = keep
+        self._voice = voice
+        if voice is None:
+            self._rendering = bool(self._fading)
             return
-        old.dying = True
-        if old.paused or old.env.value <= 0.0:
-            self._ended.append(old)  # the feeder closes its decoder, off the caller's path
-            self._wake.set()
-            return
-        old.pausing = False
-        old.env.go(0.0, SWITCH_FADE_S, self.samplerate)
-        self._fading.append(old)
+        voice.ring_marks.clear()
+        overlap = self._renderable(voice, pending)
+        if pending and overlap >= pending:
+            # The new voice covers the whole faded stretch: mix it over from ``start``.
+            out = self._scratch[:pending]
+            out.fill(0.0)
+            written = self._render_voice(voice, out, pending)
+            self._lower_ceiling(voice.ceiling)
+            sanitise(out)
+            np.clip(out, -voice.ceiling, voice.ceiling, out=out)
+            voice.ring_marks.append((start, 0))
+            ring.add(start, out[:written])
+            ring.clip(start, pending, self._ceiling)
+        self._rendering = True
+        self._render_first()
+
+    def _render_first(self) -> None:
+        """Mix a device period's worth now (mix lock held): the next callback has it,
+        whenever the feeder comes."""
+        want = max(RENDER_FRAMES, self._period) - self._ring.queued
+        if want > 0:
+            self._render(want)
+
+    def _render_now(self) -> None:
+        """Mix the first frames of what just became audible (resume), not at the
+        feeder's next visit."""
+        with self._mix_lock:
+            self._render_first()
+        self._wake.set()
+
+    def _renderable(self, voice: Voice, frames: int) -> int:
+        """Output frames ``voice`` can mix now (at most ``frames``)."""
+        if voice.paused:
+            return 0
+        if voice.eof:
+            return frames
+        ready = voice.buffered - getattr(getattr(voice, "bus", None), "discard", 0)
+        return max(min(frames, ready), 0)
+
+    def _lower_ceiling(self, ceiling: float) -> None:
+        """The device's limit drops at once and rises only once the ring holds nothing
+        mixed under the lower one."""
+        if ceiling < self._ceiling:
+            self._ceiling = ceiling
+        if ceiling < 1.0:
+            self._ceiling_until = max(self._ceiling_until, self._ring.write + RENDER_FRAMES * 8)
 
     def _maybe_measure(self, source: Source) -> None:
         if not self._settings.loudness_match or source.loudness_lufs is not None:
@@ -235,35 +399,54 @@ class StreamEngine:
 
     # -- audio callback (PortAudio thread) -------------------------------------------
     def _callback(self, outdata: np.ndarray, frames: int, _time: Any, status: Any) -> None:
-        # Never touches disk or locks: reads the voice reference once, pops queued arrays.
-        outdata.fill(0.0)
-        self.frames_out += frames
-        voice = self._voice
-        if voice is None and not self._fading:
-            if not self._idle_nap(frames):
-                return
-            voice = self._voice  # play() may have kicked us awake: start it right away
-            if voice is None and not self._fading:
-                return
-        self._idle_due = 0.0
+        # Copies what the feeder mixed, nothing else: no lock, no allocation of samples,
+        # no mixing, whatever plays.
         try:
-            self._mix(outdata, frames, voice, status)
-        except Exception as exc:  # an exception here would abort the stream for good
+            self._copy_out(outdata, frames, status)
+        except Exception:  # an exception here would abort the stream for good
             outdata.fill(0.0)
-            if voice is not None and not voice.reported:
-                voice.error = f"playback error: {exc!r}"
-                voice.eof = voice.finished = voice.reported = True
-                self._ended.append(voice)  # the feeder reports it stopped, with the error
-            self._fading = []
-            self._wake.set()
+
+    def _copy_out(self, outdata: np.ndarray, frames: int, status: Any) -> None:
+        if status.output_underflow:
+            self.underruns += 1
+        self.frames_out += frames
+        if frames > self._period:
+            self._period = frames  # the most the callback may be copying at a time
+        ring = self._ring
+        got = ring.read_into(outdata, frames)
+        if got < frames:
+            if self._idle_nap(frames):
+                if not got:  # play() or the feeder may have written meanwhile
+                    got = ring.read_into(outdata, frames)
+            elif self._rendering:
+                self.underruns += 1  # the feeder fell behind: this block has a hole
+        if got:
+            self._idle_due = 0.0
+        self._limit(outdata, frames)
+
+    def _limit(self, outdata: np.ndarray, frames: int) -> None:
+        """The guarantee, whatever the mix did: nothing non-finite, nothing above the
+        ceiling reaches the device (in place, in a mask allocated up front)."""
+        mask = self._mask
+        if len(mask) < frames:  # a device period beyond any seen: grow once
+            mask = self._mask = np.zeros((frames, outdata.shape[1]), dtype=bool)
+        bad = mask[:frames]
+        np.isfinite(outdata, out=bad)
+        np.logical_not(bad, out=bad)
+        np.copyto(outdata, 0.0, where=bad)
+        if self._ceiling < 1.0 and self._ring.read >= self._ceiling_until:
+            self._ceiling = 1.0
+        ceiling = self._ceiling
+        np.clip(outdata, -ceiling, ceiling, out=outdata)
 
     def _idle_nap(self, frames: int) -> bool:
-        """Pace idle silence on a sink that runs ahead of real time; True if we napped.
+        """Pace silence on a sink that runs ahead of real time; True if we napped.
 
         A clocked device never gets IDLE_AHEAD_S ahead, so this only ever applies to an
-        unpaced sink (an ALSA ``file`` PCM), where an idle stream would otherwise spin a
-        CPU and the GIL. The nap is an Event wait that play() cuts short, so it adds no
-        latency; naps are long enough (2 ms) that their wake-ups rarely interrupt play().
+        unpaced sink (an ALSA ``file`` PCM), where an idle or starved stream would
+        otherwise spin a CPU and the GIL. The nap is an Event wait that play() and the
+        feeder cut short, so it adds no latency; naps are long enough (2 ms) that their
+        wake-ups rarely interrupt play().
         """
         now = time.perf_counter()
         due = max(self._idle_due, now)
@@ -274,64 +457,148 @@ class StreamEngine:
         self._kick.clear()
         return True
 
-    # Voices summed past float32's range are inf for a moment: replaced below, silently.
-    @np.errstate(over="ignore", invalid="ignore")
-    def _mix(self, outdata: np.ndarray, frames: int, voice: Voice | None, status: Any) -> None:
-        if status.output_underflow:
-            self.underruns += 1
-        if voice is not None and not voice.finished:
-            voice.render(outdata, frames)
-            if voice.finished and not voice.reported:
-                voice.reported = True
-                self._ended.append(voice)
-                self._wake.set()
-            elif (
-                not voice.eof
-                and voice.buffered < (voice.read_ahead or self._read_ahead) // 2
-                and (voice.consumed >= FEEDER_GRACE_FRAMES or voice.buffered < FEEDER_GRACE_FRAMES)
-            ):
-                # Not on the very first callbacks: the feeder's decoding would compete
-                # for the GIL with the callbacks that carry the first frames out.
-                self._wake.set()
-        # The output ceiling: 0 dBFS for previews; the master's ceiling while a scene
-        # sounds, also for a preview fading out under it (added after the scene's
-        # limiter, it could otherwise reach full scale).
-        ceiling = voice.ceiling if voice is not None else 1.0
-        fading = list(self._fading)  # play() may retire another voice meanwhile
-        for old in fading:
-            ceiling = min(ceiling, old.ceiling)
-        if fading:
-            for old in fading:
-                # Nothing feeds a retired voice: when its buffer runs dry it is done.
-                written = old.render(outdata, frames)
-                if old.env.value <= 0.0 or old.finished or written < frames:
-                    self._fading.remove(old)
-                    self._ended.append(old)
-                    self._wake.set()  # the feeder closes its decoder
-        # The guarantee, whatever the voices did: nothing non-finite, nothing above the
-        # ceiling reaches the device.
-        sanitise(outdata)
-        np.clip(outdata, -ceiling, ceiling, out=outdata)
-
     # -- feeder thread ---------------------------------------------------------------
     def _feed_loop(self) -> None:
         while not self._closed:
-            self._wake.wait(0.02)
-            self._wake.clear()
             self._reap()
-            voice = self._voice
-            if voice is None:
-                if not self._resamplers.refill():
+            if self._voice is None and not self._fading:
+                self._rendering = False
+                self._wake.wait(0.02)
+                self._wake.clear()
+                idle = self._voice is None and not self._fading
+                if idle and not self._resamplers.refill():
                     self._wake.set()  # more to build: come straight back
                 continue
-            if voice.eof:
-                continue
-            with voice.lock:
-                self._fill(voice)
-                warning = voice.nonfinite_warning()
-            if warning != voice.warning:
-                self._warn(voice, warning)
-            self._resamplers.refill(limit=1)  # replace the one this voice took
+            self._top_up()
+            self._check_end()
+            decoded = self._decode_step()
+            self._top_up()
+            if not decoded:
+                self._nap()
+
+    def _nap(self) -> None:
+        """Wait until the ring has drained to about half its depth (play() and a
+        wake-up from the loudness worker cut it short)."""
+        rate = self.samplerate
+        if self._rendering:
+            ahead = self._ring.queued - self.ring_target_frames // 2
+            self._wake.wait(min(max(ahead / rate, 0.0005), 0.005))
+        else:  # paused, or the end is in the ring: nothing to mix until it has played
+            self._wake.wait(min(max(self._ring.queued / rate, 0.001), 0.02))
+        self._wake.clear()
+
+    def _top_up(self) -> None:
+        """Mix until the ring holds its target depth (or nothing more can be mixed)."""
+        ring = self._ring
+        self._measure_jitter()
+        target = self.ring_target_frames
+        while not self._closed and ring.queued < target:
+            with self._mix_lock:
+                made = self._render(min(RENDER_FRAMES, target - ring.queued, ring.free))
+            self._kick.set()  # an unpaced sink's nap: there is something to play
+            if not made:
+                break
+
+    def _measure_jitter(self) -> None:
+        """The frames the device took since the last visit: the ring must hold more."""
+        read = self._ring.read
+        taken = read - self._seen_read
+        self._seen_read = read
+        now = time.monotonic()
+        elapsed = now - self._jitter_at
+        self._jitter_at = now
+        self._jitter *= 0.5 ** (elapsed / JITTER_HALF_LIFE_S)
+        if self._rendering and taken > self._jitter:
+            self._jitter = float(taken)
+
+    def _render(self, frames: int) -> int:
+        """Mix the next ``frames`` (at most) of every voice into the ring; returns the
+        frames mixed (mix lock held). A voice whose decoder is behind limits the step:
+        the ring never holds a hole in a sound."""
+        voice = self._voice
+        fading = self._fading
+        sounding = voice is not None and not voice.finished and not voice.paused
+        self._rendering = sounding or bool(fading)
+        frames = min(frames, len(self._scratch), self._ring.free)
+        if voice is not None and sounding:
+            # Only what the voice has decoded: a hole in the ring would be a hole in it.
+            frames = self._renderable(voice, frames)
+        elif not fading:
+            frames = 0
+        if frames <= 0:
+            return 0
+        out = self._scratch[:frames]
+        out.fill(0.0)
+        made = 0
+        ceiling = 1.0
+        ring = self._ring
+        if voice is not None and not voice.finished:
+            index = voice.rendered
+            written = self._render_voice(voice, out, frames)
+            if written:
+                marks = voice.ring_marks
+                if not marks or marks[-1][1] + ring.write - marks[-1][0] != index:
+                    marks.append((ring.write, index))
+            made = written
+            ceiling = voice.ceiling
+        for old in list(fading):
+            written = self._render_voice(old, out, frames)
+            if old.env.value <= 0.0 or old.finished or written < frames:
+                fading.remove(old)
+                self._ended.append(old)
+            made = max(made, written)
+            ceiling = min(ceiling, old.ceiling)
+        if not made:
+            return 0
+        block = out[:made]
+        sanitise(block)
+        self._lower_ceiling(ceiling)
+        np.clip(block, -ceiling, ceiling, out=block)
+        ring.push(block)
+        if voice is not None and voice.finished and voice.end_ring is None:
+            voice.end_ring = ring.write
+        return made
+
+    def _render_voice(self, voice: Voice, out: np.ndarray, frames: int) -> int:
+        """``voice.render`` that turns an exception into the voice's end, with the error
+        (a broken voice must not stop the others, nor the feeder)."""
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                written = voice.render(out, frames)
+        except Exception as exc:
+            voice.error = voice.error or f"playback error: {exc!r}"
+            voice.eof = voice.finished = True
+            if voice.end_ring is None:
+                voice.end_ring = self._ring.write
+            return 0
+        if voice.finished and voice.end_ring is None and written == 0:
+            voice.end_ring = self._ring.write
+        return written
+
+    def _check_end(self) -> None:
+        """Report a sound that has played out (its last frame handed to the device)."""
+        voice = self._voice
+        if voice is None or voice.reported or not self._heard_out(voice):
+            return
+        voice.reported = True
+        self._ended.append(voice)
+
+    def _decode_step(self) -> bool:
+        """Decode one block ahead for the sounding voice, if it wants one; True if it
+        did (the loop then comes straight back to top the ring up)."""
+        voice = self._voice
+        if voice is None or voice.eof:
+            return False
+        ahead = voice.read_ahead or self._read_ahead
+        if voice.buffered >= ahead:
+            return False
+        with voice.lock:
+            self._fill(voice)
+            warning = voice.nonfinite_warning()
+        if warning != voice.warning:
+            self._warn(voice, warning)
+        self._resamplers.refill(limit=1)  # replace the one this voice took
+        return True
 
     def _warn(self, voice: Voice, warning: str | None) -> None:
         """Note what the voice's decoder replaced by silence; the first note of a voice
@@ -347,7 +614,7 @@ class StreamEngine:
         self._notifier.emit(status)
 
     def _fill(self, voice: Voice) -> None:
-        """Decode ahead until the voice holds ``read_ahead`` frames or the file ends."""
+        """Decode one block ahead (the ring is topped up between two blocks)."""
         if voice.decoder is None:
             try:
                 voice.decoder = BlockDecoder(
@@ -358,30 +625,28 @@ class StreamEngine:
                 voice.eof = True
                 return
         decoder = voice.decoder
-        ahead = voice.read_ahead or self._read_ahead
-        while voice is self._voice and not voice.eof and voice.buffered < ahead:
-            decoder.loop = voice.loop
-            # Small while the voice is nearly dry (a quick top-up), then larger blocks.
-            step = 4096 if voice.buffered < 2 * FEEDER_GRACE_FRAMES else 16384
-            if voice.read_ahead is not None:
-                # A scene: premix in small steps, so the GIL-holding work between two
-                # audio callbacks stays short (the callback needs the GIL).
-                step = SCENE_STEP_FRAMES
-            try:
-                block = decoder.read(step)
-            except (DecodeError, ValueError) as exc:  # ValueError: file closed under us
-                voice.error = str(exc)
-                voice.eof = True
-                break
-            if voice.skip:
-                drop = min(voice.skip, len(block))
-                voice.skip -= drop
-                block = block[drop:]
-            voice.push(block)
-            if decoder.done:
-                voice.eof = True
-            if self._closed:
-                break
+        if voice is not self._voice or voice.eof:
+            return
+        decoder.loop = voice.loop
+        # Small while the voice is nearly dry (a quick top-up), then larger blocks.
+        step = 4096 if voice.buffered < 2 * RENDER_FRAMES else 16384
+        if voice.read_ahead is not None:
+            # A scene: premix in small steps, so the GIL-holding work between two
+            # visits to the ring stays short.
+            step = SCENE_STEP_FRAMES
+        try:
+            block = decoder.read(step)
+        except (DecodeError, ValueError) as exc:  # ValueError: file closed under us
+            voice.error = str(exc)
+            voice.eof = True
+            return
+        if voice.skip:
+            drop = min(voice.skip, len(block))
+            voice.skip -= drop
+            block = block[drop:]
+        voice.push(block)
+        if decoder.done:
+            voice.eof = True
 
     def _reap(self) -> None:
         """Close decoders of finished voices and report natural ends (feeder thread)."""
@@ -392,7 +657,8 @@ class StreamEngine:
                 continue
             with self._lock:
                 if self._voice is voice:
-                    self._voice = None
+                    with self._mix_lock:
+                        self._voice = None
                     self._last_position = voice.duration
                     self._last_duration = voice.duration
                     if voice.error:

@@ -1,7 +1,7 @@
 """A voice (one sound being played) and the per-frame ramps behind its fades and gain.
 
-The feeder thread queues decoded blocks on a :class:`Voice`; the audio callback renders
-them, multiplied by two :class:`Ramp` s: the envelope (fade in/out on switch, stop,
+The feeder thread queues decoded blocks on a :class:`Voice` and renders them into the
+output ring, multiplied by two :class:`Ramp` s: the envelope (fade in/out on switch, stop,
 pause) and the gain (volume x loudness match), so no change ever clicks. A
 :class:`HeadCache` keeps the decoded start of recently played or prefetched sounds, so
 their next voice starts without touching the disk.
@@ -59,7 +59,8 @@ class Ramp:
 
 
 class Voice:
-    """One sound being played: chunks decoded by the feeder, consumed by the callback."""
+    """One sound being played: chunks decoded by the feeder, rendered by it into the
+    output ring ahead of the device."""
 
     #: Frames the feeder keeps queued for this voice (None: the player's default).
     read_ahead: int | None = None
@@ -89,7 +90,7 @@ class Voice:
         self.head_off = 0
         self.head_index = 0
         self.produced = 0  # output frames queued by the feeder
-        self.consumed = 0  # output frames handed to the device
+        self.consumed = 0  # output frames rendered into the ring
         self.skip = 0  # output frames the feeder must drop (already served from a head)
         self.eof = False  # the feeder queued the last frame
         self.finished = False  # the callback played the last frame
@@ -103,10 +104,19 @@ class Voice:
         self.error: str | None = None
         self.warning: str | None = None  # set by the feeder (see nonfinite_warning)
         self.lock = threading.Lock()  # feeder vs close of the decoder
+        # (ring frame, output index of this voice) where its rendered stretches start:
+        # which of its frames the device has been handed (its heard position).
+        self.ring_marks: deque[tuple[int, int]] = deque()
+        self.end_ring: int | None = None  # the ring frame after its last one
 
     @property
     def buffered(self) -> int:
         return self.produced - self.consumed
+
+    @property
+    def rendered(self) -> int:
+        """Output frames of this voice mixed so far."""
+        return self.consumed
 
     def push(self, block: Frames) -> None:
         if len(block):

@@ -1,6 +1,7 @@
-"""Live lane controls: mute, solo and volume land on the very next block (the bus reads
-them per block, after the premixed stems), ramped without a step, under the limiter's
-ceiling; in the offline mix and in the player's audio callback alike."""
+"""Live lane controls: mute, solo and volume land on the very next block the bus mixes
+(it reads them per block, after the premixed stems), ramped without a step, under the
+limiter's ceiling; in the offline mix, and in the player once the frames its output ring
+already holds have played."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from foley_tui.audio.bus import LANE_RAMP_S
 from foley_tui.audio.limiter import db_to_gain, lookahead_frames
 from foley_tui.audio.mixer import SceneMix
 from foley_tui.audio.player import SoundDevicePlayer
-from foley_tui.audio.scene_voice import SceneVoice
+from foley_tui.audio.stream_engine import RING_MAX_S
 
 from .test_audio_player import RATE, FakeStream, const, drain, write
 from .test_audio_player import fake_sd as fake_sd
@@ -102,35 +103,44 @@ def pull_blocks(stream: FakeStream, player: SoundDevicePlayer, count: int) -> Au
     return np.concatenate([drain(stream, player, 512) for _ in range(count)])
 
 
-def test_the_callback_applies_a_mute_on_the_next_block_though_stems_are_premixed(
+def wait_for_full_ring(player: SoundDevicePlayer) -> int:
+    """The frames the output ring holds once the feeder has mixed as far ahead as it
+    goes (it then waits for the device)."""
+    for _ in range(1000):
+        if player.queued_frames >= player.ring_target_frames:
+            break
+        time.sleep(0.002)
+    assert player.queued_frames >= player.ring_target_frames
+    return player.queued_frames
+
+
+def test_a_mute_is_heard_once_the_ring_has_played(
     player: SoundDevicePlayer, tmp_path: Path
 ) -> None:
+    """The feeder mixes the lane gains ahead of the device: a control is heard after
+    the frames already in the output ring (at most RING_MAX_S) and the limiter's
+    look-ahead, ramped, under the ceiling."""
     stream = FakeStream.instances[-1]
     scene = two_lanes(tmp_path)
     player.play_scene(scene)
     before = pull_blocks(stream, player, 8)
     np.testing.assert_allclose(before[:, 0], BED + HIT, atol=1e-6)
-    voice = player._voice
-    assert isinstance(voice, SceneVoice)
-    # Wait until the feeder has premixed well ahead: the change must not wait for it.
-    for _ in range(500):
-        if voice.buffered >= 4 * 512:
-            break
-        time.sleep(0.002)
-    assert voice.buffered >= 4 * 512
+    ahead = wait_for_full_ring(player)
+    assert ahead <= RING_MAX_S * RATE
     scene.set_muted("sfx_fg", True)  # what the timeline's `m` does while it plays
-    block = drain(stream, player, 512)
+    out = drain(stream, player, ahead + 2048)
     delay = lookahead_frames(RATE)
-    assert first_change(block, BED + HIT) == delay  # within this very block
-    rest = pull_blocks(stream, player, 2)
-    heard = np.concatenate([before, block, rest])
+    assert first_change(out, BED + HIT) == ahead + delay
+    heard = np.concatenate([before, out])
     assert max_step(heard) <= HIT / RAMP * 1.01
-    np.testing.assert_allclose(rest[:, 0], BED, atol=1e-6)
+    np.testing.assert_allclose(out[ahead + delay + int(np.ceil(RAMP)) :, 0], BED, atol=1e-6)
+    ahead = wait_for_full_ring(player)
     player.set_volume_db(-12.0)  # the preview volume: the scene's bus reads it
-    block = drain(stream, player, 512)
-    assert first_change(block, BED) == delay
-    later = pull_blocks(stream, player, 2)
-    np.testing.assert_allclose(later[:, 0], BED * db_to_gain(-12.0), atol=1e-6)
+    out = drain(stream, player, ahead + 2048)
+    assert first_change(out, BED) == ahead + delay
+    np.testing.assert_allclose(
+        out[ahead + delay + int(np.ceil(RAMP)) :, 0], BED * db_to_gain(-12.0), atol=1e-6
+    )
 
 
 def test_raising_the_volume_never_passes_the_ceiling(

@@ -233,7 +233,8 @@ def test_the_render_never_passes_the_ceiling_and_reports_its_peak(
 
 # ---------------------------------------------------------------------------- callback
 def _engine() -> StreamEngine:
-    """The callback half of the player, without a device or a feeder thread."""
+    """The mixing and callback halves of the player, without a device or a feeder
+    thread: the test mixes (what the feeder does) and pulls (what PortAudio does)."""
     engine = StreamEngine.__new__(StreamEngine)
     engine.samplerate = RATE
     engine.underruns = 0
@@ -245,7 +246,20 @@ def _engine() -> StreamEngine:
     engine._wake = threading.Event()
     engine._kick = threading.Event()
     engine._idle_due = 0.0
+    engine._closed = False
+    engine._last_duration = 0.0
+    engine._init_engine()
     return engine
+
+
+def _pull(engine: StreamEngine, frames: int) -> Audio:
+    """Mix as the feeder would (up to the ring's depth), then run the callback."""
+    while engine.queued_frames < engine.ring_target_frames and engine._render(512):
+        pass
+    flags = SimpleNamespace(output_underflow=False)
+    out = np.full((frames, 2), 7.0, np.float32)  # garbage: the callback overwrites it
+    engine._callback(out, frames, None, flags)
+    return out
 
 
 def _preview(chunks: list[Audio], gain: float) -> Voice:
@@ -296,7 +310,6 @@ def test_the_callback_never_passes_the_ceiling_through_swaps(
     after the new one): the output holds the ceiling of whatever sounds, the scene's
     while a scene is current or fading."""
     engine = _engine()
-    flags = SimpleNamespace(output_underflow=False)
     for what, spec, gain, frames in steps:
         chunks = [adversarial(kind, n, level, seed) for kind, n, level, seed in spec]
         old = engine._voice
@@ -308,38 +321,32 @@ def test_the_callback_never_passes_the_ceiling_through_swaps(
             new = None
         else:
             new = old
-        if new is not old and old is not None:
-            old.dying = True
-            old.env.go(0.0, 0.010, RATE)
-            engine._fading.append(old)
-        engine._voice = new
+        if new is not old:
+            engine._swap(new)  # the old voice fades out, mixed beside the new one
         voices: list[Any] = [engine._voice, *engine._fading]
         scene_sounds = any(isinstance(v, SceneVoice) for v in voices)
-        out = np.full((frames, 2), 7.0, np.float32)  # garbage: the callback overwrites it
-        engine._callback(out, frames, None, flags)
+        out = _pull(engine, frames)
+        # A scene's ceiling holds while it sounds, and while its frames are in the ring.
         assert_safe(out, CEILING if scene_sounds else 1.0)
+        if scene_sounds:
+            assert_safe(_pull(engine, frames), CEILING)
 
 
 def test_a_preview_fading_under_a_scene_stays_under_the_scene_ceiling(
     hostile_files: dict[str, Path],
 ) -> None:
     """The full-scale path: a full-scale preview retired as a full-scale scene starts
-    sums both after the scene's limiter."""
+    sums both, the preview's fade added to the scene's limited mix."""
     engine = _engine()
-    flags = SimpleNamespace(output_underflow=False)
     preview = _preview([np.ones((4096, 2), np.float32)], 1.0)
-    engine._voice = preview
-    out = np.zeros((256, 2), np.float32)
-    engine._callback(out, 256, None, flags)
+    engine._swap(preview)
+    out = _pull(engine, 256)
     assert float(out.max()) == 1.0  # alone, a preview may reach 0 dBFS
     scene = _scene_voice(hostile_files, [np.ones((4096, 2), np.float32)])
-    preview.dying = True
-    preview.env.go(0.0, 0.010, RATE)
-    engine._fading.append(preview)
-    engine._voice = scene
+    engine._swap(scene)
+    assert engine._fading or engine._ended  # the preview fades out under the scene
     for _ in range(8):
-        engine._callback(out, 256, None, flags)
-        assert_safe(out, CEILING)
+        assert_safe(_pull(engine, 256), CEILING)
 
 
 # ---------------------------------------------------------------------------- decoders

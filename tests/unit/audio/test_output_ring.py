@@ -1,0 +1,159 @@
+"""The output ring and the audio callback that copies out of it: every voice, the lane
+gains and the limiter are mixed by the feeder ahead of the device; the callback only
+copies, replaces non-finite samples and clamps, without a lock or an allocation of
+samples; how far ahead the mix runs is bounded (how late a control is heard)."""
+
+from __future__ import annotations
+
+import threading
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from foley_tui.audio.base import MixVoice, Scene
+from foley_tui.audio.bus import MasterBus
+from foley_tui.audio.player import SoundDevicePlayer
+from foley_tui.audio.ring import OutputRing
+from foley_tui.audio.scene_voice import SceneVoice
+from foley_tui.audio.stream_engine import RING_MAX_S
+from foley_tui.audio.voice import Voice
+
+from .test_audio_player import RATE, FakeStream, Flags, const, drain, write
+from .test_audio_player import fake_sd as fake_sd
+from .test_audio_player import player as player
+
+
+def test_the_ring_wraps_and_hands_out_what_was_pushed_in_order() -> None:
+    ring = OutputRing(1000)
+    data = np.arange(2 * 2600, dtype=np.float32).reshape(-1, 2)
+    out = np.zeros((300, 2), np.float32)
+    got: list[np.ndarray] = []
+    pushed = 0
+    while pushed < len(data):
+        step = min(370, ring.free, len(data) - pushed)
+        ring.push(data[pushed : pushed + step])
+        pushed += step
+        count = ring.read_into(out, 300)
+        got.append(out[:count].copy())
+    while ring.queued:
+        count = ring.read_into(out, 300)
+        got.append(out[:count].copy())
+    np.testing.assert_array_equal(np.concatenate(got), data)
+    assert ring.read_into(out, 300) == 0 and not out.any()  # empty: silence
+
+
+def test_a_fade_over_the_queue_reaches_silence_and_says_where_it_stopped() -> None:
+    ring = OutputRing(64)
+    ring.push(np.ones((40, 2), np.float32))
+    ring.read_into(np.zeros((30, 2), np.float32), 30)  # wraps on the next push
+    ring.push(np.ones((40, 2), np.float32))
+    assert ring.fade_out(ring.read + 10, 20) == 0.0
+    out = np.zeros((50, 2), np.float32)
+    assert ring.read_into(out, 50) == 50
+    np.testing.assert_allclose(out[:10, 0], 1.0)
+    np.testing.assert_allclose(out[10:30, 0], 1 - np.arange(1, 21) / 20, atol=1e-6)
+    assert not out[30:].any()
+    ring.push(np.ones((10, 2), np.float32))
+    assert ring.fade_out(ring.read, 20) == pytest.approx(0.5)  # the queue ends mid-fade
+
+
+def test_the_callback_only_copies_what_the_feeder_mixed(
+    player: SoundDevicePlayer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No voice renders, no bus mixes, no limiter runs inside the callback (previews
+    fading under a scene included); it takes no lock."""
+    stream = FakeStream.instances[-1]
+    inside = threading.local()
+    calls: list[str] = []
+
+    def guard(name: str, real: Any) -> Any:
+        def wrapper(self: Any, *args: Any) -> Any:
+            if getattr(inside, "callback", False):
+                calls.append(name)
+            return real(self, *args)
+
+        return wrapper
+
+    monkeypatch.setattr(Voice, "render", guard("voice", Voice.render))
+    monkeypatch.setattr(SceneVoice, "render", guard("scene", SceneVoice.render))
+    monkeypatch.setattr(MasterBus, "process", guard("bus", MasterBus.process))
+    callback = stream.callback
+
+    def in_callback(out: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
+        inside.callback = True
+        try:
+            callback(out, frames, time_info, status)
+        finally:
+            inside.callback = False
+
+    stream.callback = in_callback
+    hit = write(tmp_path / "hit.wav", const(0.2, RATE))
+    scene = Scene([MixVoice(hit.path, 0.0), MixVoice(hit.path, 0.0, lane="music")])
+    player.play(write(tmp_path / "a.wav", const(0.5, RATE)))
+    drain(stream, player, 4096)
+    player.play_scene(scene)  # the preview fades out under the scene
+    out = drain(stream, player, 8192)
+    assert out.any()
+    assert calls == []
+    # The player's locks held elsewhere (the feeder mixing, play() swapping) never hold
+    # the callback up.
+    done = threading.Event()
+    with player._lock, player._mix_lock:
+        worker = threading.Thread(target=lambda: (stream.pull(512), done.set()))
+        worker.start()
+        worker.join(timeout=30)
+    assert done.is_set()
+
+
+def test_the_callback_allocates_no_sample_memory(
+    player: SoundDevicePlayer, tmp_path: Path
+) -> None:
+    stream = FakeStream.instances[-1]
+    player.play(write(tmp_path / "a.wav", const(0.5, RATE * 2)))
+    drain(stream, player, 4096)
+    out = np.zeros((1024, 2), np.float32)
+    flags = Flags()
+    peaks = []
+    tracemalloc.start()
+    try:
+        for _ in range(20):
+            while player.rendering and player.queued_frames < 1024:
+                threading.Event().wait(0.001)
+            tracemalloc.reset_peak()
+            before = tracemalloc.get_traced_memory()[0]
+            stream.callback(out, 1024, None, flags)
+            peaks.append(tracemalloc.get_traced_memory()[1] - before)
+    finally:
+        tracemalloc.stop()
+    assert out.any()
+    # A block of samples is 8 KiB; what the callback makes is a few array views.
+    assert max(peaks) < out.nbytes // 4, peaks
+
+
+def test_non_finite_samples_in_the_ring_never_reach_the_device(
+    player: SoundDevicePlayer,
+) -> None:
+    """The last guard: even what the mix could never produce is replaced and clamped."""
+    stream = FakeStream.instances[-1]
+    bad = np.array([[np.nan, np.inf], [-np.inf, 4.0], [0.25, -0.25]], np.float32)
+    player._ring.push(bad)
+    out = stream.pull(3)
+    np.testing.assert_array_equal(out, [[0.0, 0.0], [0.0, 1.0], [0.25, -0.25]])
+
+
+def test_the_mix_runs_at_most_the_ring_depth_ahead(
+    player: SoundDevicePlayer, tmp_path: Path
+) -> None:
+    """However fast the device pulls (the ring grows with the gaps it sees), what is
+    mixed ahead, so how late a control is heard, stays within RING_MAX_S."""
+    stream = FakeStream.instances[-1]
+    player.play(write(tmp_path / "a.wav", const(0.5, RATE * 3)))
+    most = 0
+    for _ in range(60):
+        drain(stream, player, 2048)
+        most = max(most, player.queued_frames, player.ring_target_frames)
+    assert most <= RING_MAX_S * RATE
+    assert player.ring_ms <= RING_MAX_S * 1e3
