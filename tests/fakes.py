@@ -36,6 +36,8 @@ class FakePlayer:
     scene: Scene | None = None
     starting: bool = False
     latency_s: float = 0.0
+    underruns: int = 0
+    output_note: str | None = None
 
     def _record(self, name: str, *args: Any) -> None:
         self.calls.append((name, args))
@@ -137,6 +139,8 @@ class FakePlayer:
             loop=self.loop,
             volume_db=self.volume_db,
             loudness_match=self.loudness_match,
+            underruns=self.underruns,
+            output_note=self.output_note,
         )
 
     def set_state_callback(self, callback: StateCallback | None) -> None:

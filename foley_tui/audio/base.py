@@ -96,6 +96,11 @@ class PlayerStatus:
     error: str | None = None
     #: Played, but not as the file says: its non-finite samples were replaced by silence.
     warning: str | None = None
+    #: Times the output fell behind since the device opened (a hole of silence each).
+    underruns: int = 0
+    #: What the player changed about the output to stop them, e.g. ``output latency
+    #: raised to 100 ms after underruns``.
+    output_note: str | None = None
 
 
 StateCallback = Callable[[PlayerStatus], None]

@@ -204,6 +204,7 @@ class ResamplerPool:
         self._fresh: dict[int, soxr.ResampleStream] = {}
         self._wanted = [rate for rate in self.COMMON_RATES if rate != self.out_rate]
         self._lock = threading.Lock()
+        self._closed = False
 
     def take(self, in_rate: int) -> soxr.ResampleStream:
         with self._lock:
@@ -220,9 +221,20 @@ class ResamplerPool:
             if rate not in self._fresh:
                 stream = _new_resampler(rate, self.out_rate)
                 with self._lock:
+                    if self._closed:
+                        return True
                     self._fresh.setdefault(rate, stream)
                 limit -= 1
         return True
+
+    def close(self) -> None:
+        """Release every stream made ahead and make no more. soxr's streams are
+        native objects: one still alive when the interpreter shuts down makes its
+        binding print a leak report on the terminal."""
+        with self._lock:
+            self._closed = True
+            self._wanted = []
+            self._fresh.clear()
 
 
 def _new_resampler(in_rate: int, out_rate: int) -> soxr.ResampleStream:
@@ -332,3 +344,4 @@ class BlockDecoder:
 
     def close(self) -> None:
         self._handle.close()
+        self._resampler = None  # a native object: released now, not at shutdown

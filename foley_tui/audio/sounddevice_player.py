@@ -50,7 +50,7 @@ import sys
 import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from foley_tui.audio.base import SCENE_HOW, PlayerStatus, Source, StateCallback
 from foley_tui.audio.decode import BlockDecoder, DecodeError, ResamplerPool
@@ -91,14 +91,7 @@ class SoundDevicePlayer(StreamEngine):
             info = sd.query_devices(self._device, "output")
             self.samplerate = round(float(info["default_samplerate"]))
             self._device_label = f"{info['name']} ({sd.query_hostapis(info['hostapi'])['name']})"
-            self._stream = sd.OutputStream(
-                samplerate=self.samplerate,
-                channels=2,
-                dtype="float32",
-                latency="low",
-                device=self._device,
-                callback=self._callback,
-            )
+            self._stream = self._open_stream("low")
         except (sd.PortAudioError, ValueError) as exc:
             raise open_failure(None if self._device is None else device, exc) from None
         self._read_ahead = max(int(read_ahead_s * self.samplerate), 4096)
@@ -138,6 +131,41 @@ class SoundDevicePlayer(StreamEngine):
             self.close()
             raise AudioUnavailable(f"cannot start the output stream: {exc}") from None
         self._running = True
+
+    def _open_stream(self, latency: str | float) -> Any:
+        return self._sd.OutputStream(
+            samplerate=self.samplerate,
+            channels=2,
+            dtype="float32",
+            latency=latency,
+            device=self._device,
+            callback=self._callback,
+        )
+
+    def _reopen(self, latency: float) -> bool:
+        """Reopen the output with a larger buffer (feeder thread): the ring keeps its
+        frames, so what plays resumes where it was."""
+        sd = self._sd
+        with self._stream_lock:
+            if self._closed or not self._running:
+                return False
+            if float(self._stream.latency) >= latency:
+                return False
+            with contextlib.suppress(Exception):
+                self._stream.abort()
+            with contextlib.suppress(Exception):
+                self._stream.close()
+            self._running = False
+            for choice in (latency, "low"):  # never left without a stream
+                try:
+                    stream = self._open_stream(choice)
+                    stream.start()
+                except (sd.PortAudioError, ValueError):
+                    continue
+                self._stream = stream
+                self._running = True
+                return choice == latency
+            return False
 
     # -- Player protocol -------------------------------------------------------------
     def start(self) -> None:
@@ -427,4 +455,6 @@ class SoundDevicePlayer(StreamEngine):
                     voice.close_decoder()
             self._voice = None
             self._fading = []
+            self._heads.clear()
+        self._resamplers.close()
         self._notifier.close()

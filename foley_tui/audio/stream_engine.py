@@ -71,6 +71,13 @@ RING_CAPACITY_S = 0.25
 #: The measured gap decays by half over this long (the ring shrinks back slowly).
 JITTER_HALF_LIFE_S = 5.0
 
+#: The device latencies tried in turn when the device keeps running dry (each time
+#: UNDERRUNS_TO_RAISE of its underruns fall within UNDERRUN_WINDOW_S): a larger device
+#: buffer outlasts longer stalls of the audio thread, at the price of a later sound.
+LATENCY_STEPS_S = (0.05, 0.1, 0.2)
+UNDERRUNS_TO_RAISE = 3
+UNDERRUN_WINDOW_S = 10.0
+
 #: Idle naps on an unpaced sink (see StreamEngine._idle_nap).
 IDLE_AHEAD_S = 0.020
 
@@ -116,6 +123,11 @@ class StreamEngine:
     _jitter: float
     _jitter_at: float
     _seen_read: int
+    _output_note: str | None
+    _device_underruns: int
+    _device_seen: int
+    _underrun_times: deque[float]
+    _latency_step: int
 
     def _init_engine(self) -> None:
         """The mix's state (the ring and its buffers, allocated once)."""
@@ -131,6 +143,11 @@ class StreamEngine:
         self._jitter = 0.0  # frames the device took between two feeder visits (decaying)
         self._jitter_at = time.monotonic()
         self._seen_read = 0
+        self._output_note = None  # what was changed about the output, for the status
+        self._device_underruns = 0  # the device's own (PortAudio's flag), counted apart
+        self._device_seen = 0
+        self._underrun_times = deque(maxlen=UNDERRUNS_TO_RAISE)
+        self._latency_step = 0
 
     # -- public read-only state (diagnostics, tests) ---------------------------------
     @property
@@ -212,6 +229,8 @@ class StreamEngine:
             loudness_match=self._settings.loudness_match,
             error=error,
             warning=warning,
+            underruns=self.underruns,
+            output_note=self._output_note,
         )
 
     def _gain_for(self, source: Source) -> float:
@@ -409,19 +428,20 @@ class StreamEngine:
     def _copy_out(self, outdata: np.ndarray, frames: int, status: Any) -> None:
         if status.output_underflow:
             self.underruns += 1
+            self._device_underruns += 1
         self.frames_out += frames
         if frames > self._period:
             self._period = frames  # the most the callback may be copying at a time
         ring = self._ring
+        ahead = self._pace(frames)
         got = ring.read_into(outdata, frames)
         if got < frames:
-            if self._idle_nap(frames):
+            if ahead:
+                self._idle_nap()
                 if not got:  # play() or the feeder may have written meanwhile
-                    got = ring.read_into(outdata, frames)
+                    ring.read_into(outdata, frames)
             elif self._rendering:
                 self.underruns += 1  # the feeder fell behind: this block has a hole
-        if got:
-            self._idle_due = 0.0
         self._limit(outdata, frames)
 
     def _limit(self, outdata: np.ndarray, frames: int) -> None:
@@ -439,23 +459,21 @@ class StreamEngine:
         ceiling = self._ceiling
         np.clip(outdata, -ceiling, ceiling, out=outdata)
 
-    def _idle_nap(self, frames: int) -> bool:
-        """Pace silence on a sink that runs ahead of real time; True if we napped.
-
-        A clocked device never gets IDLE_AHEAD_S ahead, so this only ever applies to an
-        unpaced sink (an ALSA ``file`` PCM), where an idle or starved stream would
-        otherwise spin a CPU and the GIL. The nap is an Event wait that play() and the
-        feeder cut short, so it adds no latency; naps are long enough (2 ms) that their
-        wake-ups rarely interrupt play().
-        """
+    def _pace(self, frames: int) -> bool:
+        """True when the device has asked for IDLE_AHEAD_S more than real time: an
+        unpaced sink (an ALSA ``file`` PCM), never a clocked device."""
         now = time.perf_counter()
         due = max(self._idle_due, now)
         self._idle_due = due + frames / self.samplerate
-        if due - now <= IDLE_AHEAD_S:
-            return False
+        return due - now > IDLE_AHEAD_S
+
+    def _idle_nap(self) -> None:
+        """Nap instead of handing out silence at once, on an unpaced sink only, where an
+        idle or starved stream would otherwise spin a CPU and the GIL. The nap is an
+        Event wait that play() and the feeder cut short, so it adds no latency; naps are
+        long enough (2 ms) that their wake-ups rarely interrupt play()."""
         self._kick.wait(IDLE_NAP_S)
         self._kick.clear()
-        return True
 
     # -- feeder thread ---------------------------------------------------------------
     def _feed_loop(self) -> None:
@@ -471,10 +489,46 @@ class StreamEngine:
                 continue
             self._top_up()
             self._check_end()
+            self._watch_device()
             decoded = self._decode_step()
             self._top_up()
             if not decoded:
                 self._nap()
+
+    def _watch_device(self) -> None:
+        """Open the device with a larger buffer when it keeps running dry (its own
+        underruns: the audio thread was not scheduled in time, which no ring depth
+        helps)."""
+        count = self._device_underruns
+        seen = self._underrun_times
+        if count == self._device_seen:
+            return
+        now = time.monotonic()
+        for _ in range(min(count - self._device_seen, UNDERRUNS_TO_RAISE)):
+            seen.append(now)
+        self._device_seen = count
+        if len(seen) < UNDERRUNS_TO_RAISE or now - seen[0] > UNDERRUN_WINDOW_S:
+            return
+        if self._latency_step >= len(LATENCY_STEPS_S):
+            return
+        latency = LATENCY_STEPS_S[self._latency_step]
+        self._latency_step += 1
+        seen.clear()
+        if self._reopen(latency):
+            self._output_note = (
+                f"output latency raised to {self.latency_s * 1e3:.0f} ms after underruns"
+            )
+            with self._lock:
+                status = self._status()
+            self._notifier.emit(status)
+
+    def _reopen(self, latency: float) -> bool:
+        """Reopen the output with ``latency`` (seconds); True if it is open so."""
+        return False
+
+    @property
+    def latency_s(self) -> float:
+        return 0.0
 
     def _nap(self) -> None:
         """Wait until the ring has drained to about half its depth (play() and a

@@ -8,10 +8,11 @@ plays it through the same player to the end (Ctrl-C stops it), for scripting and
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from foley_tui.cli.common import CliError, data_dir_of, open_session
 from foley_tui.limits import VOLUME_RANGE_DB
 
 if TYPE_CHECKING:
-    from foley_tui.audio.base import Player
+    from foley_tui.audio.base import Player, PlayerStatus
     from foley_tui.store import SessionStore
 
 
@@ -142,11 +143,12 @@ def run_play(args: argparse.Namespace) -> int:
     if not math.isfinite(args.start) or args.start < 0:
         raise CliError("--start must be a non-negative number of seconds")
 
-    player = open_output(args.device)
-    player.set_volume_db(args.volume)
-    if args.loudness is not None:
-        player.set_loudness_match(True, args.loudness)
-    return play_to_end(player, lambda: player.play(source, args.start))
+    with quiet_libraries():
+        player = open_output(args.device)
+        player.set_volume_db(args.volume)
+        if args.loudness is not None:
+            player.set_loudness_match(True, args.loudness)
+        return play_to_end(player, lambda: player.play(source, args.start))
 
 
 def open_output(device: str | None) -> Player:
@@ -161,10 +163,38 @@ def open_output(device: str | None) -> Player:
     return player
 
 
-def play_to_end(player: Player, start: Callable[[], None]) -> int:
+@contextlib.contextmanager
+def quiet_libraries() -> Iterator[None]:
+    """Around opening the output and playing: what the audio libraries write to file
+    descriptor 2 (ALSA's "underrun occurred", PortAudio's probing) goes to the stderr
+    log, not the terminal; what we print still reaches it, escaped."""
+    from foley_tui.terminal import escaping_streams, library_stderr_to_log
+
+    with library_stderr_to_log(), escaping_streams():
+        yield
+
+
+def play_to_end(player: Player, start: Callable[[], None], *, summary: str = "") -> int:
     """Start (a preview or a scene), wait until the player stops, let the device play out
-    its buffer, close it. 0, or 130 on Ctrl+C; the player's error as a CLI error."""
-    from foley_tui.audio.base import PlayerState, PlayerStatus
+    its buffer, close it. 0, or 130 on Ctrl+C; the player's error as a CLI error. The
+    underruns the player counted are said after ``summary`` (``played the scene``)
+    always, without one only when there were any."""
+    return _play_to_end(player, start, summary)
+
+
+def underrun_note(status: PlayerStatus) -> str:
+    """``no underruns``, or how many and what the player did about them."""
+    count = status.underruns
+    if not count:
+        return "no underruns"
+    note = f"{count} underrun{'s' if count != 1 else ''} (the output fell behind"
+    if status.output_note:
+        note += f"; {status.output_note}"
+    return note + ")"
+
+
+def _play_to_end(player: Player, start: Callable[[], None], summary: str) -> int:
+    from foley_tui.audio.base import PlayerState
 
     finished = threading.Event()
     outcome: list[PlayerStatus] = []
@@ -186,7 +216,10 @@ def play_to_end(player: Player, start: Callable[[], None]) -> int:
         player.stop()
         return 130
     finally:
+        last = player.status()
         player.close()
+    if summary or last.underruns:
+        print(f"foley-tui: {summary or 'played'}: {underrun_note(last)}", file=sys.stderr)
     error = outcome[-1].error if outcome else None
     if error:
         raise CliError(error, status=1)

@@ -225,7 +225,7 @@ def cmd_scene(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------ play-scene
 @_guard
 def cmd_play_scene(args: argparse.Namespace) -> int:
-    from foley_tui.cli.audio import open_output, play_to_end
+    from foley_tui.cli.audio import open_output, play_to_end, quiet_libraries
 
     store = _store(args)
     model = _model(args, store)
@@ -236,10 +236,13 @@ def cmd_play_scene(args: argparse.Namespace) -> int:
         raise CliError("nothing to play: no placed, playable pick and no narration", status=1)
     if args.end is not None and args.end <= start:
         raise CliError("--to must be after --from")
-    player = open_output(args.device)
-    player.set_volume_db(args.volume)
-    _announce(model, scene, player.device_name)
-    return play_to_end(player, lambda: player.play_scene(scene, start, args.end))
+    with quiet_libraries():
+        player = open_output(args.device)
+        player.set_volume_db(args.volume)
+        _announce(model, scene, player.device_name)
+        return play_to_end(
+            player, lambda: player.play_scene(scene, start, args.end), summary="played the scene"
+        )
 
 
 def _scene_and_start(

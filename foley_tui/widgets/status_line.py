@@ -45,6 +45,11 @@ class StatusInfo:
     clock: str = ""
     """The preview's position and length (``0:01.250 / 0:03.000``) while it plays or is
     paused; right after the title."""
+    underruns: int = 0
+    """Times the output fell behind (a hole of silence each) since the device opened;
+    shown beside the device when there were any."""
+    output_note: str = ""
+    """What the player changed about the output because of them (a larger latency)."""
 
 
 TITLE_CELLS = 24
@@ -109,6 +114,10 @@ def _line(info: StatusInfo, title_cells: int, *, compact: bool) -> Text:
         text.append(f"⊘ {NO_OUTPUT_DEVICE}", style="bold yellow")
     else:
         text.append("⊘ no audio", style="bold yellow")
+    if info.underruns:
+        plural = "s" if info.underruns != 1 else ""
+        note = f" ({info.output_note})" if info.output_note and not compact else ""
+        text.append(f"{gap}⚠ {info.underruns} underrun{plural}{note}", style="yellow")
     return text
 
 
@@ -153,12 +162,25 @@ class StatusLine(Static):
 
     _info: StatusInfo | None = None
     _clock = ""
+    _output: tuple[int, str] = (0, "")
 
     def show(self, info: StatusInfo) -> None:
         if info.clock != self._clock:
             info = replace(info, clock=self._clock)
+        if (info.underruns, info.output_note) != self._output:
+            info = replace(info, underruns=self._output[0], output_note=self._output[1])
         self._info = info
         self.update(render_status(info, self.size.width or None), layout=False)
+
+    def set_output(self, underruns: int, note: str | None) -> None:
+        """The player's underrun count and what it did about them (read with its
+        status): only the line is redrawn, and only when they change."""
+        output = (underruns, note or "")
+        if output == self._output:
+            return
+        self._output = output
+        if self._info is not None:
+            self.show(self._info)
 
     def set_clock(self, clock: str) -> None:
         """The playhead readout, at the playhead's rate: only the line is redrawn."""

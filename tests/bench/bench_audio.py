@@ -74,7 +74,7 @@ def median_ms(values: list[float]) -> float:
 def _wait_silent(player: Any) -> None:
     """Until nothing plays (fades done) and the silence has been written out."""
     deadline = time.monotonic() + 2
-    while (player._voice is not None or player._fading) and time.monotonic() < deadline:
+    while not player.idle and time.monotonic() < deadline:
         time.sleep(0.001)
     time.sleep(0.005)
 

@@ -39,6 +39,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+if os.environ.get("FOLEY_BENCH_SRC"):  # a baseline: the player from another checkout
+    sys.path.insert(0, os.environ["FOLEY_BENCH_SRC"])
 
 from tests.bench.bench_scene import PULSE_CONF, make_scene, write_long  # noqa: E402
 
@@ -110,7 +112,7 @@ def one_run(folder: Path, env: dict[str, str], seconds: float, src: Path | None)
         time.sleep(0.5)
         worker_env = dict(env)
         if src is not None:
-            worker_env["PYTHONPATH"] = str(src)
+            worker_env["FOLEY_BENCH_SRC"] = str(src)
         done = subprocess.run(
             [sys.executable, __file__, "--worker", str(folder), "--seconds", str(seconds)],
             env=worker_env,
@@ -137,9 +139,7 @@ def one_run(folder: Path, env: dict[str, str], seconds: float, src: Path | None)
 
 
 def _busy(count: int) -> list[subprocess.Popen[bytes]]:
-    return [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)
-    ]
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
 
 
 def run(

@@ -146,7 +146,7 @@ def woven_prepare(folder: Path) -> dict[str, Any]:
 
 def _wait_silent(player: Any) -> None:
     deadline = time.monotonic() + 2
-    while (player._voice is not None or player._fading) and time.monotonic() < deadline:
+    while not player.idle and time.monotonic() < deadline:
         time.sleep(0.001)
     time.sleep(0.005)
 
@@ -336,13 +336,26 @@ def _callback_cost(folder: Path, scene: Any) -> dict[str, float]:
         start()
         costs = []
         for _ in range(300):
-            voice = player._voice
-            while voice is not None and not voice.eof and voice.buffered < BLOCK:
-                time.sleep(0.0005)  # the feeder premixes; a real device would not wait
+            # The feeder mixes ahead; a real device would not wait.
+            want = min(BLOCK, player.ring_target_frames)
+            while player.rendering and player.queued_frames < want:
+                time.sleep(0.0005)
             t0 = time.perf_counter()
-            stream.callback(out, BLOCK, None, Flags())
+            stream.callback(out, want, None, Flags())
             costs.append(time.perf_counter() - t0)
         results[f"callback_{name}_us"] = statistics.median(costs) * 1e6
+        # What moved out of the callback: the feeder's mix of one block (every voice,
+        # the lane gains, the limiter), timed with the feeder held off.
+        mixes = []
+        for _ in range(100):
+            with player._mix_lock:
+                while player.queued_frames:
+                    stream.callback(out, min(BLOCK, player.queued_frames), None, Flags())
+                t0 = time.perf_counter()
+                player._render(512)
+                mixes.append(time.perf_counter() - t0)
+            time.sleep(0.002)
+        results[f"mix_{name}_us"] = statistics.median(mixes) * 1e6
         player.stop()
         _wait_silent(player)
     player.close()
@@ -527,7 +540,8 @@ def report(results: dict[str, Any]) -> None:
         f"  feeder premix, woven            {m['woven_premix_mean_ms']:7.3f} ms mean, "
         f"{m['woven_premix_p99_ms']:.3f} ms p99"
     )
-    print(f"  audio callback, scene           {m['callback_scene_us']:7.1f} us")
+    print(f"  audio callback, scene           {m['callback_scene_us']:7.1f} us (a copy)")
+    print(f"  feeder mix of 512 frames, scene {m['mix_scene_us']:7.1f} us (bus, limiter)")
     w = results["woven_prepare"]
     print(f"woven analysis of 32 picks (load average {w['load_average']:.1f}):")
     for key in ("30s", "600s"):
@@ -536,6 +550,7 @@ def report(results: dict[str, Any]) -> None:
             f"{w[f'master_{key}_ms']:.0f} ms; cached {w[f'cached_{key}_ms']:.2f} ms"
         )
     print(f"  audio callback, one preview     {m['callback_preview_us']:7.1f} us")
+    print(f"  feeder mix of 512 frames, one preview {m['mix_preview_us']:7.1f} us")
     p = results.get("paced")
     if p is not None:
         print(

@@ -32,3 +32,39 @@ async def test_non_finite_samples_are_a_problem_in_the_details(
         await pilot.press("j")
         await ready(pilot)
         assert "non-finite" not in plain(screen.query_one(Details).content)
+
+
+async def test_the_status_line_counts_underruns_and_says_what_the_player_did(
+    session: Session,
+) -> None:
+    """The output falling behind is a hole in the sound: the status line says how often,
+    and that the player raised the device latency because of it."""
+    from rich.text import Text
+
+    from foley_tui.widgets.status_line import StatusLine
+
+    def plain_line(line: StatusLine) -> str:
+        content = line.content
+        assert isinstance(content, Text)
+        return content.plain
+
+    player = FakePlayer()
+    app = session.app(player)
+    async with app.run_test(size=(160, 30)) as pilot:
+        screen = await ready(pilot)
+        line = screen.query_one(StatusLine)
+        assert "underrun" not in plain_line(line)
+        await pilot.press("space")
+        await ready(pilot)
+        player.underruns = 1
+        player._notify()
+        await pilot.pause()
+        await ready(pilot)
+        assert "⚠ 1 underrun" in plain_line(line)
+        player.underruns = 4
+        player.output_note = "output latency raised to 50 ms after underruns"
+        player._notify()
+        await pilot.pause()
+        await ready(pilot)
+        text = plain_line(line)
+        assert "⚠ 4 underruns (output latency raised to 50 ms after underruns)" in text

@@ -165,6 +165,7 @@ class Previewer(Widget):
 
     def on_player_state_changed(self, message: PlayerStateChanged) -> None:
         status = message.status
+        self._widget(StatusLine).set_output(status.underruns, status.output_note)
         self.check_audio()
         playing = status.state is PlayerState.PLAYING
         self.panes.playing(playing)
@@ -181,6 +182,7 @@ class Previewer(Widget):
     def tick(self) -> None:
         status = self.player.status()
         self.transport.tick(status)
+        self._widget(StatusLine).set_output(status.underruns, status.output_note)
         self.post_message(PlayheadMoved(status.position_s, status.duration_s))
         if status.state is not PlayerState.PLAYING and self._timer is not None:
             self._timer.pause()

@@ -169,8 +169,9 @@ class FakeStream:
     def __init__(self, **kwargs: Any) -> None:
         self.kwargs = kwargs
         self.callback = kwargs["callback"]
-        self.latency = 0.0087
-        self.started = self.stopped = self.closed = False
+        latency = kwargs.get("latency")
+        self.latency = latency if isinstance(latency, float) else 0.0087
+        self.started = self.stopped = self.closed = self.aborted = False
         FakeStream.instances.append(self)
 
     def start(self) -> None:
@@ -179,12 +180,15 @@ class FakeStream:
     def stop(self) -> None:
         self.stopped = True
 
+    def abort(self) -> None:
+        self.aborted = True
+
     def close(self) -> None:
         self.closed = True
 
-    def pull(self, frames: int) -> np.ndarray:
+    def pull(self, frames: int, flags: Any = None) -> np.ndarray:
         out = np.full((frames, 2), 7.0, np.float32)  # garbage: the callback must overwrite
-        self.callback(out, frames, None, Flags())
+        self.callback(out, frames, None, flags or Flags())
         return out
 
 

@@ -102,15 +102,18 @@ def test_the_callback_only_copies_what_the_feeder_mixed(
     # the callback up.
     done = threading.Event()
     with player._lock, player._mix_lock:
-        worker = threading.Thread(target=lambda: (stream.pull(512), done.set()))
+
+        def pull() -> None:
+            stream.pull(512)
+            done.set()
+
+        worker = threading.Thread(target=pull)
         worker.start()
         worker.join(timeout=30)
     assert done.is_set()
 
 
-def test_the_callback_allocates_no_sample_memory(
-    player: SoundDevicePlayer, tmp_path: Path
-) -> None:
+def test_the_callback_allocates_no_sample_memory(player: SoundDevicePlayer, tmp_path: Path) -> None:
     stream = FakeStream.instances[-1]
     player.play(write(tmp_path / "a.wav", const(0.5, RATE * 2)))
     drain(stream, player, 4096)
@@ -157,3 +160,48 @@ def test_the_mix_runs_at_most_the_ring_depth_ahead(
         most = max(most, player.queued_frames, player.ring_target_frames)
     assert most <= RING_MAX_S * RATE
     assert player.ring_ms <= RING_MAX_S * 1e3
+
+
+class Underflow:
+    output_underflow = True
+
+
+def test_underruns_are_counted_and_a_dry_device_gets_a_larger_buffer(
+    player: SoundDevicePlayer, tmp_path: Path
+) -> None:
+    """PortAudio's underflow flag counts; when the device keeps running dry the player
+    reopens it with a larger latency (the ring keeps playing where it was) and says so."""
+    from foley_tui.audio.stream_engine import LATENCY_STEPS_S, UNDERRUNS_TO_RAISE
+
+    first = FakeStream.instances[-1]
+    player.play(write(tmp_path / "a.wav", const(0.5, RATE * 2)))
+    drain(first, player, 2048)
+    assert player.status().underruns == 0
+    for _ in range(UNDERRUNS_TO_RAISE):
+        first.pull(256, Underflow())
+    for _ in range(1000):
+        if len(FakeStream.instances) > 1 and player.status().output_note:
+            break
+        threading.Event().wait(0.002)
+    status = player.status()
+    assert status.underruns == UNDERRUNS_TO_RAISE
+    assert first.aborted and first.closed
+    second = FakeStream.instances[-1]
+    assert second is not first and second.started
+    assert second.kwargs["latency"] == LATENCY_STEPS_S[0]
+    assert status.output_note == "output latency raised to 50 ms after underruns"
+    assert player.latency_s == LATENCY_STEPS_S[0]
+    assert drain(second, player, 1024).any()  # the sound goes on through the new stream
+
+
+def test_a_starved_ring_on_a_clocked_device_is_an_underrun(
+    player: SoundDevicePlayer, tmp_path: Path
+) -> None:
+    """A callback that finds the ring short while a sound plays hands out a hole: it
+    counts (a real device is never ahead of real time, so it never naps)."""
+    stream = FakeStream.instances[-1]
+    player.play(write(tmp_path / "a.wav", const(0.5, RATE * 2)))
+    with player._mix_lock:  # the feeder is held up
+        queued = player.queued_frames
+        stream.pull(queued + 256)
+    assert player.status().underruns == 1
