@@ -134,7 +134,9 @@ class StreamEngine:
         rate = self.samplerate
         self._mix_lock = threading.Lock()
         self._ring = OutputRing(int(RING_CAPACITY_S * rate))
-        self._scratch = np.zeros((RENDER_FRAMES * 8, 2), dtype=np.float32)
+        # Room to mix anything the ring may hold at once (a switch mixes the new voice
+        # over every queued frame).
+        self._scratch = np.zeros((self._ring.capacity, 2), dtype=np.float32)
         self._mask = np.zeros((8192, 2), dtype=bool)
         self._period = 0  # the longest callback (frames) so far
         self._ceiling = 1.0  # the device's limit while what the ring holds sounds
@@ -353,12 +355,14 @@ class StreamEngine:
             out = self._scratch[:pending]
             out.fill(0.0)
             written = self._render_voice(voice, out, pending)
-            self._lower_ceiling(voice.ceiling)
+            self._lower_ceiling(voice.ceiling, ring.write)
             sanitise(out)
             np.clip(out, -voice.ceiling, voice.ceiling, out=out)
             voice.ring_marks.append((start, 0))
             ring.add(start, out[:written])
             ring.clip(start, pending, self._ceiling)
+            if voice.finished and voice.end_ring is None:
+                voice.end_ring = start + written
         self._rendering = True
         self._render_first()
 
@@ -385,13 +389,14 @@ class StreamEngine:
         ready = voice.buffered - getattr(getattr(voice, "bus", None), "discard", 0)
         return max(min(frames, ready), 0)
 
-    def _lower_ceiling(self, ceiling: float) -> None:
-        """The device's limit drops at once and rises only once the ring holds nothing
-        mixed under the lower one."""
+    def _lower_ceiling(self, ceiling: float, until: int) -> None:
+        """The device's limit drops at once (before the frames mixed under it reach
+        the ring) and rises again only once the ring has handed out every frame before
+        ``until``."""
+        if ceiling < 1.0:
+            self._ceiling_until = max(self._ceiling_until, until)
         if ceiling < self._ceiling:
             self._ceiling = ceiling
-        if ceiling < 1.0:
-            self._ceiling_until = max(self._ceiling_until, self._ring.write + RENDER_FRAMES * 8)
 
     def _maybe_measure(self, source: Source) -> None:
         if not self._settings.loudness_match or source.loudness_lufs is not None:
@@ -586,9 +591,10 @@ class StreamEngine:
         made = 0
         ceiling = 1.0
         ring = self._ring
+        own = 0
         if voice is not None and not voice.finished:
             index = voice.rendered
-            written = self._render_voice(voice, out, frames)
+            written = own = self._render_voice(voice, out, frames)
             if written:
                 marks = voice.ring_marks
                 if not marks or marks[-1][1] + ring.write - marks[-1][0] != index:
@@ -602,15 +608,15 @@ class StreamEngine:
                 self._ended.append(old)
             made = max(made, written)
             ceiling = min(ceiling, old.ceiling)
+        if voice is not None and voice.finished and voice.end_ring is None:
+            voice.end_ring = ring.write + own
         if not made:
             return 0
         block = out[:made]
         sanitise(block)
-        self._lower_ceiling(ceiling)
+        self._lower_ceiling(ceiling, ring.write + made)
         np.clip(block, -ceiling, ceiling, out=block)
         ring.push(block)
-        if voice is not None and voice.finished and voice.end_ring is None:
-            voice.end_ring = ring.write
         return made
 
     def _render_voice(self, voice: Voice, out: np.ndarray, frames: int) -> int:

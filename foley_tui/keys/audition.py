@@ -54,6 +54,10 @@ AUDITION_KEYS: tuple[KeySpec, ...] = (
         "Preview",
         show=True,
         key_display="space",
+        # Checked where the key arrives, not after it has bubbled from the list through
+        # each container to the app: the key-to-sound path is the app's first promise.
+        # A text box still keeps its own typing (Textual filters keys it consumes).
+        priority=True,
     ),
     binding(
         "play-start",

@@ -21,6 +21,24 @@ from tests.ui.conftest import IDS, SIZE, Session, current, ready, wait_workers
 # -- move ------------------------------------------------------------------------------
 
 
+async def test_space_in_the_filter_box_types_a_space_and_plays_nothing(session: Session) -> None:
+    """Space plays from where the key arrives (no bubbling through the screen), yet a
+    text box keeps its typing."""
+    from foley_tui.widgets.filter_input import FilterInput
+
+    player = FakePlayer()
+    app = session.app(player)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("slash", "a", "space", "b")
+        box = app.screen.query_one(FilterInput)
+        assert box.value == "a b"
+        assert player.played() == []
+        await pilot.press("escape", "escape")  # clear the box, back to the list
+        await pilot.press("space")
+        assert player.played() == [("tone-0.wav", 0.0)]
+
+
 async def test_down_up_j_k_move_the_cursor(session: Session) -> None:
     app = session.app()
     async with app.run_test(size=SIZE) as pilot:

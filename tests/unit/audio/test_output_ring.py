@@ -205,3 +205,32 @@ def test_a_starved_ring_on_a_clocked_device_is_an_underrun(
         queued = player.queued_frames
         stream.pull(queued + 256)
     assert player.status().underruns == 1
+
+
+def test_a_sound_shorter_than_the_ring_it_replaces_still_ends(
+    player: SoundDevicePlayer, tmp_path: Path
+) -> None:
+    """A click of a sound mixed whole over the old sound's queued frames: it is heard
+    (after one device period), then reported stopped."""
+    from foley_tui.audio.base import PlayerState
+
+    from .test_audio_player import Recorder
+
+    stream = FakeStream.instances[-1]
+    player.play(write(tmp_path / "long.wav", const(0.5, RATE * 2)))
+    drain(stream, player, 2048)
+    for _ in range(1000):
+        if player.queued_frames >= player.ring_target_frames:
+            break
+        threading.Event().wait(0.002)
+    recorder = Recorder()
+    player.set_state_callback(recorder)
+    player.play(write(tmp_path / "click.wav", const(0.25, 64)))
+    out = drain(stream, player, int(RING_MAX_S * RATE) + 2048)
+    at = int(np.argmax(out[:, 0] != 0.5))  # one device period on: the switch
+    assert 0 < at <= 512
+    fade = np.maximum(1 - np.arange(1, 65) / int(0.010 * RATE), 0)
+    np.testing.assert_allclose(out[at : at + 64, 0], 0.25 + 0.5 * fade, atol=1e-6)
+    assert not out[-1024:].any()  # the old sound faded out, the click over
+    recorder.wait_for(PlayerState.STOPPED)
+    assert player.status().state is PlayerState.STOPPED
