@@ -156,6 +156,7 @@ class SoundDevicePlayer(StreamEngine):
             with contextlib.suppress(Exception):
                 self._stream.close()
             self._running = False
+            self._realtime_asked = False  # the new stream's callback thread asks again
             for choice in (latency, "low"):  # never left without a stream
                 try:
                     stream = self._open_stream(choice)

@@ -9,6 +9,7 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 from collections import deque
@@ -78,6 +79,12 @@ LATENCY_STEPS_S = (0.05, 0.1, 0.2)
 UNDERRUNS_TO_RAISE = 3
 UNDERRUN_WINDOW_S = 10.0
 
+#: The real-time priority asked for PortAudio's callback thread (SCHED_RR), as audio
+#: servers and PortAudio's own ALSA option do: below the audio servers' own threads.
+#: Granted where the system allows it (RLIMIT_RTPRIO, rtkit's limits, root), else the
+#: thread keeps its normal priority.
+REALTIME_PRIORITY = 10
+
 #: Idle naps on an unpaced sink (see StreamEngine._idle_nap).
 IDLE_AHEAD_S = 0.020
 
@@ -128,6 +135,8 @@ class StreamEngine:
     _device_seen: int
     _underrun_times: deque[float]
     _latency_step: int
+    _realtime_asked: bool
+    realtime: bool
 
     def _init_engine(self) -> None:
         """The mix's state (the ring and its buffers, allocated once)."""
@@ -150,6 +159,8 @@ class StreamEngine:
         self._device_seen = 0
         self._underrun_times = deque(maxlen=UNDERRUNS_TO_RAISE)
         self._latency_step = 0
+        self._realtime_asked = False  # asked by the first callback of each stream
+        self.realtime = False  # the callback thread runs at a real-time priority
 
     # -- public read-only state (diagnostics, tests) ---------------------------------
     @property
@@ -431,6 +442,8 @@ class StreamEngine:
             outdata.fill(0.0)
 
     def _copy_out(self, outdata: np.ndarray, frames: int, status: Any) -> None:
+        if not self._realtime_asked:
+            self._ask_realtime()
         if status.output_underflow:
             self.underruns += 1
             self._device_underruns += 1
@@ -448,6 +461,19 @@ class StreamEngine:
             elif self._rendering:
                 self.underruns += 1  # the feeder fell behind: this block has a hole
         self._limit(outdata, frames)
+
+    def _ask_realtime(self) -> None:
+        """Once per stream, from its callback thread: a real-time priority, if the
+        system grants it, so busy processes at normal priority never delay the device's
+        next block. Only PortAudio's own thread (one Python did not start) asks."""
+        self._realtime_asked = True
+        if not isinstance(threading.current_thread(), threading._DummyThread):
+            return
+        try:
+            os.sched_setscheduler(0, os.SCHED_RR, os.sched_param(REALTIME_PRIORITY))
+        except (AttributeError, OSError):  # not Linux, or not allowed: normal priority
+            return
+        self.realtime = True
 
     def _limit(self, outdata: np.ndarray, frames: int) -> None:
         """The guarantee, whatever the mix did: nothing non-finite, nothing above the
@@ -482,6 +508,11 @@ class StreamEngine:
 
     # -- feeder thread ---------------------------------------------------------------
     def _feed_loop(self) -> None:
+        # The feeder holds the GIL the callback needs: if busy processes could preempt
+        # it while it does, no device buffer would be long enough. It asks for the same
+        # priority as the callback (granted or not, like the callback's).
+        with contextlib.suppress(AttributeError, OSError):
+            os.sched_setscheduler(0, os.SCHED_RR, os.sched_param(REALTIME_PRIORITY))
         while not self._closed:
             self._reap()
             if self._voice is None and not self._fading:

@@ -70,7 +70,7 @@ def worker(folder: Path, seconds: float) -> None:
         "latency_ms": player.latency_s * 1e3,
         "code": str(Path(foley_tui.__file__).parent),
     }
-    for name in ("ring_ms", "device_latency_ms"):
+    for name in ("ring_ms", "realtime"):
         value = getattr(player, name, None)
         if value is not None:
             out[name] = value
@@ -215,6 +215,8 @@ def report(result: dict[str, Any]) -> None:
     )
     for i, r in enumerate(result["runs"], 1):
         extra = f", ring {r['ring_ms']:.1f} ms" if "ring_ms" in r else ""
+        if "realtime" in r:
+            extra += ", real-time callback" if r["realtime"] else ", normal-priority callback"
         print(
             f"  run {i}: {r['underruns']} underruns, {r['alsa_lines']} ALSA lines, "
             f"{r['gaps']} gaps > {GAP_MS:g} ms ({r['gap_total_ms']:.0f} ms in all, longest "

@@ -234,3 +234,36 @@ def test_a_sound_shorter_than_the_ring_it_replaces_still_ends(
     assert not out[-1024:].any()  # the old sound faded out, the click over
     recorder.wait_for(PlayerState.STOPPED)
     assert player.status().state is PlayerState.STOPPED
+
+
+def test_only_portaudios_own_thread_asks_for_a_real_time_priority(
+    player: SoundDevicePlayer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The callback thread asks once for SCHED_RR (granted where the system allows);
+    a Python thread calling the callback (tests, benches) never does."""
+    import _thread
+    import os
+
+    asked: list[tuple[int, int, int]] = []
+
+    def sched_setscheduler(pid: int, policy: int, param: os.sched_param) -> None:
+        asked.append((pid, policy, param.sched_priority))
+
+    monkeypatch.setattr(os, "sched_setscheduler", sched_setscheduler)
+    stream = FakeStream.instances[-1]
+    stream.pull(256)  # from this (Python) thread: no
+    assert asked == [] and not player.realtime
+    done = threading.Event()
+
+    def native() -> None:  # a thread Python did not start with threading, as PortAudio's
+        try:
+            for _ in range(3):
+                stream.pull(256)
+        finally:
+            done.set()
+
+    player._realtime_asked = False  # as for a new stream
+    _thread.start_new_thread(native, ())
+    assert done.wait(30)
+    assert asked == [(0, os.SCHED_RR, 10)]  # once, for the calling thread
+    assert player.realtime
