@@ -360,6 +360,9 @@ class StreamEngine:
             self._rendering = bool(self._fading)
             return
         voice.ring_marks.clear()
+        # A scene's ceiling holds from the switch on, for the old sound's last frames
+        # and its fade too (they sound together with the scene, or just before it).
+        self._lower_ceiling(voice.ceiling, ring.write)
         overlap = self._renderable(voice, pending)
         if pending and overlap >= pending:
             # The new voice covers the whole faded stretch: mix it over from ``start``.
@@ -452,6 +455,7 @@ class StreamEngine:
             self._period = frames  # the most the callback may be copying at a time
         ring = self._ring
         ahead = self._pace(frames)
+        first = ring.read
         got = ring.read_into(outdata, frames)
         if got < frames:
             if ahead:
@@ -460,7 +464,7 @@ class StreamEngine:
                     ring.read_into(outdata, frames)
             elif self._rendering:
                 self.underruns += 1  # the feeder fell behind: this block has a hole
-        self._limit(outdata, frames)
+        self._limit(outdata, frames, first)
 
     def _ask_realtime(self) -> None:
         """Once per stream, from its callback thread: a real-time priority, if the
@@ -475,9 +479,10 @@ class StreamEngine:
             return
         self.realtime = True
 
-    def _limit(self, outdata: np.ndarray, frames: int) -> None:
+    def _limit(self, outdata: np.ndarray, frames: int, first: int) -> None:
         """The guarantee, whatever the mix did: nothing non-finite, nothing above the
-        ceiling reaches the device (in place, in a mask allocated up front)."""
+        ceiling reaches the device (in place, in a mask allocated up front). ``first``:
+        the ring frame this block started at."""
         mask = self._mask
         if len(mask) < frames:  # a device period beyond any seen: grow once
             mask = self._mask = np.zeros((frames, outdata.shape[1]), dtype=bool)
@@ -485,7 +490,7 @@ class StreamEngine:
         np.isfinite(outdata, out=bad)
         np.logical_not(bad, out=bad)
         np.copyto(outdata, 0.0, where=bad)
-        if self._ceiling < 1.0 and self._ring.read >= self._ceiling_until:
+        if self._ceiling < 1.0 and first >= self._ceiling_until:
             self._ceiling = 1.0
         ceiling = self._ceiling
         np.clip(outdata, -ceiling, ceiling, out=outdata)
