@@ -234,6 +234,8 @@ class Listing:
         """The first paint's page: (its view with :data:`PENDING` around the fetched
         rows, the session's size, the view settings it was fetched for); None once the
         whole list is in (:meth:`set_ids`, :meth:`set_rows`)."""
+        self._page_span = (0, 0)
+        """Where the fetched rows are in the page's view (the rest is placeholders)."""
 
     def saving(self, sound_id: str) -> None:
         """A decision on ``sound_id`` is on its way to the store."""
@@ -294,6 +296,7 @@ class Listing:
         tail = max(shown - offset - len(rows), 0)
         view = [PENDING] * offset + self.ids + [PENDING] * tail
         self._page = (view, total, _page_key(settings))
+        self._page_span = (offset, offset + len(self.ids))
 
     def set_ids(self, ids: list[str]) -> None:
         """First paint: ids only (no Row objects: 100k of them would delay the paint);
@@ -332,8 +335,15 @@ class Listing:
         """Recompute and return ``view`` for ``settings``."""
         if self._page is not None and self._page[2] == _page_key(settings):
             # The page was fetched for this view (the index knows no marks: hidden rows
-            # are left out here).
-            self.view = [sid for sid in self._page[0] if not self.is_hidden(sid)]
+            # are left out here). Only the fetched rows are looked at: the rest of a big
+            # session's view is placeholders, and this runs on the way to the first frame.
+            view = self._page[0]
+            start, end = self._page_span
+            shown = [sid for sid in view[start:end] if not self.is_hidden(sid)]
+            if len(shown) == end - start:
+                self.view = list(view)
+            else:
+                self.view = view[:start] + shown + view[end:]
             return self.view
         ids: list[str] = self.ids
         wanted = settings.status_filter

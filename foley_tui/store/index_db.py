@@ -105,7 +105,9 @@ def save(path: str, index: CandidateIndex) -> None:
             db.execute("PRAGMA journal_mode = OFF")  # a fresh file: nothing to roll back
             db.execute("PRAGMA synchronous = OFF")  # a cache: a lost index is a re-scan
             with db:
-                for statement in DDL:
+                # Indexes after the rows: one bulk build instead of an insert per row.
+                tables = [s for s in DDL if not s.startswith("CREATE INDEX")]
+                for statement in tables:
                     db.execute(statement)
                 db.executemany(
                     "INSERT INTO info(k, v) VALUES (?, ?)",
@@ -128,6 +130,9 @@ def save(path: str, index: CandidateIndex) -> None:
                 db.executemany(
                     "INSERT INTO columns(k, v) VALUES (?, ?)", index_columns.encode(index)
                 )
+                for statement in DDL:
+                    if statement not in tables:
+                        db.execute(statement)
         finally:
             db.close()
         os.replace(tmp, path)
@@ -279,6 +284,18 @@ def _view_sql(
     return f"FROM rows r LEFT JOIN temp.decided d ON d.key = r.key{clause}", params, bool(where)
 
 
+def _dense(db: sqlite3.Connection, row_count: int) -> bool:
+    """Whether the rows' positions run 0 .. ``row_count`` - 1 (as :func:`save` writes
+    them, one row each), so a row's offset in the whole list is its ``pos``. Two lookups
+    of the primary key. A crafted file whose count lies only places its first page at a
+    wrong offset until the whole list (every file checked) replaces it."""
+    if row_count <= 0:
+        return False
+    (low,) = db.execute("SELECT min(pos) FROM rows").fetchone()
+    (high,) = db.execute("SELECT max(pos) FROM rows").fetchone()
+    return bool(low == 0 and high == row_count - 1)
+
+
 def position(
     db: sqlite3.Connection,
     key: str,
@@ -289,12 +306,14 @@ def position(
     picks: Mapping[str, tuple[str | None, float | None]] | None = None,
     rejects: Iterable[str] = (),
     searchable: bool = True,
+    row_count: int | None = None,
 ) -> int | None:
     """Where ``key`` is in the view (its offset), None when the view does not show it.
 
-    Two scans at most, no sort: the row's order values, then a count of the rows that
-    come before them (so a saved cursor deep in a big session is painted first)."""
-    base, params, _ = _view_sql(
+    The row is found by its id (indexed); in the whole list in rank order its offset is
+    its position (see :func:`_dense`), else one count of the rows that come before its
+    order values, no sort (so a saved cursor deep in a big session is painted first)."""
+    base, params, filtered = _view_sql(
         db,
         sort=sort,
         status=status,
@@ -311,6 +330,8 @@ def position(
     ).fetchone()
     if found is None:
         return None
+    if sort == "rank" and not filtered and row_count is not None and _dense(db, row_count):
+        return int(found[0])
     # Lexicographic "before": t0 < k0 OR (t0 IS k0 AND (t1 < k1 OR (...))); ``IS`` is
     # equality that holds for NULLs, which the IS NULL terms have already ordered.
     before, values = "", list[Any]()
@@ -360,12 +381,19 @@ def page(
     else:
         (total,) = db.execute(f"SELECT count(*) {base}", params).fetchone()
     offset = max(0, min(offset, max(total - 1, 0)))
-    found = db.execute(
-        f"SELECT r.key, r.pos, {', '.join('r.' + n for n, _, _ in VALUE_SQL)}, r.unreadable, "
-        "r.name "
-        f"{base} ORDER BY {_order_sql(sort)} LIMIT ? OFFSET ?",
-        [*params, max(0, limit), offset],
-    ).fetchall()
+    columns = f"r.key, r.pos, {', '.join('r.' + n for n, _, _ in VALUE_SQL)}, r.unreadable, r.name"
+    if sort == "rank" and not where and row_count is not None and _dense(db, row_count):
+        # The whole list in rank order: the page starts at its position (OFFSET would
+        # step over every row before it, a scan of most of a big session).
+        found = db.execute(
+            f"SELECT {columns} {base} WHERE r.pos >= ? ORDER BY r.pos LIMIT ?",
+            [*params, offset, max(0, limit)],
+        ).fetchall()
+    else:
+        found = db.execute(
+            f"SELECT {columns} {base} ORDER BY {_order_sql(sort)} LIMIT ? OFFSET ?",
+            [*params, max(0, limit), offset],
+        ).fetchall()
     for row in found:
         if not (type(row[0]) is str and type(row[1]) is int and type(row[2]) is str):
             raise sqlite3.DatabaseError("a row of the wrong types")

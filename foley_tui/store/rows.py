@@ -316,6 +316,7 @@ class IndexedRows:
                     picks=placed,
                     rejects=rejected,
                     searchable=searchable,
+                    row_count=checked[2],
                 )
                 if at is not None:
                     offset = max(0, at - query.limit // 2)

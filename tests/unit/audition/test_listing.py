@@ -104,3 +104,32 @@ def test_marks_filter_rated_and_hide_hidden_unless_asked() -> None:
     # Every filter value round-trips through the saved view.
     settings = ViewSettings(status_filter="rated ≥ 3", sort="rating")
     assert ViewSettings.from_dict(settings.to_dict(), ViewSettings()) == settings
+
+
+def test_a_first_page_is_filtered_by_its_rows_only() -> None:
+    """A reopen's first frame: one fetched page at its place in a big view of
+    placeholders. Hidden rows of the page are left out, the placeholders stay, and only
+    the fetched rows are looked up (the view is applied twice on the way to the first
+    frame: a pass over every placeholder would make that frame grow with the session)."""
+    from foley_tui.audition.events import PENDING
+    from foley_tui.marks import Marks
+
+    rows = [Row(f"s{i}", 5000 + i, f"sound {i}", 1.0, "bbc", "", (), None, None) for i in range(3)]
+    listing = Listing()
+    listing.set_page(rows, 5000, 100_000, 100_000, ViewSettings())
+    looked_up: list[str] = []
+    real = listing.is_hidden
+
+    def is_hidden(sound_id: str) -> bool:
+        looked_up.append(sound_id)
+        return real(sound_id)
+
+    listing.is_hidden = is_hidden  # type: ignore[method-assign]
+    view = listing.apply(ViewSettings())
+    assert len(view) == 100_000 and view[5000:5003] == ["s0", "s1", "s2"]
+    assert view[4999] == PENDING and view[5003] == PENDING
+    listing.marks = {"s1": Marks(hidden=True)}
+    view = listing.apply(ViewSettings())
+    assert len(view) == 99_999 and view[5000:5002] == ["s0", "s2"]
+    assert view[4999] == PENDING and view[5002] == PENDING
+    assert sorted(set(looked_up)) == ["s0", "s1", "s2"] and len(looked_up) == 6

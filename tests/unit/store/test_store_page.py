@@ -186,3 +186,48 @@ def test_a_page_leaves_no_transaction_open_to_block_a_writer(data_dir: Path) -> 
     assert path is not None
     assert index_db.build_search(path)  # another writer gets the file at once
     assert reader.page(query="slam") is not None  # and the reader goes on
+
+
+def _steps_to_page_around_the_last(data_dir: Path, count: int) -> int:
+    """SQLite virtual-machine steps (in hundreds) of the first page of a session of
+    ``count`` candidates around its last row: the reopen's first-frame read."""
+    from foley_tui.store import index_db, index_schema
+
+    service = SessionService(data_dir / str(count))
+    sid = service.create()
+    store = service.get(sid)
+    store.cache_candidates([candidate(f"id:{i:05d}") for i in range(count)])
+    rows = store.rows()  # writes the index
+    path = store.state.index_path()
+    assert path is not None
+    db = index_schema.connect(path, readonly=True)
+    try:
+        checked = index_schema.check(db)
+        assert checked is not None and checked[2] == count
+        steps = 0
+
+        def step() -> int:
+            nonlocal steps
+            steps += 1
+            return 0
+
+        db.set_progress_handler(step, 100)
+        last = rows[-1].sound_id
+        at = index_db.position(db, last, row_count=count)
+        assert at == count - 1
+        page = index_db.page(db, offset=at - 5, limit=10, row_count=count)
+        assert [r.sound_id for r in page.rows] == [r.sound_id for r in rows[-6:]]
+        return steps
+    finally:
+        db.close()
+
+
+def test_the_page_around_a_saved_cursor_does_not_grow_with_the_session(data_dir: Path) -> None:
+    """A reopen's first frame is the page around the saved cursor: the cursor's row is
+    found by its id (indexed) and, in the whole list in rank order, the page starts at its
+    position, so neither a scan of the table nor an OFFSET over the rows before it is on
+    the way to the first frame. 40x the rows, about the same work."""
+    small = _steps_to_page_around_the_last(data_dir, 50)
+    big = _steps_to_page_around_the_last(data_dir, 2000)
+    # A scan of the 2000 rows alone would be well over a hundred steps of 100 ops each.
+    assert big <= small + 5, (small, big)
