@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from foley_tui.library import ucs
-from foley_tui.library.metadata import FileMeta, read_metadata
+from foley_tui.library.metadata import FileMeta, read_open
 from foley_tui.library.scan import Found, Skipped, walk
 
 SCHEMA_VERSION = 2
@@ -120,24 +120,40 @@ Progress = Callable[[str, int, int], None]
 """``progress(phase, done, total)``: phase ``walk`` (total 0: unknown yet) or ``read``."""
 
 
-def read_file(root: str, rel: str) -> tuple[str | None, FileMeta]:
-    """(SHA-256 or None, metadata) of one file (module level: worker processes run it)."""
-    path = Path(root) / rel
-    meta = read_metadata(path)
-    if meta.problem is not None and meta.problem.startswith("cannot be read"):
-        return None, meta
+def read_file(root: str, rel: str, size: int | None = None) -> tuple[str | None, FileMeta]:
+    """(SHA-256 or None, metadata) of one file, opened once for both: the metadata
+    readers parse the header chunks or tags, then the hash reads the content."""
+    path = Path(root, rel)
     try:
-        with open(path, "rb") as fh:
-            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        fh = open(path, "rb")  # noqa: SIM115 (the with below closes it)
     except OSError as exc:
-        meta.problem = f"cannot be read ({exc.strerror or exc})"
-        return None, meta
+        return None, FileMeta(problem=f"cannot be read ({exc.strerror or exc})")
+    with fh:
+        meta = read_open(fh, path, size)
+        if meta.problem is not None and meta.problem.startswith("cannot be read"):
+            return None, meta
+        try:
+            fh.seek(0)
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        except OSError as exc:
+            meta.problem = f"cannot be read ({exc.strerror or exc})"
+            return None, meta
     return digest, meta
 
 
-def _read_many(root: str, rels: list[str]) -> Iterator[tuple[str, str | None, FileMeta]]:
+def read_row(root: str, found: tuple[str, int, int]) -> tuple[Any, ...]:
+    """The index row of one file (``found``: its rel, size and mtime), read whole in a
+    worker process: a row of plain values crosses back cheaper than a FileMeta."""
+    rel, size, mtime_ns = found
+    sha, meta = read_file(root, rel, size)
+    return _row_of(rel, size, mtime_ns, sha, meta)
+
+
+def _read_many(root: str, files: list[tuple[str, int, int]]) -> Iterator[tuple[Any, ...]]:
+    """The rows of ``files`` ((rel, size, mtime) each), in order."""
     done = 0
-    if len(rels) >= PROCESS_THRESHOLD and (os.cpu_count() or 1) >= 2:
+    if len(files) >= PROCESS_THRESHOLD and (os.cpu_count() or 1) >= 2:
+        import functools
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
@@ -147,15 +163,15 @@ def _read_many(root: str, rels: list[str]) -> Iterator[tuple[str, str | None, Fi
         workers = min(os.cpu_count() or 2, 4)
         try:
             with ProcessPoolExecutor(workers, mp_context=context) as pool:
-                results = pool.map(read_file, [root] * len(rels), rels, chunksize=64)
-                for rel, result in zip(rels, results, strict=True):
-                    yield (rel, *result)
+                rows = pool.map(functools.partial(read_row, root), files, chunksize=64)
+                for row in rows:
+                    yield row
                     done += 1
             return
         except (BrokenProcessPool, OSError):
             pass  # no worker processes here (a frozen or embedded interpreter): read on
-    for rel in rels[done:]:
-        yield (rel, *read_file(root, rel))
+    for found in files[done:]:
+        yield read_row(root, found)
 
 
 def _row_of(rel: str, size: int, mtime_ns: int, sha: str | None, meta: FileMeta) -> tuple[Any, ...]:
@@ -244,6 +260,10 @@ class LibraryIndex:
 
     def _init(self, db: sqlite3.Connection) -> None:
         db.execute("PRAGMA journal_mode = WAL")
+        # A cache: a commit need not reach the disk (a crash loses at most the last
+        # batches, read again next time), and a scan commits every batch, so waiting for
+        # each fsync on a busy disk would pace the whole scan.
+        db.execute("PRAGMA synchronous = NORMAL")
         with db:
             db.execute(_DDL[0])
             found = dict(db.execute("SELECT k, v FROM info").fetchall())
@@ -398,7 +418,6 @@ class LibraryIndex:
         current = {f.rel for f in found}
         gone = {rel: known[rel][2] for rel in known.keys() - current}
         to_read = [f for f in found if known.get(f.rel, (None, None))[:2] != (f.size, f.mtime_ns)]
-        stats = {f.rel: f for f in found}
         report("read", 0, len(to_read))
         with self._lock, self._db:
             self._db.execute("DELETE FROM skipped")
@@ -410,9 +429,10 @@ class LibraryIndex:
         done = 0
         fresh_by_sha: dict[str, str] = {}
         stopped = False
-        for rel, sha, meta in _read_many(str(self.root), [f.rel for f in to_read]):
-            info = stats[rel]
-            batch.append(_row_of(rel, info.size, info.mtime_ns, sha, meta))
+        files = [(f.rel, f.size, f.mtime_ns) for f in to_read]
+        for row in _read_many(str(self.root), files):
+            rel, sha = row[0], row[3]
+            batch.append(row)
             if sha and rel not in known:
                 fresh_by_sha.setdefault(sha, rel)
             done += 1

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from foley_tui.library import ucs
 
@@ -98,30 +99,45 @@ def sniff(head: bytes) -> str | None:
 def read_metadata(path: Path) -> FileMeta:
     """The metadata of the sound file at ``path`` (never raises for a bad file)."""
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(16)
+        fh = open(path, "rb")  # noqa: SIM115 (the with below closes it)
+    except OSError as exc:
+        return FileMeta(problem=f"cannot be read ({exc.strerror or exc})")
+    with fh:
+        return read_open(fh, path)
+
+
+def read_open(fh: BinaryIO, path: Path, size: int | None = None) -> FileMeta:
+    """The metadata of the sound file open as ``fh`` (at ``path``, ``size`` bytes when the
+    caller knows it). The file is opened once for everything: the head that says its
+    format, the library's parse of the chunks or tags it needs (they seek past the audio,
+    never read it) and, afterwards, the caller's content hash. Never raises for a bad
+    file; leaves ``fh`` at no particular position."""
+    try:
+        head = fh.read(16)
+        fh.seek(0)
     except OSError as exc:
         return FileMeta(problem=f"cannot be read ({exc.strerror or exc})")
     if not head:
         return FileMeta(problem="empty file (0 bytes)")
-    named = _EXTENSION_FORMAT.get(path.suffix.lower())
+    suffix = path.suffix
+    named = _EXTENSION_FORMAT.get(suffix.lower())
     found = sniff(head)
     if found is None and named != "w64":
         return FileMeta(problem=f"not audio: its first bytes are no known sound format{_as(named)}")
     kind = found or "w64"
     try:
         if kind == "wav":
-            meta = _read_wav(path)
+            meta = _read_wav(fh, size)
         elif kind == "w64":
             meta = _read_sndfile(path)
         else:
-            meta = _read_tagged(path, kind)
+            meta = _read_tagged(fh, kind)
     except _Unreadable as exc:
         meta = FileMeta(format=kind, problem=str(exc))
     if kind == "mp4" and meta.problem is None:
         meta.problem = "MP4 audio: its tags are read, but the player does not decode it"
     if named is not None and named != kind and meta.problem is None:
-        meta.warning = f"named {path.suffix} but holds {kind.upper()}"
+        meta.warning = f"named {suffix} but holds {kind.upper()}"
     _fill_ucs(meta, path)
     return meta
 
@@ -135,14 +151,15 @@ class _Unreadable(Exception):
 
 
 # ---------------------------------------------------------------------------- WAV
-def _read_wav(path: Path) -> FileMeta:
+def _read_wav(fh: BinaryIO, size: int | None) -> FileMeta:
     from wavinfo import WavInfoReader
     from wavinfo.riff_parser import WavInfoEOFError
 
     reader: Any = None
     for encoding in ("utf-8", "latin-1"):
         try:
-            reader = WavInfoReader(str(path), bext_encoding=encoding)
+            fh.seek(0)
+            reader = WavInfoReader(fh, bext_encoding=encoding)
             break
         except UnicodeDecodeError:
             continue  # latin-1 decodes any byte, so the loop always ends with a reader
@@ -165,7 +182,8 @@ def _read_wav(path: Path) -> FileMeta:
     # The last chunk's header may promise more audio than the file holds (a copy cut
     # short): wavinfo reads only headers, so compare the data chunk with the file's size.
     chunk = next((c for c in reader.main_list if getattr(c, "ident", None) == b"data"), None)
-    size = path.stat().st_size
+    if size is None:
+        size = os.fstat(fh.fileno()).st_size
     if chunk is not None and chunk.start + chunk.length > size and fmt.block_align:
         held = max(0, size - chunk.start) // fmt.block_align
         meta.duration_s = round(held / fmt.sample_rate, 6)
@@ -250,14 +268,14 @@ def _ixml_fields(tree: Any) -> Iterator[tuple[str, str]]:
 
 
 # ---------------------------------------------------------------------------- tags
-def _read_tagged(path: Path, kind: str) -> FileMeta:
+def _read_tagged(fh: BinaryIO, kind: str) -> FileMeta:
     from tinytag import TinyTag, TinyTagException
 
     try:
         # A file object and no name: tinytag picks its parser by the file's magic bytes,
         # not by an extension that may lie.
-        with open(path, "rb") as fh:
-            tag = TinyTag.get(file_obj=fh)
+        fh.seek(0)
+        tag = TinyTag.get(file_obj=fh)
     except TinyTagException as exc:
         raise _Unreadable(f"damaged {kind.upper()} ({exc})") from None
     except (OSError, EOFError, ValueError, IndexError, KeyError) as exc:
