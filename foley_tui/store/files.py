@@ -20,7 +20,14 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any, NamedTuple
 
 from foley_tui.safe_io import MAX_RECORD_BYTES, UnsafeFileError, kind_of, read_capped
-from foley_tui.store.codec import DecodeError, decode_name, dumps, encode_key, loads_object
+from foley_tui.store.codec import (
+    DecodeError,
+    decode_name,
+    decode_names,
+    dumps,
+    encode_key,
+    loads_object,
+)
 from foley_tui.store.errors import StoreProblem
 
 #: Delays (seconds) between re-reads of an empty or unparsable file: foley writes in
@@ -333,51 +340,82 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
         """All canonical entries with (mtime_ns, size), and the foreign names found.
 
         ``known`` maps file names already decoded (the index) to their keys: decoding
-        100k names costs about a second, a dict lookup almost nothing.
+        100k names one by one costs about a second, a dict lookup almost nothing (and
+        without it the names are decoded in bulk).
         """
         entries: list[ScanEntry] = []
         problems: list[StoreProblem] = []
-        try:
-            dir_fd = open_folder(self.path)
-        except FileNotFoundError:
-            self.problems = problems
-            return entries, problems
-        except OSError as exc:
-            problems.append(self._problem("", self.path, exc.strerror or str(exc)))
+        listed, dir_fd = self._listed(known, problems)
+        if dir_fd is None:
             self.problems = problems
             return entries, problems
         append = entries.append
         try:
-            # scandir of the descriptor (what was checked is what is listed) and fstatat
-            # relative to it: no path walk per file (a third faster).
-            with os.scandir(dir_fd) as iterator:
-                for entry in iterator:
-                    name = entry.name
-                    if name[0] == ".":
+            for entry, key in listed:
+                name = entry.name
+                if stat:
+                    try:
+                        # fstatat relative to the listed descriptor: no path walk per file.
+                        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                    except FileNotFoundError:
                         continue
-                    hit = known.get(name) if known is not None else None
-                    key = hit if hit is not None else decode_name(name)
-                    path = os.path.join(self.path, name)
-                    if key is None:
-                        problems.append(
-                            self._problem(name, path, "foreign file name (foley cannot read it)")
-                        )
-                        continue
-                    if not entry.is_file(follow_symlinks=False):
-                        problems.append(self._problem(key, path, _entry_kind(entry)))
-                        continue
-                    if stat:
-                        try:
-                            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-                        except FileNotFoundError:
-                            continue
-                        append(ScanEntry(key, name, st.st_mtime_ns, st.st_size))
-                    else:
-                        append(ScanEntry(key, name, 0, 0))
+                    append(ScanEntry(key, name, st.st_mtime_ns, st.st_size))
+                else:
+                    append(ScanEntry(key, name, 0, 0))
         finally:
             os.close(dir_fd)
         self.problems = problems
         return entries, problems
+
+    def listed_keys(self, known: Mapping[str, str] | None = None) -> list[str]:
+        """The keys of :meth:`scan`'s entries, in listing order, without a stat or an
+        entry object per file (the first paint of a session with no index needs only
+        these); the foreign names found are in :attr:`problems` as after a scan."""
+        problems: list[StoreProblem] = []
+        listed, dir_fd = self._listed(known, problems)
+        if dir_fd is not None:
+            os.close(dir_fd)
+        self.problems = problems
+        return [key for _, key in listed]
+
+    def _listed(
+        self, known: Mapping[str, str] | None, problems: list[StoreProblem]
+    ) -> tuple[list[tuple[os.DirEntry[str], str]], int | None]:
+        """(entry, key) of every canonical regular file of the folder, and the open
+        folder descriptor (None when it cannot be opened); foreign names, other kinds
+        of entry and an unreadable folder go to ``problems``."""
+        try:
+            dir_fd = open_folder(self.path)
+        except FileNotFoundError:
+            return [], None
+        except OSError as exc:
+            problems.append(self._problem("", self.path, exc.strerror or str(exc)))
+            return [], None
+        try:
+            # scandir of the descriptor: what was checked is what is listed.
+            with os.scandir(dir_fd) as iterator:
+                entries = [entry for entry in iterator if entry.name[0] != "."]
+            if known is None:  # in bulk: a first open lists 100k names
+                keys = decode_names([entry.name for entry in entries])
+            else:
+                keys = [known.get(entry.name) or decode_name(entry.name) for entry in entries]
+        except BaseException:
+            os.close(dir_fd)
+            raise
+        listed: list[tuple[os.DirEntry[str], str]] = []
+        for entry, key in zip(entries, keys, strict=True):
+            if key is None:
+                path = os.path.join(self.path, entry.name)
+                problems.append(
+                    self._problem(entry.name, path, "foreign file name (foley cannot read it)")
+                )
+            elif not entry.is_file(follow_symlinks=False):
+                problems.append(
+                    self._problem(key, os.path.join(self.path, entry.name), _entry_kind(entry))
+                )
+            else:
+                listed.append((entry, key))
+        return listed, dir_fd
 
     def read(self, key: str, *, retry: bool = True) -> dict[str, Any]:
         """The record of ``key``: its file's bytes through the byte layer, decoded with

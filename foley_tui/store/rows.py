@@ -224,12 +224,13 @@ class IndexedRows:
         # index is right); keep it loaded: rows() comes next and reuses it.
         index = self._load_index()
         known = index.key_of_name() if index is not None and _keys_match(index) else None
-        entries, problems = self.ns.scan(stat=False, known=known)
-        self.problems.set_scan("candidates", problems)
+        keys = self.ns.listed_keys(known=known)
+        self.problems.set_scan("candidates", self.ns.problems)
         # change_token() stats every candidate of a small session only: tell it the
         # size now, or its first call (right after the first paint) stats 100k files.
-        self.hint.value = len(entries)
-        return sorted(e.key for e in entries)
+        self.hint.value = len(keys)
+        keys.sort()
+        return keys
 
     def rows(
         self,
@@ -257,6 +258,11 @@ class IndexedRows:
         problems). None when there is no usable index or the folder's names differ
         from it.
         """
+        path = self.state.index_path()
+        if self._index is None and path is not None and not os.path.lexists(path):
+            # A session foley made and we never opened: listing its folder here only to
+            # learn there is no index would be a second listing before the first frame.
+            return None
         try:
             names = os.listdir(self.ns.path)
         except FileNotFoundError:
@@ -382,6 +388,9 @@ class IndexedRows:
 
     def _load_index(self, expected_rows: int | None = None) -> CandidateIndex | None:
         if self._index is None:
+            path = self.state.index_path()
+            if path is not None and not os.path.lexists(path):
+                return None  # never indexed: no listing to bound a file that is not there
             if expected_rows is None:
                 expected_rows = _count_names(self.ns.path)
             loaded = self.state.read_index(expected_rows)

@@ -13,6 +13,7 @@ from foley_tui.domain import ValidationError
 from foley_tui.store import InvalidSessionIdError, decode_name, dumps, encode_key
 from foley_tui.store.codec import (
     DecodeError,
+    decode_names,
     loads_object,
     names_match_keys,
     validate_session_id,
@@ -86,6 +87,32 @@ def test_bulk_name_check_answers_as_the_pairwise_one(keys: list[str], data: st.D
     elif mutation == "raw":
         names = [key + ".json" for key in keys]
     assert names_match_keys(names, keys) == _pairwise(names, keys)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.text(alphabet="aZ09%.-_~:/ \n2EF3Ae\u00e9", max_size=10), max_size=8))
+def test_bulk_decoding_answers_as_name_by_name(stems: list[str]) -> None:
+    """A listing decoded in bulk (a first open's) is exactly decode_name of each name:
+    foley's names, foreign ones, hidden ones, newlines and escapes of every kind."""
+    names = []
+    for stem in stems:
+        try:
+            names.append(encode_key(stem) if stem.startswith("~") else stem + ".json")
+        except ValidationError:
+            names.append(stem + ".json")
+    assert decode_names(names) == [decode_name(name) for name in names]
+
+
+def test_bulk_decoding_known_cases() -> None:
+    keys = [f"bbc:{i}" for i in range(50)] + ["a b/c", "100%", "%41", "\u00e9\u97f3", ".x"]
+    names = [encode_key(k) for k in keys]
+    assert decode_names(names) == keys
+    many = [chr(0x100 + i) + "%" for i in range(40)]  # more escapes than replace passes
+    assert decode_names([encode_key(k) for k in many]) == many
+    for odd in ("%41.json", ".x.json", "x.txt", "%FF.json", "a%0Ab.json", "a%.json", ".json"):
+        listing = [*names[:3], odd]
+        assert decode_names(listing) == [decode_name(n) for n in listing]
+    assert decode_names([]) == []
 
 
 def test_bulk_name_check_known_cases() -> None:

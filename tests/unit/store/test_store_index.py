@@ -517,3 +517,42 @@ def test_the_rows_of_a_big_index_are_built_once_and_collected_once(
         gc.callbacks.remove(note)
     assert rows == quick and all(a is b for a, b in zip(rows, quick, strict=True))
     assert rows is not quick  # each call its own list
+
+
+def test_a_session_never_opened_is_listed_once_before_its_first_paint(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session foley made and we never opened has no index: its first paint (the
+    loader's quick_rows(), then candidate_ids()) lists the candidates folder once and
+    reads no candidate file; the foreign names are its problems, as after a scan."""
+    _service, sid, root = make_session(data_dir)
+    assert not (root / ".foley-tui" / INDEX_FILE).exists()
+    store = SessionService(data_dir).get(sid)
+    listings: list[object] = []
+    opened: list[object] = []
+    real_scandir, real_listdir, real_open = os.scandir, os.listdir, os.open
+
+    def scandir(path: Any = ".") -> Any:
+        listings.append(path)
+        return real_scandir(path)
+
+    def listdir(path: Any = ".") -> list[str]:
+        listings.append(path)
+        return real_listdir(path)
+
+    def open_(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        opened.append(path)
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "listdir", listdir)
+    monkeypatch.setattr(os, "open", open_)
+    assert store.quick_rows() is None
+    ids = store.candidate_ids()
+    monkeypatch.undo()
+    assert ids == sorted(["freesound:1", "b", "x y/é", "broken"])
+    assert len(listings) == 1, listings
+    assert not [p for p in opened if str(p).endswith(".json")], opened
+    reasons = {(p.key, p.reason) for p in store.problems()}
+    assert ("foreign name", "foreign file name (foley cannot read it)") in reasons
+    assert len(store.rows()) == 4  # the whole list (broken.json is a row too) follows
