@@ -35,6 +35,9 @@ BATCH = 256
 #: Below this many files to read, a refresh reads them in its own thread; above it, in
 #: worker processes (metadata parsing is Python: one process per CPU is the speed-up).
 PROCESS_THRESHOLD = 400
+#: On a first visit, how many files are read (in the refresh's own thread) before the
+#: rest of the tree is listed: a screen of rows or so.
+FIRST_BATCH = 64
 #: Separates keywords in their column (no keyword holds it).
 KEYWORD_SEP = "\x1f"
 
@@ -400,14 +403,6 @@ class LibraryIndex:
         report = progress or (lambda phase, done, total: None)
         found: list[Found] = []
         result = Refresh()
-        for item in walk(self.root):
-            if isinstance(item, Found):
-                found.append(item)
-                if len(found) % 5000 == 0:
-                    report("walk", len(found), 0)
-            else:
-                result.skipped.append(item)
-        result.files = len(found)
         with self._lock:
             known = {
                 rel: (size, mtime, sha)
@@ -415,9 +410,34 @@ class LibraryIndex:
                     "SELECT rel, size, mtime_ns, sha256 FROM files"
                 )
             }
+        # A first visit has nothing to show until files are read: the first few found
+        # are read and stored at once, before the rest of the tree is even listed, so
+        # the list's first rows do not wait for a walk and a read of the whole folder.
+        early: list[tuple[Any, ...]] = []
+        first = FIRST_BATCH if not known else 0
+        for item in walk(self.root):
+            if isinstance(item, Found):
+                found.append(item)
+                if len(found) == first:
+                    early = [read_row(str(self.root), (f.rel, f.size, f.mtime_ns)) for f in found]
+                    self._store(early)
+                    report("read", len(early), 0)
+                    if stored is not None:
+                        stored()
+                elif len(found) % 5000 == 0:
+                    report("walk", len(found), 0)
+            else:
+                result.skipped.append(item)
+        result.files = len(found)
         current = {f.rel for f in found}
         gone = {rel: known[rel][2] for rel in known.keys() - current}
-        to_read = [f for f in found if known.get(f.rel, (None, None))[:2] != (f.size, f.mtime_ns)]
+        read_early = {row[0] for row in early}
+        to_read = [
+            f
+            for f in found
+            if f.rel not in read_early
+            and known.get(f.rel, (None, None))[:2] != (f.size, f.mtime_ns)
+        ]
         report("read", 0, len(to_read))
         with self._lock, self._db:
             self._db.execute("DELETE FROM skipped")
@@ -426,8 +446,8 @@ class LibraryIndex:
                 ((s.rel, s.reason) for s in result.skipped),
             )
         batch: list[tuple[Any, ...]] = []
-        done = 0
-        fresh_by_sha: dict[str, str] = {}
+        done = len(early)
+        fresh_by_sha: dict[str, str] = {row[3]: row[0] for row in early if row[3]}
         stopped = False
         files = [(f.rel, f.size, f.mtime_ns) for f in to_read]
         for row in _read_many(str(self.root), files):

@@ -163,40 +163,44 @@ class FolderSource:
         store: Any,
         progress: Callable[[str, int, int], None] | None = None,
         stop: Callable[[], bool] | None = None,
+        synced: Callable[[], None] | None = None,
     ) -> RefreshResult:
         """Walk, read what changed, and cache the changed candidates in ``store`` (the
         folder's session). Runs in a worker: ``progress(phase, done, total)`` reports
         each step (``walk``, ``read``, ``cache``). While a big folder is read, what is read
-        so far is cached every :data:`SYNC_EVERY_S`, so the list fills in as it goes."""
+        so far is cached every :data:`SYNC_EVERY_S`, so the list fills in as it goes; on
+        a first visit the first batch (read before the rest of the tree is listed) is
+        cached at once. ``synced()``: candidates were added or rewritten (the list may
+        look now rather than at its next poll)."""
         totals = SyncReport(0, 0, 0)
-        last = time.monotonic()
+        # A first visit shows nothing until something is cached: its first sync is not
+        # held back.
+        last = time.monotonic() - (SYNC_EVERY_S if self.index.count() == 0 else 0.0)
 
-        def sync() -> None:
+        def add(report: SyncReport) -> None:
             nonlocal totals
-            report = sync_candidates(store, self.index, self.session_id)
             totals = SyncReport(
                 totals.added + report.added,
                 totals.updated + report.updated,
                 totals.kept + report.kept,
             )
+            if synced is not None and (report.added or report.updated):
+                synced()
 
         def stored() -> None:
             nonlocal last
             if time.monotonic() - last >= SYNC_EVERY_S:
-                sync()
+                add(sync_candidates(store, self.index, self.session_id))
                 last = time.monotonic()
 
         refresh = self.index.refresh(progress, stop, stored)
         with self._lock:
             self._columns.clear()
 
-        def synced(done: int, total: int) -> None:
+        def cached(done: int, total: int) -> None:
             if progress is not None:
                 progress("cache", done, total)
 
-        report = sync_candidates(store, self.index, self.session_id, progress=synced)
-        totals = SyncReport(
-            totals.added + report.added, totals.updated + report.updated, totals.kept + report.kept
-        )
+        add(sync_candidates(store, self.index, self.session_id, progress=cached))
         self.last = RefreshResult(refresh, totals)
         return self.last

@@ -37,6 +37,9 @@ class LibraryScan(Static):
     LibraryScan { height: 1; padding: 0 1; color: $text-muted; background: $panel; }
     """
 
+    class Synced(Message):
+        """Candidates were cached: the list may look for them now."""
+
     class Scanned(Message):
         """The scan finished (``result``) or failed (``error``)."""
 
@@ -82,11 +85,19 @@ class LibraryScan(Static):
             self.app.call_from_thread(self.update, text)
 
         try:
-            result = self.source.refresh(self.store, progress, stop=lambda: worker.is_cancelled)
+            result = self.source.refresh(
+                self.store,
+                progress,
+                stop=lambda: worker.is_cancelled,
+                synced=self._synced,
+            )
         except Exception as exc:  # a vanished folder, a full disk: say so, keep the list
             self.post_message(self.Scanned(None, f"{type(exc).__name__}: {exc}"))
             return
         self.post_message(self.Scanned(result))
+
+    def _synced(self) -> None:
+        self.post_message(self.Synced())
 
     def on_library_scan_scanned(self, message: Scanned) -> None:
         self.done = True

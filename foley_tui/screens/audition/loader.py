@@ -27,9 +27,10 @@ from foley_tui.audition.events import EVENT_SCAN_LIMIT
 from foley_tui.audition.model import AuditionModel
 from foley_tui.audition.opening import Opening, OpeningRead
 from foley_tui.config import Settings
-from foley_tui.domain import Row
+from foley_tui.domain import Candidate, Row
 from foley_tui.screens.audition.reports import (
     EventsRead,
+    FileColumnsRead,
     FollowBroken,
     IdsListed,
     LoadProgress,
@@ -74,6 +75,8 @@ class SessionLoader(Widget):
         self.painted = threading.Event()
         """Set once the first rows are on screen (the load worker waits for it)."""
         self._ledger_watch: LedgerWatch | None = None
+        self._polling = False
+        """Set once the whole list is in and the session's files are polled."""
 
     def start(self) -> None:
         """The first frame: the opening when it was read by now (else it comes as
@@ -160,13 +163,20 @@ class SessionLoader(Widget):
         store.warm()
         if len(rows) <= EVENT_SCAN_LIMIT:
             events = {}
+            columns: dict[str, tuple[str, str, str, int | None]] = {}
             for row in rows:
                 candidate = store.candidate(row.sound_id)
-                event = candidate.get("event") if candidate is not None else None
+                if candidate is None:
+                    continue
+                event = candidate.get("event")
                 if isinstance(event, Mapping):
                     events[row.sound_id] = event
+                cand = Candidate(candidate)
+                folder, name = cand.file_place
+                columns[row.sound_id] = (name, folder, cand.ucs_category, cand.bit_depth)
             if events:
                 post(EventsRead(events))
+            post(FileColumnsRead(columns))
 
     # -- what the workers report ------------------------------------------------------
     def on_session_opened(self, message: SessionOpened) -> None:
@@ -197,6 +207,9 @@ class SessionLoader(Widget):
 
     def on_events_read(self, message: EventsRead) -> None:
         self.apply(self.model.events_loaded(message.events))
+
+    def on_file_columns_read(self, message: FileColumnsRead) -> None:
+        self.apply(self.model.file_columns_read(message.columns))
 
     def on_outside_changed(self, message: OutsideChanged) -> None:
         self.apply(self.model.apply_outside(message.outside))
@@ -234,6 +247,7 @@ class SessionLoader(Widget):
         if feed is not None:
             self._follow(feed)
             return
+        self._polling = True
         self.set_interval(self.settings.poll_interval_s, self._tick)
 
     @work(thread=True, group="follow", exit_on_error=False, name="follow session")
@@ -265,6 +279,13 @@ class SessionLoader(Widget):
     def _tick(self) -> None:
         if not any(w.group == "poll" and w.is_running for w in self.workers):
             self._poll()
+
+    def poll_now(self) -> None:
+        """Look for other writers' changes now (another part of the app knows the files
+        changed). Before the whole list is in, the load's own read is the look: the poll
+        starts after it (a poll's rows then could be overwritten by the load's older ones)."""
+        if self._polling:  # a change feed (Redis) brings changes by itself
+            self._tick()
 
     @work(thread=True, group="poll", exit_on_error=False, name="watch session")
     def _poll(self) -> None:

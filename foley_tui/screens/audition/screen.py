@@ -303,6 +303,11 @@ class AuditionScreen(Screen[None]):
             self.notify(shown, title=title, severity="warning", timeout=10)
 
     # -- what the list and the workers report -----------------------------------------
+    def on_library_scan_synced(self, message: LibraryScan.Synced) -> None:
+        """The scan cached candidates: look for them now, not at the next poll (a first
+        visit's first rows are its first batch)."""
+        self.loader.poll_now()
+
     def on_library_scan_scanned(self, message: LibraryScan.Scanned) -> None:
         """The folder's scan is done: its columns may have changed (the candidates it
         wrote come in through the outside-change watch); say what cannot be played."""

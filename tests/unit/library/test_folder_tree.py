@@ -245,3 +245,39 @@ def test_a_new_copy_updates_the_sound_and_columns_read_from_the_cache(library: P
     names = source.sort_values("name")
     assert names[door] == "doors/DOORWood_Slam_JD_Lib.wav"
     assert source.sort_values("folder")[door] == "doors"
+
+
+def test_a_first_visit_caches_its_first_rows_before_the_tree_is_walked(
+    library: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first visit has nothing to show until files are read: the first batch the walk
+    finds is read and cached at once, before the rest of the tree is listed or read
+    (the list's first rows are that batch); the rest follows, and a revisit has no such
+    batch (its rows are the session's already)."""
+    from foley_tui.library import cache
+
+    monkeypatch.setattr(cache, "FIRST_BATCH", 2)
+    walked: list[object] = []
+    real_walk = cache.walk
+
+    def counting_walk(root: Path) -> Any:
+        for item in real_walk(root):
+            walked.append(item)
+            yield item
+
+    monkeypatch.setattr(cache, "walk", counting_walk)
+    store = SessionService().get(SessionService().create("x"))
+    source = FolderSource(library, store.session_id)
+    seen: list[tuple[int, int, int]] = []
+
+    def synced() -> None:
+        seen.append((len(walked), source.index.count(), len(store.candidate_ids())))
+
+    result = source.refresh(store, synced=synced)
+    assert seen[0] == (2, 2, 2)  # two files walked, read, cached: the first rows
+    assert seen[-1] == (4, 4, 4) and result.refresh.read == 4
+    assert result.sync.added == 4
+    seen.clear()
+    walked.clear()
+    again = FolderSource(library, store.session_id).refresh(store, synced=synced)
+    assert again.refresh.read == 0 and seen == []
