@@ -304,6 +304,39 @@ class Candidate:
         return _num(self.sound.get("loudness_lufs"))
 
     @property
+    def bit_depth(self) -> int | None:
+        """The source file's bit depth (foley's ``source_bit_depth``)."""
+        return whole(_num(self.sound.get("source_bit_depth")))
+
+    @property
+    def ucs_category(self) -> str:
+        """``CATEGORY/SUBCATEGORY`` as foley records them (either may be missing)."""
+        parts = (self.sound.get("ucs_category"), self.sound.get("ucs_subcategory"))
+        return "/".join(str(p) for p in parts if isinstance(p, str) and p)
+
+    @property
+    def vendor(self) -> str:
+        return str(self.license.get("creator_name") or "")
+
+    @property
+    def file_place(self) -> tuple[str, str]:
+        """(folder, file name) of the sound's ``uri``: the name of the folder holding the
+        file (a URL's host when its path has no folder) and the file's name."""
+        uri = self.sound.get("uri")
+        if not isinstance(uri, str) or not uri:
+            return "", ""
+        host = ""
+        path = uri
+        if "://" in uri:
+            from urllib.parse import unquote, urlsplit
+
+            parts = urlsplit(uri)
+            host = parts.netloc if parts.scheme != "file" else ""
+            path = unquote(parts.path)
+        folder, _, name = path.rstrip("/").rpartition("/")
+        return folder.rpartition("/")[2] or host, name
+
+    @property
     def origin(self) -> str:
         return str(self.data.get("origin") or "")
 

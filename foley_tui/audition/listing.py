@@ -58,7 +58,14 @@ LIBRARY_SORTS: tuple[str, ...] = (
 """The sorts of a library folder's list (``s`` cycles through them): a librarian's
 columns; ``caption`` is the embedded description. ``name``, ``folder``, ``category``,
 ``library`` and ``bits`` order by the folder's index (:attr:`Listing.extra_sorts`)."""
-_ALL_SORTS = frozenset(SORTS) | frozenset(LIBRARY_SORTS)
+AGENT_SORTS: tuple[str, ...] = (*SORTS, "library", "rate", "channels", "format")
+"""What ``s`` cycles through in an agent's session: its own sorts, then the librarian's
+columns its rows hold (``library`` is the sound's source library)."""
+AGENT_FILE_SORTS: tuple[str, ...] = ("name", "folder", "category", "bits")
+"""Librarian's sorts of an agent's session by what only its candidate files say (file
+name, folder, UCS category, bit depth): offered once the load has read them (sessions
+up to the size whose candidates it reads, as for scene events)."""
+_ALL_SORTS = frozenset(SORTS) | frozenset(LIBRARY_SORTS) | frozenset(AGENT_SORTS)
 #: What a row says while a decision of ours on it is being written.
 SAVING = "saving…"
 #: What a row says when the store did not answer that write in time (it may have landed).
@@ -508,6 +515,8 @@ class Listing:
             )
         if sort == "format":
             return lambda r: (r.format.lower() or "\uffff", r.rank, r.sound_id)
+        if sort == "library":  # an agent's session: the source library (a folder's: above)
+            return lambda r: (r.source.lower() or "\uffff", r.rank, r.sound_id)
         if sort == "caption":
             return lambda r: (r.caption.lower() or "\uffff", r.rank, r.sound_id)
         if sort == "duration":

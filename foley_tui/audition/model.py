@@ -28,7 +28,7 @@ from typing import Any
 
 from foley_tui.audition.change import Change, Outside
 from foley_tui.audition.guard import RepeatGuard
-from foley_tui.audition.listing import SORTS, Listing, ViewSettings
+from foley_tui.audition.listing import AGENT_FILE_SORTS, AGENT_SORTS, Listing, ViewSettings
 from foley_tui.audition.opening import Opening
 from foley_tui.audition.outside import merge_decisions, merge_marks, read_outside
 from foley_tui.audition.text import cut
@@ -127,7 +127,7 @@ class AuditionModel:
             skip_silence=s.skip_silence,
         )
         self.title = self.store.session_id
-        self.sorts: tuple[str, ...] = SORTS
+        self.sorts: tuple[str, ...] = AGENT_SORTS
         """What ``s`` cycles through (a library folder's list has its own columns)."""
         self.cursor: str | None = None
         """The highlighted row."""
@@ -313,6 +313,21 @@ class AuditionModel:
         """The scene event of each candidate (read by the load worker): group the list."""
         self.listing.set_events(events)
         return self._reapply(keep=self.cursor) if self.listing.events else Change()
+
+    def file_columns_read(self, columns: Mapping[str, tuple[str, str, str, int | None]]) -> Change:
+        """(Load worker.) Each candidate's file name, folder, UCS category and bit depth
+        from its file: an agent's session can now be sorted by them too (a library
+        folder's list orders by its own index)."""
+        if self.sorts != AGENT_SORTS:
+            return Change()
+        for i, sort in enumerate(AGENT_FILE_SORTS):
+            self.listing.extra_sorts[sort] = _values_of(
+                {sid: value[i] for sid, value in columns.items()}
+            )
+        self.sorts = (*AGENT_SORTS, *AGENT_FILE_SORTS)
+        if self.view.sort in AGENT_FILE_SORTS:
+            return self._reapply(keep=self.cursor)
+        return Change()
 
     def next_event(self, step: int) -> Change:
         """``e`` / ``E``: the first candidate of the next / previous scene event."""
@@ -910,3 +925,8 @@ class AuditionModel:
 
     def _view_depends_on_decisions(self) -> bool:
         return self.view.status_filter != "all" or self.view.sort in ("layer", "onset")
+
+
+def _values_of(values: Mapping[str, Any]) -> Callable[[], Mapping[str, Any]]:
+    """A sort's provider of values known already."""
+    return lambda: values

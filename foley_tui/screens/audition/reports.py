@@ -120,6 +120,14 @@ class EventsRead(Message, bubble=False):
         self.events = events
 
 
+class FileColumnsRead(Message, bubble=False):
+    """Each candidate's (file name, folder, UCS category, bit depth), from its file."""
+
+    def __init__(self, columns: Mapping[str, tuple[str, str, str, int | None]]) -> None:
+        super().__init__()
+        self.columns = columns
+
+
 class OutsideChanged(Message, bubble=False):
     """A poll found files another process (foley's agent) changed; the model merges it."""
 
