@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal, cast
+from urllib.parse import unquote, urlsplit
 
 Layer = Literal["voice", "sfx_fg", "ambience", "stinger", "music"]
 LAYERS: tuple[Layer, ...] = ("voice", "sfx_fg", "ambience", "stinger", "music")
@@ -315,10 +316,6 @@ class Candidate:
         return "/".join(str(p) for p in parts if isinstance(p, str) and p)
 
     @property
-    def vendor(self) -> str:
-        return str(self.license.get("creator_name") or "")
-
-    @property
     def file_place(self) -> tuple[str, str]:
         """(folder, file name) of the sound's ``uri``: the name of the folder holding the
         file (a URL's host when its path has no folder) and the file's name."""
@@ -328,8 +325,6 @@ class Candidate:
         host = ""
         path = uri
         if "://" in uri:
-            from urllib.parse import unquote, urlsplit
-
             parts = urlsplit(uri)
             host = parts.netloc if parts.scheme != "file" else ""
             path = unquote(parts.path)

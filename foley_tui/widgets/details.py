@@ -175,15 +175,11 @@ def render_details(
     field("id", sound_id)
     if library is not None:
         _library_head(library, field)
-    else:
-        _file_head(cand, field)
     if cand.tags:
         field("tags", ", ".join(cand.tags))
     bits = [format_duration(cand.duration_s)]
     if cand.sample_rate:
         bits.append(f"{cand.sample_rate} Hz")
-    if cand.bit_depth and library is None:  # a folder's sound says it in its file format
-        bits.append(f"{cand.bit_depth}-bit")
     if cand.channels:
         bits.append(f"{cand.channels} ch")
     if cand.format:
@@ -270,19 +266,6 @@ def render_details(
         for key, value in library.fields.items():
             field(key, value)
     return Group(Text(cand.caption or sound_id, style="bold"), Text(""), table)
-
-
-def _file_head(cand: Candidate, field: Callable[..., None]) -> None:
-    """A librarian's columns of an agent's sound, as its candidate records them: the
-    file and its folder (from its uri) and the UCS category (its library and vendor are
-    the source and creator lines below)."""
-    folder, name = cand.file_place
-    if name:
-        field("file", name)
-    if folder:
-        field("folder", folder)
-    if cand.ucs_category:
-        field("UCS category", cand.ucs_category)
 
 
 def _library_head(library: SoundDetails, field: Callable[..., None]) -> None:

@@ -67,11 +67,12 @@ Bare().run()
 class Pane:
     """One app in its own tmux server."""
 
-    def __init__(self, command: str, env: dict[str, str]) -> None:
+    def __init__(self, command: str, env: dict[str, str], *, height: int = 30) -> None:
         self.tmux = ["tmux", "-L", f"bench-ui-{uuid.uuid4().hex[:10]}", "-f", "/dev/null"]
         self.started = time.monotonic()
+        rows = str(height)
         subprocess.run(
-            [*self.tmux, "new-session", "-d", "-s", "b", "-x", "120", "-y", "30", command],
+            [*self.tmux, "new-session", "-d", "-s", "b", "-x", "120", "-y", rows, command],
             env=env,
             check=True,
         )
@@ -294,6 +295,75 @@ def key_to_sound(data: Path, session_id: str, presses: int = KEY_PRESSES * 3) ->
     return result
 
 
+def main_reopen(rounds: int = 3) -> dict[str, Any]:
+    """``--reopen``: the first paint (first rows on screen, 120x40) of a reopened 1k and
+    100k session, and of a first open of the 100k one (no index: as foley left it), each
+    round interleaved with a bare Textual app; medians of ``rounds``. The sessions are
+    written once under $FOLEY_TUI_BENCH_CACHE (default ~/.cache/foley-tui-bench)."""
+    cache = Path(
+        os.environ.get("FOLEY_TUI_BENCH_CACHE", Path.home() / ".cache" / "foley-tui-bench")
+    )
+    data = cache / "sessions-data"
+    data.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix="bench-ui-"))
+    home = root / "home"
+    home.mkdir()
+    env = _env(home, data)
+    bare_script = root / "bare.py"
+    bare_script.write_text(BARE_APP)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "foley_tui")], check=True)
+    small, big = _write_foley_session(data, 1_000), _write_foley_session(data, 100_000)
+    state = data / "sessions" / big / ".foley-tui"
+
+    def paint(session_id: str, count: int, *, whole: bool = False) -> float:
+        pane = Pane(f"exec {FOLEY_TUI} open {session_id} --no-audio", env, height=40)
+        try:
+            seconds = pane.wait(lambda s: f"of {count:,}" in s or f"of {count}" in s)
+            if whole:  # until every column is in: the index is written then
+                pane.wait(lambda s: "⧗" not in s, timeout=600)
+                time.sleep(1.0)
+            pane.keys("q")
+            return seconds
+        finally:
+            pane.close()
+
+    runs: dict[str, list[float]] = {
+        "bare": [],
+        "reopen_1k": [],
+        "reopen_100k": [],
+        "first_100k": [],
+    }
+    try:
+        paint(small, 1_000, whole=True)
+        paint(big, 100_000, whole=True)
+        for _ in range(rounds):
+            runs["bare"].append(_bare(env, bare_script))
+            runs["reopen_1k"].append(paint(small, 1_000))
+            runs["reopen_100k"].append(paint(big, 100_000))
+            shutil.rmtree(state, ignore_errors=True)  # as foley left it: no index
+            runs["first_100k"].append(paint(big, 100_000))
+            paint(big, 100_000, whole=True)  # the index back for the next reopen
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    medians = {key: statistics.median(values) for key, values in runs.items()}
+    results: dict[str, Any] = {
+        "runs": {key: [round(v, 4) for v in values] for key, values in runs.items()},
+        "medians_s": {key: round(v, 4) for key, v in medians.items()},
+        "reopen_100k_over_1k": round(medians["reopen_100k"] / medians["reopen_1k"], 3),
+        "first_open_100k_over_bare": round(medians["first_100k"] / medians["bare"], 3),
+        "reopen_100k_over_bare": round(medians["reopen_100k"] / medians["bare"], 3),
+    }
+    for key, values in runs.items():
+        print(f"{key:12} median {medians[key]:.3f} s {[round(v, 3) for v in values]}", flush=True)
+    print(
+        f"reopen 100k / 1k: {results['reopen_100k_over_1k']}x; first open 100k / bare: "
+        f"{results['first_open_100k_over_bare']}x",
+        flush=True,
+    )
+    _write_results(results, "bench_ui_reopen.json")
+    return results
+
+
 def _write_results(results: dict[str, Any], name: str) -> None:
     out = Path(__file__).parent / "results"
     out.mkdir(exist_ok=True)
@@ -396,5 +466,7 @@ def main() -> dict[str, Any]:
 if __name__ == "__main__":
     if "--key-to-sound" in sys.argv[1:]:
         main_key_to_sound()
+    elif "--reopen" in sys.argv[1:]:
+        main_reopen()
     else:
         main()

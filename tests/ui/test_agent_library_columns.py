@@ -1,26 +1,16 @@
-"""An agent's session keeps its own columns, with a librarian's in the details and by
-``s``: the file and its folder, the UCS category, the library, rate, bit depth,
-channels and format of each candidate."""
+"""An agent's session keeps its own columns, with a librarian's by ``s``: the file and
+its folder, the UCS category, the library, rate, bit depth, channels and format of each
+candidate."""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Any
-
-from rich.console import Console, RenderableType
 
 from foley_tui.app.foley_app import FoleyApp
 from foley_tui.screens.audition.screen import AuditionScreen
 from foley_tui.store import SessionService
-from foley_tui.widgets.details import Details
 from tests.fakes import FakePlayer
-
-
-def plain(renderable: RenderableType) -> str:
-    console = Console(width=80, file=io.StringIO(), record=True)
-    console.print(renderable)
-    return console.export_text()
 
 
 def _candidate(i: int, name: str, category: str, library: str, bits: int, rate: int) -> Any:
@@ -43,7 +33,7 @@ def _candidate(i: int, name: str, category: str, library: str, bits: int, rate: 
     }
 
 
-async def test_an_agents_session_sorts_and_shows_a_librarians_columns(data_dir: Path) -> None:
+async def test_an_agents_session_sorts_by_a_librarians_columns(data_dir: Path) -> None:
     service = SessionService(data_dir)
     sid = service.create("agent")
     store = service.get(sid)
@@ -85,15 +75,4 @@ async def test_an_agents_session_sorts_and_shows_a_librarians_columns(data_dir: 
         assert order["rate"] == ["bbc:1", "freesound:2", "sonniss:0"]
         assert order["format"] == ["sonniss:0", "freesound:2", "bbc:1"]  # flac, then wav
         assert model.view.sort == "rank"  # round the whole cycle
-        await pilot.pause(0.3)
-        text = ""
-        for _ in range(100):
-            text = plain(screen.query_one(Details).content)
-            if "UCS category" in text:
-                break
-            await pilot.pause(0.05)
-        first = screen.listing.view[0]
-        assert first == "sonniss:0"
-        assert "b door.wav" in text and "sonniss pack" in text
-        assert "DOORS/WOOD" in text and "24-bit" in text and "96000 Hz" in text
-        assert "sonniss" in text and "maker 0" in text
+        assert screen.listing.view[0] == "sonniss:0"

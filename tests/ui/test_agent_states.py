@@ -13,6 +13,7 @@ the files after.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -291,8 +292,15 @@ async def test_onsets_foley_reads_as_anchors_are_shown_as_those_anchors(
             shown = text if text else "''"
             assert shown in line, (sid, line)
             await _to(pilot, app, sid)
-            await pilot.pause()
-            assert shown in plain(screen.query_one(Details).content), sid
+            text_now = ""
+            showing = re.compile(rf"^id +{re.escape(sid)} ", re.M)
+            for _ in range(200):  # the details follow the cursor from a timer: wait for it
+                await pilot.pause(0.02)
+                text_now = plain(screen.query_one(Details).content)
+                if showing.search(text_now):
+                    break
+            assert showing.search(text_now), (sid, text_now)
+            assert shown in text_now, sid
     capsys.readouterr()
     assert main(["picks", session_id, "--json"]) == 0
     listed = {p["sound_id"]: p["onset"] for p in json.loads(capsys.readouterr().out)}
