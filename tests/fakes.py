@@ -158,6 +158,10 @@ class FakePlayer:
         self._record("close")
         self.closed = True
 
+    def finish(self, timeout: float) -> bool:
+        """As DeferredPlayer's: nothing is ever opening here."""
+        return True
+
 
 def _check_protocol() -> Player:
     # Fails type-checking/at import if FakePlayer drifts from the Player protocol.
