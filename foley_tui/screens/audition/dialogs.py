@@ -11,6 +11,7 @@ are imported when first opened: starting the app does not need them.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.app import App
@@ -22,6 +23,7 @@ from foley_tui.screens.audition.links import AppLinks
 from foley_tui.store import SessionStore
 
 if TYPE_CHECKING:
+    from foley_tui.screens.audition.writer import DecisionWriter
     from foley_tui.screens.onset import OnsetChoice
 
 
@@ -36,8 +38,17 @@ class DialogHost(Protocol):
     def current_id(self) -> str | None: ...
     @property
     def links(self) -> AppLinks: ...
+    @property
+    def writer(self) -> DecisionWriter: ...
     def apply(self, change: Change) -> None: ...
     def run_intent(self, intent: Callable[[], Change]) -> None: ...
+
+
+@dataclass(slots=True)
+class _Baseline:
+    """What a dialog's confirm is checked against (see ``DecisionDialogs._opened``)."""
+
+    opened: OpenedOn
 
 
 class DecisionDialogs:
@@ -92,8 +103,11 @@ class DecisionDialogs:
         opened = self._opened([sound_id, *rivals])
 
         def done(yes: bool | None) -> None:
-            if yes and not self._stale(opened):
-                self.screen.run_intent(lambda: model.pick_dropping(sound_id, rivals))
+            if yes:
+                self._confirm(
+                    opened,
+                    lambda: self.screen.run_intent(lambda: model.pick_dropping(sound_id, rivals)),
+                )
 
         self.screen.app.push_screen(
             ConfirmModal("Pick and drop the others?", message, yes_label="Pick and drop"), done
@@ -122,8 +136,13 @@ class DecisionDialogs:
         opened = self._opened([sound_id])
 
         def done(choice: OnsetChoice | None) -> None:
-            if choice is not None and not self._stale(opened):
-                self.screen.run_intent(lambda: self.model.set_onset(sound_id, choice.onset))
+            if choice is not None:
+                self._confirm(
+                    opened,
+                    lambda: self.screen.run_intent(
+                        lambda: self.model.set_onset(sound_id, choice.onset)
+                    ),
+                )
 
         caption = self.model.caption(sound_id)
         placement = self.model.listing.placement(sound_id)
@@ -162,11 +181,14 @@ class DecisionDialogs:
         opened = self._opened([sound_id])
 
         def done(replace: bool | None) -> None:
-            if replace and not self._stale(opened):
-                self.screen.run_intent(
-                    lambda: self.model.nudge(
-                        delta, replace_anchor=True, words=words, sound_id=sound_id
-                    )
+            if replace:
+                self._confirm(
+                    opened,
+                    lambda: self.screen.run_intent(
+                        lambda: self.model.nudge(
+                            delta, replace_anchor=True, words=words, sound_id=sound_id
+                        )
+                    ),
                 )
 
         self.screen.app.push_screen(
@@ -180,9 +202,29 @@ class DecisionDialogs:
             done,
         )
 
-    def _opened(self, sound_ids: list[str]) -> OpenedOn:
-        """The pick records a dialog's confirm would write over, read as it opens."""
-        return OpenedOn.read(self.screen.store.picks_ns, sound_ids)
+    def _opened(self, sound_ids: list[str]) -> _Baseline:
+        """The pick records a dialog's confirm would write over, read as it opens; and
+        read again once the decisions of ours still being written have landed (a key
+        pressed just before the dialog opened is ours, not a change under it)."""
+        picks = self.screen.store.picks_ns
+        baseline = _Baseline(OpenedOn.read(picks, sound_ids))
+        if self.screen.writer.outstanding:
+
+            def again() -> None:
+                baseline.opened = OpenedOn.read(picks, sound_ids)
+
+            self.screen.writer.when_idle(again)
+        return baseline
+
+    def _confirm(self, baseline: _Baseline, go: Callable[[], None]) -> None:
+        """Run a dialog's confirm once our decisions in hand have landed, unless the
+        session changed under the dialog."""
+
+        def then() -> None:
+            if not self._stale(baseline.opened):
+                go()
+
+        self.screen.writer.when_idle(then)
 
     def _stale(self, opened: OpenedOn) -> bool:
         """On confirm: whether the session changed under the dialog (then nothing is
