@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
-import time
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -32,18 +30,14 @@ MARKS = "marks"
 MARKS_NS = "marks"
 
 
-#: Crockford's base 32, the alphabet of ULIDs (no I, L, O, U).
-_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-
-
 def new_ulid() -> str:
-    """A new ULID string (session ids, journal entries): 48 bits of Unix milliseconds
-    then 80 random bits, 26 characters of Crockford base 32, so ids sort by creation
-    time (the ULID spec). Made here rather than with a library: the one that does it
-    imports ``importlib.metadata`` on load, a visible part of every decision a CLI
-    verb makes."""
-    value = (time.time_ns() // 1_000_000) << 80 | int.from_bytes(os.urandom(10), "big")
-    return "".join(_CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
+    """A new ULID string (session ids, journal entries), made by python-ulid: 48 bits of
+    Unix milliseconds then 80 random bits, 26 characters of Crockford base 32, so ids
+    sort by creation time. Imported on the first id, not with the store: start-up and
+    the reads that make no id never load it."""
+    from ulid import ULID
+
+    return str(ULID())
 
 
 def now_utc() -> datetime:
