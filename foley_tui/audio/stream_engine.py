@@ -124,8 +124,7 @@ class StreamEngine:
     _scratch: np.ndarray
     _mask: np.ndarray
     _period: int
-    _ceiling: float
-    _ceiling_until: int
+    _limit_state: tuple[float, int]
     _rendering: bool
     _jitter: float
     _jitter_at: float
@@ -148,8 +147,9 @@ class StreamEngine:
         self._scratch = np.zeros((self._ring.capacity, 2), dtype=np.float32)
         self._mask = np.zeros((8192, 2), dtype=bool)
         self._period = 0  # the longest callback (frames) so far
-        self._ceiling = 1.0  # the device's limit while what the ring holds sounds
-        self._ceiling_until = 0
+        # The device's limit and the ring frame it holds until: one tuple, replaced
+        # whole, so the callback never sees a ceiling with another's end.
+        self._limit_state = (1.0, 0)
         self._rendering = False  # the feeder has frames still to mix
         self._jitter = 0.0  # frames the device took between two feeder visits (decaying)
         self._jitter_at = time.monotonic()
@@ -334,6 +334,12 @@ class StreamEngine:
         mixed over them from that frame on. When the queue is shorter than the fade,
         the old voices finish the fade themselves in the next steps."""
         ring = self._ring
+        if voice is not None:
+            # A scene's ceiling holds from the switch on, for the old sound's last
+            # frames and its fade too (they sound together with the scene, or just
+            # before it). It is lowered before any queued frame changes: the callback
+            # may copy the faded frames the moment they are written.
+            self._lower_ceiling(voice.ceiling, ring.write)
         olds = [v for v in (self._voice, *self._fading) if v is not None]
         start = min(ring.read + self._period, ring.write) if ring.queued else ring.write
         pending = ring.write - start
@@ -360,9 +366,6 @@ class StreamEngine:
             self._rendering = bool(self._fading)
             return
         voice.ring_marks.clear()
-        # A scene's ceiling holds from the switch on, for the old sound's last frames
-        # and its fade too (they sound together with the scene, or just before it).
-        self._lower_ceiling(voice.ceiling, ring.write)
         overlap = self._renderable(voice, pending)
         if pending and overlap >= pending:
             # The new voice covers the whole faded stretch: mix it over from ``start``.
@@ -374,7 +377,7 @@ class StreamEngine:
             np.clip(out, -voice.ceiling, voice.ceiling, out=out)
             voice.ring_marks.append((start, 0))
             ring.add(start, out[:written])
-            ring.clip(start, pending, self._ceiling)
+            ring.clip(start, pending, self._limit_state[0])
             if voice.finished and voice.end_ring is None:
                 voice.end_ring = start + written
         self._rendering = True
@@ -407,10 +410,12 @@ class StreamEngine:
         """The device's limit drops at once (before the frames mixed under it reach
         the ring) and rises again only once the ring has handed out every frame before
         ``until``."""
-        if ceiling < 1.0:
-            self._ceiling_until = max(self._ceiling_until, until)
-        if ceiling < self._ceiling:
-            self._ceiling = ceiling
+        if ceiling >= 1.0:
+            return
+        low, end = self._limit_state
+        if self._ring.read >= end:
+            low = 1.0  # the last lowered stretch is handed out: its limit is over
+        self._limit_state = (min(low, ceiling), max(end, until))
 
     def _maybe_measure(self, source: Source) -> None:
         if not self._settings.loudness_match or source.loudness_lufs is not None:
@@ -490,9 +495,8 @@ class StreamEngine:
         np.isfinite(outdata, out=bad)
         np.logical_not(bad, out=bad)
         np.copyto(outdata, 0.0, where=bad)
-        if self._ceiling < 1.0 and first >= self._ceiling_until:
-            self._ceiling = 1.0
-        ceiling = self._ceiling
+        low, end = self._limit_state  # one read: the feeder replaces it whole
+        ceiling = low if first < end else 1.0
         np.clip(outdata, -ceiling, ceiling, out=outdata)
 
     def _pace(self, frames: int) -> bool:

@@ -362,6 +362,37 @@ def test_a_preview_fading_under_a_scene_stays_under_the_scene_ceiling(
         assert_safe(_pull(engine, 256), CEILING)
 
 
+def test_the_ceiling_is_down_before_a_switch_fades_the_queued_frames(
+    hostile_files: dict[str, Path],
+) -> None:
+    """The device's callback runs whenever it likes (an unpaced sink runs it back to
+    back): here, right after a switch to a scene has faded a full-scale preview's queued
+    frames and before the scene is mixed over them. What it copies is already under the
+    scene's ceiling, the fade included."""
+    engine = _engine()
+    engine._swap(_preview([np.ones((RATE, 2), np.float32)], 1.0))
+    # A short device period, so the ring holds queued frames beyond it to fade.
+    assert float(_pull(engine, 64).max()) == 1.0  # alone, a preview may reach 0 dBFS
+    assert engine.queued_frames > 64
+    ring = engine._ring
+    fade_out = ring.fade_out
+    copied: list[Audio] = []
+
+    def fade_then_copy(start: int, fade: int) -> float:
+        level = fade_out(start, fade)
+        out = np.full((1024, 2), 7.0, np.float32)
+        engine._callback(out, 1024, None, SimpleNamespace(output_underflow=False))
+        copied.append(out)
+        return level
+
+    ring.fade_out = fade_then_copy  # type: ignore[method-assign]
+    engine._swap(_scene_voice(hostile_files, [np.ones((4096, 2), np.float32)]))
+    assert copied, "the switch faded no queued frame"
+    faded = copied[0][64:]  # past the period the callback may have been copying
+    assert 0.0 < float(faded.max()) < 1.0  # the preview's fade, not silence
+    assert_safe(copied[0], CEILING)
+
+
 # ---------------------------------------------------------------------------- decoders
 def test_sanitise_replaces_and_counts() -> None:
     block = np.array([[0.5, np.nan], [np.inf, -np.inf], [1e-40, 2.0]], np.float32)
