@@ -68,7 +68,8 @@ def help_table(entries: Sequence[HelpEntry], width: int | None = None) -> Table:
     table.add_column("action", no_wrap=True)
     table.add_column("what it does", ratio=1)
     if with_ids:
-        table.add_column("id (config.toml [keymap])", no_wrap=True, style="dim")
+        # A Text header: a str would be Rich markup, and "[keymap]" a tag it drops.
+        table.add_column(Text("id (config.toml [keymap])"), no_wrap=True, style="dim")
     section = None
     for entry in entries:
         if entry.section != section:

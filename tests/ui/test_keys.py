@@ -367,6 +367,18 @@ async def test_help_opens_with_question_mark_and_f1(session: Session) -> None:
         assert isinstance(app.screen, HelpScreen)
 
 
+def test_the_help_header_names_the_config_table() -> None:
+    """The ids column says where remapping goes: ``[keymap]`` in config.toml, drawn
+    as written (not taken for Rich markup)."""
+    from rich.console import Console
+
+    from foley_tui.screens.help import help_table
+
+    console = Console(width=160, record=True, color_system=None)
+    console.print(help_table([]))
+    assert "id (config.toml [keymap])" in console.export_text()
+
+
 async def test_palette_runs_an_action(session: Session) -> None:
     app = session.app()
     async with app.run_test(size=SIZE) as pilot:
