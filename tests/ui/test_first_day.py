@@ -15,6 +15,7 @@ from foley_tui.audition.listing import STATUS_FILTERS
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.status_line import StatusLine
 from tests.ui.conftest import IDS, SIZE, Session, current, ready
+from tests.ui.palette import palette_run
 from tests.ui.seed import seed_session
 
 
@@ -78,10 +79,7 @@ async def test_the_palette_and_the_footer_agree_about_undo_and_show_the_keys(
         assert undo.help is not None and "nothing to undo" in undo.help
         assert str(undo.prompt).endswith("  u")  # every entry shows its keys
         assert str(offered["View: Show"].prompt).endswith("  f")
-        await pilot.press("ctrl+p", *"Undo")
-        palette = await _wait_for(pilot, CommandPalette)
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        palette = await palette_run(pilot, "Undo", "Decide: Undo")
         for _ in range(200):
             if not isinstance(app.screen, CommandPalette) and notifications(app):
                 break

@@ -17,6 +17,7 @@ from foley_tui.screens.onset import OnsetScreen
 from foley_tui.screens.reason import RejectReasonScreen
 from tests.fakes import FakePlayer
 from tests.ui.conftest import IDS, SIZE, Session, current, ready, wait_workers
+from tests.ui.palette import palette_run
 
 # -- move ------------------------------------------------------------------------------
 
@@ -383,9 +384,7 @@ async def test_palette_runs_an_action(session: Session) -> None:
     app = session.app()
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await pilot.press("ctrl+p", *"Decide: Pick")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        await palette_run(pilot, "Decide: Pick", "Decide: Pick")
         await pilot.pause()
         await wait_workers(app)
         await pilot.pause()

@@ -20,6 +20,7 @@ from foley_tui.screens.timeline.screen import TimelineScreen
 from foley_tui.store import SessionService
 from tests.fakes import FakePlayer
 from tests.spot_check import check_bundle, scene_rows, scene_samples
+from tests.ui.palette import palette_run
 
 SIZE = (120, 36)
 
@@ -169,9 +170,5 @@ async def test_the_palette_offers_spot_over_the_timeline(data_dir: Path) -> None
         timeline = await _wait(pilot, TimelineScreen)
         offered = [hit.text async for hit in AuditionCommands(timeline).discover()]
         assert "Timeline: Spot…" in offered
-        await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
-        await pilot.press(*"Spot")
-        await pilot.pause(0.5)
-        await pilot.press("enter")
+        await palette_run(pilot, "Spot", "Timeline: Spot")
         await _wait(pilot, SpotScreen)

@@ -129,8 +129,11 @@ async def test_play_scene_mute_solo_tap(data_dir: Path, tmp_path: Path) -> None:
         assert scene.soloed == frozenset({"sfx_fg"})
         await pilot.press("M", "m")
         assert not scene.muted and not scene.soloed
-        player.position_s = 1.234  # the playhead
-        await pilot.pause(0.15)
+        player.position_s = 1.234  # the playhead, read on the screen's next tick
+        for _ in range(600):
+            if screen.view.playhead_s == 1.234:
+                break
+            await pilot.pause(0.05)
         assert screen.view.playhead_s == 1.234
         await pilot.press("T")  # numeric pick: no question; heard 34 ms before the key
         assert _pick(data_dir, tones, "numeric")["onset"] == 1.2

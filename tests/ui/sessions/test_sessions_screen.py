@@ -11,6 +11,7 @@ from textual.widgets import DataTable, Input, Label, Static
 from foley_tui.screens.sessions import SessionsScreen
 from foley_tui.screens.sessions_modals import ChoiceModal, ConfirmModal, TextPromptModal
 from foley_tui.store import SessionService
+from tests.ui.palette import palette_run
 
 from .host import SessionsHost, settle
 
@@ -249,9 +250,7 @@ async def test_palette_offers_the_actions_that_apply(service: SessionService) ->
     app = SessionsHost(service)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
-        await pilot.press("ctrl+p", *"Sessions: New")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        await palette_run(pilot, "Sessions: New", "Sessions: New")
         await settle(pilot)
         assert isinstance(app.screen, TextPromptModal)
         assert app.screen.query_one(".modal-title", Label).content == "New session"
