@@ -180,7 +180,7 @@ class SoundWatcher:
             bufsize=1,
         )
 
-    def arm(self, timeout_s: float = 5.0) -> None:
+    def arm(self, timeout_s: float = 30.0) -> None:
         """Start watching from the current end of the capture file; returns once armed."""
         assert self._proc.stdin is not None and self._proc.stdout is not None
         self._proc.stdin.write(f"watch {timeout_s}\n")
@@ -215,7 +215,7 @@ class SoundWatcher:
         self.close()
 
 
-def wait_for_size(capture: AlsaCapture, min_bytes: int, timeout_s: float = 5.0) -> bool:
+def wait_for_size(capture: AlsaCapture, min_bytes: int, timeout_s: float = 30.0) -> bool:
     """Poll until the capture holds ``min_bytes`` (used to wait for a stream to run)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:

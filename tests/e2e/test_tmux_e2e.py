@@ -58,7 +58,7 @@ class Tmux:
     def keys(self, *keys: str) -> None:
         subprocess.run([*self.base, "send-keys", "-t", "e2e", *keys], check=True, timeout=10)
 
-    def wait_for(self, predicate: Callable[[str], bool], what: str, timeout: float = 15) -> str:
+    def wait_for(self, predicate: Callable[[str], bool], what: str, timeout: float = 60) -> str:
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
@@ -72,7 +72,7 @@ class Tmux:
         done = subprocess.run([*self.base, "has-session", "-t", "e2e"], capture_output=True)
         return done.returncode == 0
 
-    def wait_exit(self, timeout: float = 15) -> None:
+    def wait_exit(self, timeout: float = 60) -> None:
         deadline = time.monotonic() + timeout
         while self.running():
             if time.monotonic() > deadline:

@@ -49,7 +49,7 @@ class Recorder:
         self.threads.add(threading.current_thread().name)
         self.event.set()
 
-    def wait_for(self, state: PlayerState, timeout: float = 3.0) -> PlayerStatus:
+    def wait_for(self, state: PlayerState, timeout: float = 30.0) -> PlayerStatus:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for status in self.statuses:
