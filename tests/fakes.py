@@ -52,7 +52,9 @@ class FakePlayer:
         """(source file name, start) of every play() call."""
         return [(args[0].path.name, args[1]) for name, args in self.calls if name == "play"]
 
-    def _notify(self) -> None:
+    def emit_status(self) -> None:
+        """Report the current status to the state callback, as a player does when its
+        state changes (a test sets a field, then calls this)."""
         if self.callback is not None:
             self.callback(self.status())
 
@@ -70,7 +72,7 @@ class FakePlayer:
         self.source = source
         self.position_s = start_s
         self.state = PlayerState.PLAYING
-        self._notify()
+        self.emit_status()
 
     def play_scene(self, scene: Scene, start_s: float = 0.0, end_s: float | None = None) -> None:
         self._record("play_scene", scene, start_s, end_s)
@@ -78,7 +80,7 @@ class FakePlayer:
         self.source = scene_source(scene)
         self.position_s = start_s
         self.state = PlayerState.PLAYING
-        self._notify()
+        self.emit_status()
 
     def prefetch_scene(
         self, scene: Scene, start_s: float = 0.0, end_s: float | None = None
@@ -89,29 +91,29 @@ class FakePlayer:
         self._record("stop")
         self.state = PlayerState.STOPPED
         self.position_s = 0.0
-        self._notify()
+        self.emit_status()
 
     def pause(self) -> None:
         self._record("pause")
         if self.state is PlayerState.PLAYING:
             self.state = PlayerState.PAUSED
-            self._notify()
+            self.emit_status()
 
     def resume(self) -> None:
         self._record("resume")
         if self.state is PlayerState.PAUSED:
             self.state = PlayerState.PLAYING
-            self._notify()
+            self.emit_status()
 
     def toggle_pause(self) -> None:
         """As the real players: pauses what plays, resumes what is paused."""
         self._record("toggle_pause")
         if self.state is PlayerState.PLAYING:
             self.state = PlayerState.PAUSED
-            self._notify()
+            self.emit_status()
         elif self.state is PlayerState.PAUSED:
             self.state = PlayerState.PLAYING
-            self._notify()
+            self.emit_status()
 
     def seek(self, seconds: float, *, relative: bool = False) -> None:
         self._record("seek", seconds, relative)

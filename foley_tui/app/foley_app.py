@@ -125,8 +125,9 @@ class FoleyApp(App[None]):
         kind = _kind(new)
         if kind is None:
             return
-        # Textual has no public way to withdraw a toast: its collection and _unnotify
-        # are what its own toasts use when they time out.
+        # Textual's public notice API is notify() and clear_notifications() (all of
+        # them) only: withdrawing one notice takes its collection and _unnotify, which
+        # is what its own toasts call when they time out.
         stale = [n for n in self._notifications if n is not new and _kind(n) == kind]
         for notice in stale:
             self._unnotify(notice, refresh=False)

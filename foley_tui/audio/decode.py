@@ -213,6 +213,11 @@ class ResamplerPool:
                 self._wanted.append(in_rate)
         return fresh if fresh is not None else _new_resampler(in_rate, self.out_rate)
 
+    def ready(self, in_rate: int) -> bool:
+        """A stream for ``in_rate`` is built and waiting (:meth:`take` costs nothing)."""
+        with self._lock:
+            return in_rate in self._fresh
+
     def refill(self, limit: int = 2) -> bool:
         """Build up to ``limit`` missing streams; True if the pool is full."""
         for rate in list(self._wanted):
@@ -280,6 +285,11 @@ class BlockDecoder:
     @property
     def duration_s(self) -> float:
         return self.info.duration_s
+
+    @property
+    def read_position(self) -> int:
+        """The file's frame the next read starts at (how far into the file it has read)."""
+        return int(self._handle.tell())
 
     def _new_resampler(self) -> soxr.ResampleStream | None:
         if self.info.samplerate == self.out_rate:

@@ -177,6 +177,11 @@ class StemMix:
                 notes.append(nonfinite_note(state.voice.path.name, count))
         return notes
 
+    def open_decoders(self) -> list[bool]:
+        """Per readable voice of the scene, in its order: whether its file is open now
+        (a voice's file is open only while it sounds)."""
+        return [state.decoder is not None for state in self._states]
+
     @property
     def position_s(self) -> float:
         """Scene time of the next frame :meth:`read` returns."""

@@ -132,6 +132,28 @@ def _journal_line(record: dict[str, Any]) -> bytes:
     return json.dumps(_strict_json(record), separators=(",", ":"), allow_nan=False).encode() + b"\n"
 
 
+def parse_lines(data: bytes, offset: int) -> tuple[list[dict[str, Any]], int, list[int]]:
+    """The complete lines of ``data`` (read at journal offset ``offset``) as records.
+    Returns the records, the offset after the last complete line and the offsets of the
+    lines that are no record (a torn record from a crash mid-append, or a foreign line:
+    skipped, kept in the file, reported)."""
+    end = data.rfind(b"\n")
+    if end < 0:
+        return [], offset, []
+    records: list[dict[str, Any]] = []
+    bad: list[int] = []
+    pos = 0
+    for line in data[:end].split(b"\n"):
+        if line.strip():
+            record = _record_of(line)
+            if record is None:
+                bad.append(offset + pos)
+            else:
+                records.append(record)
+        pos += len(line) + 1
+    return records, offset + end + 1, bad
+
+
 class _FileAppender(JournalAppender):
     """An append on one open descriptor of the journal (see FileState.journal_append)."""
 
@@ -251,25 +273,10 @@ class FileState(StateBackend):
 
     # -- journal -------------------------------------------------------------------
     def _parse(self, data: bytes, offset: int) -> tuple[list[dict[str, Any]], int]:
-        """Complete lines of ``data`` (read at ``offset``) as records; garbage lines are
-        noted once by their offset. Returns the records and the offset after the last
-        complete line."""
-        end = data.rfind(b"\n")
-        if end < 0:
-            return [], offset
-        records: list[dict[str, Any]] = []
-        pos = 0
-        for line in data[:end].split(b"\n"):
-            if line.strip():
-                record = _record_of(line)
-                if record is None:
-                    # A torn record from a crash mid-append, or a foreign line: skipped,
-                    # kept in the file, reported once.
-                    self._bad_journal_lines.add(offset + pos)
-                else:
-                    records.append(record)
-            pos += len(line) + 1
-        return records, offset + end + 1
+        """:func:`parse_lines`, its garbage lines noted once by their offset."""
+        records, end, bad = parse_lines(data, offset)
+        self._bad_journal_lines.update(bad)
+        return records, end
 
     def journal_reset(self) -> None:
         self._journal_ino = None

@@ -57,13 +57,13 @@ async def test_the_status_line_counts_underruns_and_says_what_the_player_did(
         await pilot.press("space")
         await ready(pilot)
         player.underruns = 1
-        player._notify()
+        player.emit_status()
         await pilot.pause()
         await ready(pilot)
         assert "⚠ 1 underrun" in plain_line(line)
         player.underruns = 4
         player.output_note = "output latency raised to 50 ms after underruns"
-        player._notify()
+        player.emit_status()
         await pilot.pause()
         await ready(pilot)
         text = plain_line(line)

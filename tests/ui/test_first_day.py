@@ -128,18 +128,19 @@ async def _until(pilot: Pilot[Any], done: Callable[[], bool]) -> None:
 
 async def test_quick_sort_presses_leave_one_sort_notice(session: Session) -> None:
     app = session.app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await ready(pilot)
         await pilot.press(*"sssss")
         sort = screen.view_settings.sort
 
-        def shown() -> list[str]:  # what the toasts show (run_test mounts no toast rack)
-            return [n.message for n in app._notifications]
+        def shown() -> list[str]:  # what the toasts on screen say
+            return [str(toast.render()) for toast in app.screen.query("Toast")]
 
-        for _ in range(100):
+        for _ in range(400):
             if f"Sort: {sort}" in shown():
                 break
             await pilot.pause(0.05)
+        await pilot.pause()  # the rack has removed what it was told to
         assert [text for text in shown() if text.startswith("Sort:")] == [f"Sort: {sort}"]
 
 

@@ -142,7 +142,7 @@ def test_first_block_is_small_on_a_long_file(tmp_path: Path) -> None:
     decoder = BlockDecoder(path, OUT)
     first = decoder.read_first()
     assert 0 < len(first) < 8192
-    assert decoder._handle.tell() <= 4096  # read position: a few blocks in
+    assert decoder.read_position <= 4096  # read position: a few blocks in
     decoder.close()
 
 
@@ -251,8 +251,9 @@ def test_resampler_pool_hands_out_fresh_streams(audio_files: dict[str, Path]) ->
     assert not pool.refill(limit=1)  # more than one common rate to build
     while not pool.refill(limit=3):
         pass
+    assert pool.ready(48000)
     pooled = BlockDecoder(audio_files["flac"], OUT, pool=pool)  # 48 kHz: from the pool
-    assert 48000 not in pool._fresh
+    assert not pool.ready(48000)
     plain = BlockDecoder(audio_files["flac"], OUT)
     a = np.concatenate([pooled.read(4096) for _ in range(8)])
     b = np.concatenate([plain.read(4096) for _ in range(8)])
@@ -260,4 +261,5 @@ def test_resampler_pool_hands_out_fresh_streams(audio_files: dict[str, Path]) ->
     pooled.close()
     plain.close()
     pool.take(12345)  # an unusual rate is remembered and kept ready from now on
-    assert pool.refill() and 12345 in pool._fresh
+    assert not pool.ready(12345)
+    assert pool.refill() and pool.ready(12345)

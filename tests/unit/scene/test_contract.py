@@ -5,6 +5,8 @@ leaves out."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -149,9 +151,32 @@ def test_what_weave_leaves_out() -> None:
     assert woven_note("sfx_fg", 1.0, 2.0, None) is None
 
 
-def test_the_woven_gain_is_kept_across_runs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+_LATER_RUN = """
+import sys
+from pathlib import Path
+
+from foley_tui.scene import contract
+from foley_tui.scene.contract import ClipPlacement, woven_gain
+
+
+def no_read(ref):
+    raise AssertionError("read again")
+
+
+contract.read_mono = no_read
+path = Path(sys.argv[1])
+gain = woven_gain(path, "ambience", ClipPlacement(3.0, span_s=0.5))
+print(repr((gain.reference_db, gain.layer_db)))
+try:
+    woven_gain(path, "ambience", ClipPlacement(3.0, span_s=0.25))
+except AssertionError:
+    print("read-again")
+else:
+    print("not-read")
+"""
+
+
+def test_the_woven_gain_is_kept_across_runs(tmp_path: Path) -> None:
     """Measured once ever: a later run (the process's own cache empty) reads it from the
     user's cache dir, keyed by foley's version too; a cache file that is not a database
     is replaced."""
@@ -161,15 +186,18 @@ def test_the_woven_gain_is_kept_across_runs(
     shutil.copy(ASSETS / "sounds" / "bell.flac", path)
     measured = woven_gain(path, "ambience", ClipPlacement(1.0, span_s=0.5))
     assert gain_store.default_path().is_file()
-    monkeypatch.setattr(contract, "_GAINS", type(contract._GAINS)())
-
-    def no_read(ref: object) -> None:
-        raise AssertionError("read again")
-
-    monkeypatch.setattr(contract, "read_mono", no_read)
-    assert woven_gain(path, "ambience", ClipPlacement(3.0, span_s=0.5)) == measured
-    with pytest.raises(AssertionError, match="read again"):  # another span: measured
-        woven_gain(path, "ambience", ClipPlacement(3.0, span_s=0.25))
+    # A later run is another process (its own cache empty), with the same cache dir.
+    later = subprocess.run(
+        [sys.executable, "-c", _LATER_RUN, str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert later.returncode == 0, later.stderr
+    again, other = later.stdout.splitlines()
+    assert again == repr((measured.reference_db, measured.layer_db))
+    assert other == "read-again"  # another span: measured
     assert gain_store.foley_version() in gain_store.gain_key("x", "sfx_fg", None, False)
     broken = gain_store.GainStore(tmp_path / "broken.sqlite")
     (tmp_path / "broken.sqlite").write_bytes(b"not a database" * 100)

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from foley_tui.store import SessionService
-from foley_tui.store.file_state import CHECKED_FILE, FileState
+from foley_tui.store import file_state
+from foley_tui.store.file_state import CHECKED_FILE
 
 
 def _journal(data_dir: Path, session_id: str) -> Path:
@@ -24,13 +25,13 @@ def _journal(data_dir: Path, session_id: str) -> Path:
 def parsed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The bytes each journal parse was handed, in order."""
     seen: list[int] = []
-    real = FileState._parse
+    real = file_state.parse_lines
 
-    def counting(self: FileState, data: bytes, offset: int) -> Any:
+    def counting(data: bytes, offset: int) -> Any:
         seen.append(len(data))
-        return real(self, data, offset)
+        return real(data, offset)
 
-    monkeypatch.setattr(FileState, "_parse", counting)
+    monkeypatch.setattr(file_state, "parse_lines", counting)
     return seen
 
 
