@@ -48,24 +48,20 @@ import contextlib
 import math
 import sys
 import threading
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from foley_tui.audio.base import SCENE_HOW, PlayerStatus, Source, StateCallback
-from foley_tui.audio.decode import BlockDecoder, DecodeError, ResamplerPool
+from foley_tui.audio.decode import BlockDecoder, DecodeError
 from foley_tui.audio.devices import (
     AudioUnavailable,
     import_sounddevice,
     open_failure,
     parse_device,
 )
-from foley_tui.audio.loudness import LoudnessCache
-from foley_tui.audio.player_common import DEFAULT_TARGET_LUFS, Notifier, PlayerSettings
+from foley_tui.audio.player_common import DEFAULT_TARGET_LUFS
 from foley_tui.audio.stream_engine import (
     ENTRY_FADE_S,
     GAIN_RAMP_S,
-    HEAD_CACHE_BYTES,
     HEAD_S,
     READ_AHEAD_S,
     SCENE_READ_AHEAD_S,
@@ -73,7 +69,7 @@ from foley_tui.audio.stream_engine import (
     SWITCH_INTERVAL_S,
     StreamEngine,
 )
-from foley_tui.audio.voice import HeadCache, Ramp, Voice
+from foley_tui.audio.voice import Ramp
 
 if TYPE_CHECKING:
     from foley_tui.audio.base import Scene
@@ -83,44 +79,33 @@ if TYPE_CHECKING:
 class SoundDevicePlayer(StreamEngine):
     """The PortAudio player (see the module docstring for how it works)."""
 
-    def __init__(self, device: str | int | None = None, *, read_ahead_s: float = READ_AHEAD_S):
+    def __init__(
+        self,
+        device: str | int | None = None,
+        *,
+        read_ahead_s: float = READ_AHEAD_S,
+        kick: threading.Event | None = None,
+    ):
+        """``kick``: the event an idle callback naps on (see :class:`StreamEngine`)."""
         sd = import_sounddevice()
         self._sd = sd
         self._device = parse_device(device)
         try:
             info = sd.query_devices(self._device, "output")
-            self.samplerate = round(float(info["default_samplerate"]))
+            samplerate = round(float(info["default_samplerate"]))
             self._device_label = f"{info['name']} ({sd.query_hostapis(info['hostapi'])['name']})"
-            self._stream = self._open_stream("low")
         except (sd.PortAudioError, ValueError) as exc:
             raise open_failure(None if self._device is None else device, exc) from None
-        self._read_ahead = max(int(read_ahead_s * self.samplerate), 4096)
-        self._init_engine()
-        self._resamplers = ResamplerPool(self.samplerate)
-        self._lock = threading.RLock()
-        self._settings = PlayerSettings()
-        self._notifier = Notifier("foley-player-notify")
-        self._voice: Voice | None = None
+        super().__init__(samplerate, read_ahead_s=read_ahead_s, kick=kick)
+        try:
+            self._stream = self._open_stream("low")
+        except (sd.PortAudioError, ValueError) as exc:
+            self._measure_pool.shutdown(wait=False)
+            self._resamplers.close()
+            raise open_failure(None if self._device is None else device, exc) from None
         self._prepared: tuple[tuple[object, ...], SceneVoice] | None = None
-        self._fading: list[Voice] = []
-        self._last_source: Source | None = None
-        self._last_position = 0.0
-        self._last_duration = 0.0
-        self._error: str | None = None
-        self._warning: str | None = None
-        self._closed = False
-        self._heads = HeadCache(HEAD_CACHE_BYTES)
-        self._loudness = LoudnessCache()
-        self._measuring: set[str] = set()
-        self._measure_pool = ThreadPoolExecutor(1, thread_name_prefix="foley-loudness")
-        self._ended: deque[Voice] = deque()
-        self._wake = threading.Event()
-        self.underruns = 0
-        self._kick = threading.Event()  # cuts an idle nap short (see _idle_nap)
-        self._idle_due = 0.0
         self._stream_lock = threading.Lock()
         self._running = False
-        self.frames_out = 0  # frames handed to the device (diagnostics, tests)
         if sys.getswitchinterval() > SWITCH_INTERVAL_S:
             sys.setswitchinterval(SWITCH_INTERVAL_S)
         self._feeder = threading.Thread(target=self._feed_loop, name="foley-feeder", daemon=True)
@@ -139,7 +124,7 @@ class SoundDevicePlayer(StreamEngine):
             dtype="float32",
             latency=latency,
             device=self._device,
-            callback=self._callback,
+            callback=self.pull,
         )
 
     def _reopen(self, latency: float) -> bool:
@@ -189,6 +174,13 @@ class SoundDevicePlayer(StreamEngine):
         return "player closed" if self._closed else None
 
     @property
+    def prepared_scene(self) -> SceneVoice | None:
+        """The scene voice :meth:`prefetch_scene` premixed, until a play_scene() takes
+        or drops it."""
+        prepared = self._prepared
+        return None if prepared is None else prepared[1]
+
+    @property
     def latency_s(self) -> float:
         """The output latency PortAudio reports for the open stream."""
         return float(self._stream.latency)
@@ -201,13 +193,13 @@ class SoundDevicePlayer(StreamEngine):
             try:
                 voice = self._new_voice(source, start_s)
             except DecodeError as exc:
-                self._swap(None)
+                self.switch(None)
                 self._error = str(exc)
                 self._last_position = 0.0
                 self._last_duration = 0.0
                 self._notifier.emit(self._status())
                 return
-            self._swap(voice)
+            self.switch(voice)
         self._notifier.emit(self.status())
 
     def play_scene(self, scene: Scene, start_s: float = 0.0, end_s: float | None = None) -> None:
@@ -228,7 +220,7 @@ class SoundDevicePlayer(StreamEngine):
             if voice.stems.problems:
                 self._error = "; ".join(voice.stems.problems)
             self._last_source = voice.source
-            self._swap(voice)
+            self.switch(voice)
         self._notifier.emit(self.status())
 
     def prefetch_scene(
@@ -300,7 +292,7 @@ class SoundDevicePlayer(StreamEngine):
         with self._lock:
             if self._voice is not None:
                 self._last_position = self._heard_position(self._voice)
-                self._swap(None)
+                self.switch(None)
                 self._notifier.emit(self._status())
 
     def pause(self) -> None:
@@ -363,7 +355,7 @@ class SoundDevicePlayer(StreamEngine):
             if was_paused:
                 new.paused = True
                 new.env = Ramp(0.0)
-            self._swap(new)
+            self.switch(new)
         self._wake.set()
 
     def set_loop(self, loop: bool) -> None:

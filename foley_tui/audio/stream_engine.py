@@ -13,6 +13,7 @@ import os
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -92,8 +93,14 @@ IDLE_NAP_S = 0.002
 
 
 class StreamEngine:
-    """Callback, mix, feeder and voice handling; the state is set by
-    ``SoundDevicePlayer.__init__`` and declared here so both halves are type-checked."""
+    """Callback, mix, feeder and voice handling, without a device: built headless at a
+    sample rate. The feeder thread calls :meth:`mix` and the device's callback
+    :meth:`pull`; :class:`~foley_tui.audio.sounddevice_player.SoundDevicePlayer` adds
+    the stream, the feeder thread and the player's API.
+
+    ``ring``: the output ring to mix into (default: one of :data:`RING_CAPACITY_S`);
+    ``kick``: the event an idle callback naps on, which play() and the feeder set (see
+    :meth:`_idle_nap`)."""
 
     samplerate: int
     underruns: int
@@ -101,7 +108,7 @@ class StreamEngine:
     _read_ahead: int
     _resamplers: ResamplerPool
     _lock: threading.RLock
-    _mix_lock: threading.Lock
+    _mix_lock: threading.RLock
     _settings: PlayerSettings
     _notifier: Notifier
     _voice: Voice | None
@@ -137,11 +144,42 @@ class StreamEngine:
     _realtime_asked: bool
     realtime: bool
 
-    def _init_engine(self) -> None:
-        """The mix's state (the ring and its buffers, allocated once)."""
-        rate = self.samplerate
-        self._mix_lock = threading.Lock()
-        self._ring = OutputRing(int(RING_CAPACITY_S * rate))
+    def __init__(
+        self,
+        samplerate: int,
+        *,
+        read_ahead_s: float = READ_AHEAD_S,
+        ring: OutputRing | None = None,
+        kick: threading.Event | None = None,
+    ) -> None:
+        rate = self.samplerate = int(samplerate)
+        self._read_ahead = max(int(read_ahead_s * rate), 4096)
+        self._resamplers = ResamplerPool(rate)
+        self._lock = threading.RLock()
+        self._settings = PlayerSettings()
+        self._notifier = Notifier("foley-player-notify")
+        self._voice = None
+        self._fading = []
+        self._last_source = None
+        self._last_position = 0.0
+        self._last_duration = 0.0
+        self._error = None
+        self._warning = None
+        self._closed = False
+        self._heads = HeadCache(HEAD_CACHE_BYTES)
+        self._loudness = LoudnessCache()
+        self._measuring = set()
+        self._measure_pool = ThreadPoolExecutor(1, thread_name_prefix="foley-loudness")
+        self._ended = deque()
+        self._wake = threading.Event()
+        self.underruns = 0
+        self._kick = kick if kick is not None else threading.Event()
+        self._idle_due = 0.0
+        self.frames_out = 0  # frames handed to the device (diagnostics, tests)
+        # The mix's state (the ring and its buffers, allocated once). Reentrant: a
+        # caller holding the mix (held()) may mix itself.
+        self._mix_lock = threading.RLock()
+        self._ring = ring if ring is not None else OutputRing(int(RING_CAPACITY_S * rate))
         # Room to mix anything the ring may hold at once (a switch mixes the new voice
         # over every queued frame).
         self._scratch = np.zeros((self._ring.capacity, 2), dtype=np.float32)
@@ -163,6 +201,38 @@ class StreamEngine:
         self.realtime = False  # the callback thread runs at a real-time priority
 
     # -- public read-only state (diagnostics, tests) ---------------------------------
+    @property
+    def voice(self) -> Voice | None:
+        """The sounding voice (None: silence)."""
+        return self._voice
+
+    @property
+    def fading(self) -> tuple[Voice, ...]:
+        """The voices switched away from that are still fading out in the mix."""
+        return tuple(self._fading)
+
+    @property
+    def retiring(self) -> tuple[Voice, ...]:
+        """The voices switched away from and not closed yet: fading out, or silent and
+        waiting for the feeder to close them."""
+        return (*self._fading, *self._ended)
+
+    @property
+    def ring(self) -> OutputRing:
+        """The output ring the mix is written to and the callback copies out of."""
+        return self._ring
+
+    def measured_lufs(self, source: Source) -> float | None:
+        """The loudness measured for ``source`` (NaN: it could not be), None until then."""
+        return self._loudness.get(source.identity)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Nothing is switched, mixed or reported while this is held (the device's
+        callback still copies out what is queued: it takes no lock)."""
+        with self._lock, self._mix_lock:
+            yield
+
     @property
     def queued_frames(self) -> int:
         """Mixed frames waiting in the output ring for the device."""
@@ -315,7 +385,7 @@ class StreamEngine:
         new.eof = stems.done
         return new
 
-    def _swap(self, voice: Voice | None) -> None:
+    def switch(self, voice: Voice | None) -> None:
         """Make ``voice`` the sounding one (None: silence), heard one device period
         from now: what the ring already holds of the old sound fades out there."""
         if self._closed:
@@ -441,7 +511,11 @@ class StreamEngine:
                 voice.gain.go(self._gain_for(source), GAIN_RAMP_S * 3, self.samplerate)
 
     # -- audio callback (PortAudio thread) -------------------------------------------
-    def _callback(self, outdata: np.ndarray, frames: int, _time: Any, status: Any) -> None:
+    def pull(
+        self, outdata: np.ndarray, frames: int, time_info: Any = None, status: Any = None
+    ) -> None:
+        """The device's callback (PortAudio's signature): fill ``outdata`` with the next
+        ``frames`` mixed frames. ``status``: PortAudio's flags (None: no underflow)."""
         # Copies what the feeder mixed, nothing else: no lock, no allocation of samples,
         # no mixing, whatever plays.
         try:
@@ -452,7 +526,7 @@ class StreamEngine:
     def _copy_out(self, outdata: np.ndarray, frames: int, status: Any) -> None:
         if not self._realtime_asked:
             self._ask_realtime()
-        if status.output_underflow:
+        if status is not None and status.output_underflow:
             self.underruns += 1
             self._device_underruns += 1
         self.frames_out += frames
@@ -592,8 +666,7 @@ class StreamEngine:
         self._measure_jitter()
         target = self.ring_target_frames
         while not self._closed and ring.queued < target:
-            with self._mix_lock:
-                made = self._render(min(RENDER_FRAMES, target - ring.queued, ring.free))
+            made = self.mix(min(RENDER_FRAMES, target - ring.queued, ring.free))
             self._kick.set()  # an unpaced sink's nap: there is something to play
             if not made:
                 break
@@ -609,6 +682,12 @@ class StreamEngine:
         self._jitter *= 0.5 ** (elapsed / JITTER_HALF_LIFE_S)
         if self._rendering and taken > self._jitter:
             self._jitter = float(taken)
+
+    def mix(self, frames: int) -> int:
+        """Mix the next ``frames`` (at most) of every voice into the ring, as the feeder
+        does; returns the frames mixed."""
+        with self._mix_lock:
+            return self._render(frames)
 
     def _render(self, frames: int) -> int:
         """Mix the next ``frames`` (at most) of every voice into the ring; returns the

@@ -348,11 +348,11 @@ def _callback_cost(folder: Path, scene: Any) -> dict[str, float]:
         # the lane gains, the limiter), timed with the feeder held off.
         mixes = []
         for _ in range(100):
-            with player._mix_lock:
+            with player.held():
                 while player.queued_frames:
                     stream.callback(out, min(BLOCK, player.queued_frames), None, Flags())
                 t0 = time.perf_counter()
-                player._render(512)
+                player.mix(512)
                 mixes.append(time.perf_counter() - t0)
             time.sleep(0.002)
         results[f"mix_{name}_us"] = statistics.median(mixes) * 1e6
@@ -377,9 +377,11 @@ def paced_worker(folder: Path, seconds: float) -> None:
     costs: list[float] = []
 
     class Timed(SoundDevicePlayer):
-        def _callback(self, outdata: Any, frames: int, _time: Any, status: Any) -> None:
+        def pull(
+            self, outdata: Any, frames: int, time_info: Any = None, status: Any = None
+        ) -> None:
             t0 = time.perf_counter()
-            super()._callback(outdata, frames, _time, status)
+            super().pull(outdata, frames, time_info, status)
             costs.append(time.perf_counter() - t0)
 
     from foley_tui.audio.base import AudioFormat, Source

@@ -68,7 +68,8 @@ def test_foley_session_store_runs_on_our_namespaces(
     )
     assert client.smembers("foley:sessions") == {b"shared"}
 
-    # foley's plan, through its own session-factory seam, on the Redis namespaces.
+    # foley's plan, through its own session-factory seam, on the Redis namespaces
+    # (foley 0.0.89 has no public one: its private _configure is the only way in).
     verbs._configure(session_factory=lambda sid: FoleySessionStore(sid, **namespaces(url, sid)))
     plan = verbs.foley_plan("shared")
     placed = {item["clip_ref"]: (item["layer"], item["onset"]) for item in plan["items"]}
@@ -93,6 +94,7 @@ def test_our_decisions_are_foley_picks(service: RedisSessionService, foley_facto
     assert sorted(foley.picked_ids()) == sorted(ODD_IDS[:2])
     assert foley.picks[ODD_IDS[0]] == {"sound_id": ODD_IDS[0], "layer": "stinger", "onset": 12.0}
     assert foley.list_rejects() == [{"sound_id": ODD_IDS[2], "reason": "hum"}]
+    # foley's private seam: its CLI offers no public way to set the session factory.
     verbs._configure(
         session_factory=lambda s: FoleySessionStore(s, **namespaces(service.backend, s))
     )

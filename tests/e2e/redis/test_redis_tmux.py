@@ -34,6 +34,7 @@ from foley_tui.store.redis import namespaces
 url, sid = sys.argv[1], sys.argv[2]
 from foley.agent import verbs
 store = SessionStore(sid, **namespaces(url, sid))
+# foley's private seam: its CLI offers no public way to set the session factory.
 verbs._configure(session_factory=lambda s: SessionStore(s, **namespaces(url, s)))
 plan = sorted(i["clip_ref"] for i in verbs.foley_plan(sid)["items"])
 print(json.dumps({"picks": sorted(store.list_picks(), key=lambda p: p["sound_id"]),

@@ -425,7 +425,7 @@ def test_measured_loudness_ramps_in_after_a_unity_start(
     first = drain(stream, player, 256)
     np.testing.assert_array_equal(first, data[:256])  # sound starts at once, at unity
     deadline = time.monotonic() + 5
-    while player._loudness.get(src.identity) is None and time.monotonic() < deadline:
+    while player.measured_lufs(src) is None and time.monotonic() < deadline:
         time.sleep(0.005)
     drain(stream, player, 8192)  # the gain ramp
     out = drain(stream, player, 512)
@@ -446,7 +446,7 @@ def test_cached_head_replays_without_disk_and_continues_exactly(
     src = source(path)
     player.prefetch(src)
     player.play(src)
-    voice = player._voice
+    voice = player.voice
     assert voice is not None and voice.decoder is None  # served from the head cache
     first = drain(stream, player, RATE + 100)
     player.clear_cache()
@@ -476,13 +476,13 @@ def test_a_retired_voice_that_runs_dry_is_dropped(
     stream = FakeStream.instances[-1]
     player.play(write(tmp_path / "a", const(0.5, RATE * 5)))
     drain(stream, player, 1024)
-    old = player._voice
+    old = player.voice
     assert old is not None
     old.chunks.clear()
     old.head = None
     player.play(write(tmp_path / "b", const(0.25, RATE)))
     drain(stream, player, 1024)
-    assert player._fading == []
+    assert player.fading == ()
 
 
 def test_an_error_while_mixing_stops_the_sound_not_the_stream(
@@ -527,16 +527,15 @@ def test_an_error_in_the_callback_plays_silence_and_never_escapes(
 
 
 def test_idle_naps_on_an_unpaced_sink_and_play_cuts_them_short(
-    player: SoundDevicePlayer, tmp_path: Path
+    fake_sd: types.ModuleType, tmp_path: Path
 ) -> None:
     """Idle callbacks asked for far faster than real time nap (no spinning CPU); a play()
     arriving during a nap is rendered by that same callback."""
-    stream = FakeStream.instances[-1]
-    src = write(tmp_path / "a", const(0.5, RATE))
     naps: list[float] = []
 
-    class Kick:
-        def wait(self, timeout: float) -> bool:
+    class Kick(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            assert timeout is not None
             naps.append(timeout)
             if len(naps) == 3:
                 player.play(src)  # arrives mid-nap
@@ -548,8 +547,13 @@ def test_idle_naps_on_an_unpaced_sink_and_play_cuts_them_short(
         def clear(self) -> None:
             pass
 
-    player._kick = Kick()  # type: ignore[assignment]
-    outs = [stream.pull(512) for _ in range(10)]  # 116 ms of audio, asked for at once
+    src = write(tmp_path / "a", const(0.5, RATE))
+    player = SoundDevicePlayer(read_ahead_s=0.2, kick=Kick())
+    try:
+        stream = FakeStream.instances[-1]
+        outs = [stream.pull(512) for _ in range(10)]  # 116 ms of audio, asked for at once
+    finally:
+        player.close()
     # Three idle naps, the third cut short by play(); later ones pace the starved
     # stream while the feeder mixes (only an unpaced sink ever gets that far ahead).
     assert len(naps) >= 3 and all(nap <= 0.005 for nap in naps)

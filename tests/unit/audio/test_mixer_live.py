@@ -189,9 +189,8 @@ def test_closing_the_player_closes_a_prefetched_scenes_files(
 ) -> None:
     scene = two_lanes(tmp_path)
     player.prefetch_scene(scene)
-    prepared = player._prepared
-    assert prepared is not None
-    voice = prepared[1]
-    assert any(state.decoder is not None for state in voice.stems._states)  # files open
+    voice = player.prepared_scene
+    assert voice is not None
+    assert any(voice.stems.open_decoders())  # files open
     player.close()
-    assert all(state.decoder is None for state in voice.stems._states)
+    assert not any(voice.stems.open_decoders())

@@ -105,27 +105,27 @@ def test_a_prefetched_scene_starts_from_its_premixed_block(
     scene = scene_of(tmp_path)
     expected = np.concatenate(list(render(scene, RATE)))
     player.prefetch_scene(scene)
-    assert player._prepared is not None
+    assert player.prepared_scene is not None
     player.play_scene(scene)
-    assert player._prepared is None  # taken
+    assert player.prepared_scene is None  # taken
     out = drain(stream, player, len(expected))
     np.testing.assert_array_equal(out, expected)
     # Mute, solo and volume apply after the stems: a mute after the prefetch keeps it.
     player.prefetch_scene(scene)
-    prepared = player._prepared
+    prepared = player.prepared_scene
     assert prepared is not None
     scene.set_muted("stinger", True)
     player.play_scene(scene)
-    assert player._prepared is None
-    voice = player._voice
-    assert voice is prepared[1]  # used, not redone
+    assert player.prepared_scene is None
+    voice = player.voice
+    assert voice is prepared  # used, not redone
     muted = np.concatenate(list(render(scene, RATE)))
     np.testing.assert_array_equal(drain(stream, player, len(muted)), muted)
     # A changed loop region changes the stems: a prepared block is dropped, never played.
     player.prefetch_scene(scene)
-    prepared = player._prepared
+    prepared = player.prepared_scene
     assert prepared is not None
     scene.set_loop_region((0.1, 0.3))
     player.play_scene(scene, 0.1)
-    voice = player._voice
-    assert isinstance(voice, SceneVoice) and voice is not prepared[1]
+    voice = player.voice
+    assert isinstance(voice, SceneVoice) and voice is not prepared

@@ -12,8 +12,7 @@ The decoder's side (non-finite samples become silence, counted) is checked on fi
 
 from __future__ import annotations
 
-import threading
-from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -32,8 +31,9 @@ from foley_tui.audio.limiter import TruePeakLimiter, db_to_gain
 from foley_tui.audio.loudness import measure_file
 from foley_tui.audio.mixer import MixVoice, Scene, SceneMix, StemMix
 from foley_tui.audio.peaks import exact_peaks, overview_peaks
+from foley_tui.audio.ring import OutputRing
 from foley_tui.audio.scene_voice import SceneVoice
-from foley_tui.audio.stream_engine import StreamEngine
+from foley_tui.audio.stream_engine import RING_CAPACITY_S, StreamEngine
 from foley_tui.audio.voice import Ramp, Voice
 
 RATE = 48000
@@ -232,33 +232,19 @@ def test_the_render_never_passes_the_ceiling_and_reports_its_peak(
 
 
 # ---------------------------------------------------------------------------- callback
-def _engine() -> StreamEngine:
+def _engine(ring: OutputRing | None = None) -> StreamEngine:
     """The mixing and callback halves of the player, without a device or a feeder
     thread: the test mixes (what the feeder does) and pulls (what PortAudio does)."""
-    engine = StreamEngine.__new__(StreamEngine)
-    engine.samplerate = RATE
-    engine.underruns = 0
-    engine.frames_out = 0
-    engine._read_ahead = RATE
-    engine._voice = None
-    engine._fading = []
-    engine._ended = deque()
-    engine._wake = threading.Event()
-    engine._kick = threading.Event()
-    engine._idle_due = 0.0
-    engine._closed = False
-    engine._last_duration = 0.0
-    engine._init_engine()
-    return engine
+    return StreamEngine(RATE, read_ahead_s=1.0, ring=ring)
 
 
 def _pull(engine: StreamEngine, frames: int) -> Audio:
     """Mix as the feeder would (up to the ring's depth), then run the callback."""
-    while engine.queued_frames < engine.ring_target_frames and engine._render(512):
+    while engine.queued_frames < engine.ring_target_frames and engine.mix(512):
         pass
     flags = SimpleNamespace(output_underflow=False)
     out = np.full((frames, 2), 7.0, np.float32)  # garbage: the callback overwrites it
-    engine._callback(out, frames, None, flags)
+    engine.pull(out, frames, None, flags)
     return out
 
 
@@ -322,7 +308,7 @@ def test_the_callback_never_passes_the_ceiling_through_swaps(
     engine = _engine()
     for what, spec, gain, frames in steps:
         chunks = [adversarial(kind, n, level, seed) for kind, n, level, seed in spec]
-        old = engine._voice
+        old = engine.voice
         if what == "preview":
             new: Voice | None = _preview(chunks, gain)
         elif what == "scene":
@@ -332,8 +318,8 @@ def test_the_callback_never_passes_the_ceiling_through_swaps(
         else:
             new = old
         if new is not old:
-            engine._swap(new)  # the old voice fades out, mixed beside the new one
-        voices: list[Any] = [engine._voice, *engine._fading]
+            engine.switch(new)  # the old voice fades out, mixed beside the new one
+        voices: list[Any] = [engine.voice, *engine.fading]
         scene_sounds = any(isinstance(v, SceneVoice) for v in voices)
         out = _pull(engine, frames)
         # A scene's ceiling holds while it sounds, and while its frames are in the ring.
@@ -341,7 +327,7 @@ def test_the_callback_never_passes_the_ceiling_through_swaps(
         if scene_sounds:
             # The next callback too, while the scene still sounds; once its fade has
             # ended, a preview alone may reach full scale (see the test below).
-            still = any(isinstance(v, SceneVoice) for v in [engine._voice, *engine._fading])
+            still = any(isinstance(v, SceneVoice) for v in [engine.voice, *engine.fading])
             assert_safe(_pull(engine, frames), CEILING if still else 1.0)
 
 
@@ -352,12 +338,12 @@ def test_a_preview_fading_under_a_scene_stays_under_the_scene_ceiling(
     sums both, the preview's fade added to the scene's limited mix."""
     engine = _engine()
     preview = _preview([np.ones((4096, 2), np.float32)], 1.0)
-    engine._swap(preview)
+    engine.switch(preview)
     out = _pull(engine, 256)
     assert float(out.max()) == 1.0  # alone, a preview may reach 0 dBFS
     scene = _scene_voice(hostile_files, [np.ones((4096, 2), np.float32)])
-    engine._swap(scene)
-    assert engine._fading or engine._ended  # the preview fades out under the scene
+    engine.switch(scene)
+    assert preview in engine.retiring  # the preview fades out under the scene
     for _ in range(8):
         assert_safe(_pull(engine, 256), CEILING)
 
@@ -369,24 +355,33 @@ def test_the_ceiling_is_down_before_a_switch_fades_the_queued_frames(
     back): here, right after a switch to a scene has faded a full-scale preview's queued
     frames and before the scene is mixed over them. What it copies is already under the
     scene's ceiling, the fade included."""
-    engine = _engine()
-    engine._swap(_preview([np.ones((RATE, 2), np.float32)], 1.0))
+    copied: list[Audio] = []
+
+    class CopiedOnFade(OutputRing):
+        """A ring whose every fade is followed at once by a device callback."""
+
+        pull: Callable[[], None] | None = None
+
+        def fade_out(self, start: int, frames: int) -> float:
+            level = super().fade_out(start, frames)
+            if self.pull is not None:
+                self.pull()
+            return level
+
+    ring = CopiedOnFade(int(RING_CAPACITY_S * RATE))
+    engine = _engine(ring)
+
+    def copy() -> None:
+        out = np.full((1024, 2), 7.0, np.float32)
+        engine.pull(out, 1024, None, SimpleNamespace(output_underflow=False))
+        copied.append(out)
+
+    engine.switch(_preview([np.ones((RATE, 2), np.float32)], 1.0))
     # A short device period, so the ring holds queued frames beyond it to fade.
     assert float(_pull(engine, 64).max()) == 1.0  # alone, a preview may reach 0 dBFS
     assert engine.queued_frames > 64
-    ring = engine._ring
-    fade_out = ring.fade_out
-    copied: list[Audio] = []
-
-    def fade_then_copy(start: int, fade: int) -> float:
-        level = fade_out(start, fade)
-        out = np.full((1024, 2), 7.0, np.float32)
-        engine._callback(out, 1024, None, SimpleNamespace(output_underflow=False))
-        copied.append(out)
-        return level
-
-    ring.fade_out = fade_then_copy  # type: ignore[method-assign]
-    engine._swap(_scene_voice(hostile_files, [np.ones((4096, 2), np.float32)]))
+    ring.pull = copy
+    engine.switch(_scene_voice(hostile_files, [np.ones((4096, 2), np.float32)]))
     assert copied, "the switch faded no queued frame"
     faded = copied[0][64:]  # past the period the callback may have been copying
     assert 0.0 < float(faded.max()) < 1.0  # the preview's fade, not silence

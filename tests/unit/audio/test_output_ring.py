@@ -101,7 +101,7 @@ def test_the_callback_only_copies_what_the_feeder_mixed(
     # The player's locks held elsewhere (the feeder mixing, play() swapping) never hold
     # the callback up.
     done = threading.Event()
-    with player._lock, player._mix_lock:
+    with player.held():
 
         def pull() -> None:
             stream.pull(512)
@@ -142,7 +142,7 @@ def test_non_finite_samples_in_the_ring_never_reach_the_device(
     """The last guard: even what the mix could never produce is replaced and clamped."""
     stream = FakeStream.instances[-1]
     bad = np.array([[np.nan, np.inf], [-np.inf, 4.0], [0.25, -0.25]], np.float32)
-    player._ring.push(bad)
+    player.ring.push(bad)
     out = stream.pull(3)
     np.testing.assert_array_equal(out, [[0.0, 0.0], [0.0, 1.0], [0.25, -0.25]])
 
@@ -201,7 +201,7 @@ def test_a_starved_ring_on_a_clocked_device_is_an_underrun(
     counts (a real device is never ahead of real time, so it never naps)."""
     stream = FakeStream.instances[-1]
     player.play(write(tmp_path / "a.wav", const(0.5, RATE * 2)))
-    with player._mix_lock:  # the feeder is held up
+    with player.held():  # the feeder is held up
         queued = player.queued_frames
         stream.pull(queued + 256)
     assert player.status().underruns == 1
@@ -244,26 +244,36 @@ def test_only_portaudios_own_thread_asks_for_a_real_time_priority(
     import _thread
     import os
 
-    asked: list[tuple[int, int, int]] = []
+    asked: list[tuple[int, int, int, int]] = []  # (thread, pid, policy, priority)
 
     def sched_setscheduler(pid: int, policy: int, param: os.sched_param) -> None:
-        asked.append((pid, policy, param.sched_priority))
+        asked.append((_thread.get_ident(), pid, policy, param.sched_priority))
+
+    def from_thread(ident: int) -> list[tuple[int, int, int]]:
+        # The feeder thread asks for itself too: only the callback's asks count here.
+        return [(pid, policy, prio) for who, pid, policy, prio in asked if who == ident]
 
     monkeypatch.setattr(os, "sched_setscheduler", sched_setscheduler)
     stream = FakeStream.instances[-1]
     stream.pull(256)  # from this (Python) thread: no
-    assert asked == [] and not player.realtime
-    done = threading.Event()
+    assert from_thread(_thread.get_ident()) == [] and not player.realtime
+    fresh = SoundDevicePlayer(read_ahead_s=0.2)  # a new stream, its callback not run yet
+    try:
+        stream = FakeStream.instances[-1]
+        done = threading.Event()
+        native_ident: list[int] = []
 
-    def native() -> None:  # a thread Python did not start with threading, as PortAudio's
-        try:
-            for _ in range(3):
-                stream.pull(256)
-        finally:
-            done.set()
+        def native() -> None:  # a thread Python did not start with threading, as PortAudio's
+            native_ident.append(_thread.get_ident())
+            try:
+                for _ in range(3):
+                    stream.pull(256)
+            finally:
+                done.set()
 
-    player._realtime_asked = False  # as for a new stream
-    _thread.start_new_thread(native, ())
-    assert done.wait(30)
-    assert asked == [(0, os.SCHED_RR, 10)]  # once, for the calling thread
-    assert player.realtime
+        _thread.start_new_thread(native, ())
+        assert done.wait(30)
+        assert from_thread(native_ident[0]) == [(0, os.SCHED_RR, 10)]  # once, for it
+        assert fresh.realtime
+    finally:
+        fresh.close()

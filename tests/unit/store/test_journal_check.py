@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from foley_tui.store import SessionService
-from foley_tui.store import file_state
+from foley_tui.store import SessionService, file_state
 from foley_tui.store.file_state import CHECKED_FILE
 
 
