@@ -708,7 +708,9 @@ class StreamEngine:
         out = self._scratch[:frames]
         out.fill(0.0)
         made = 0
-        ceiling = 1.0
+        # The current voice's ceiling holds for what fades out under it even once it
+        # has played out (a one-block scene over a preview's fade), until it is reaped.
+        ceiling = voice.ceiling if voice is not None else 1.0
         ring = self._ring
         own = 0
         if voice is not None and not voice.finished:
@@ -719,7 +721,6 @@ class StreamEngine:
                 if not marks or marks[-1][1] + ring.write - marks[-1][0] != index:
                     marks.append((ring.write, index))
             made = written
-            ceiling = voice.ceiling
         for old in list(fading):
             written = self._render_voice(old, out, frames)
             if old.env.value <= 0.0 or old.finished or written < frames:

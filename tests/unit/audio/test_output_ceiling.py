@@ -288,6 +288,12 @@ def _scene_voice(hostile_files: dict[str, Path], chunks: list[Audio]) -> SceneVo
         max_size=8,
     )
 )
+@example(
+    steps=[
+        ("preview", [("dc", 513, 0.1, 0)], 30.0, 141),
+        ("scene", [("nan", 1, 0.1, 0)], 0.01, 371),
+    ]
+)
 # A scene fading out under a full-scale preview: the preview reaches full scale once the
 # scene's fade has ended, not before.
 @example(
