@@ -59,6 +59,7 @@ from foley_tui.audio.devices import (
     parse_device,
 )
 from foley_tui.audio.player_common import DEFAULT_TARGET_LUFS
+from foley_tui.audio.priority import at_audio_ceiling, audio_ceiling
 from foley_tui.audio.stream_engine import (
     ENTRY_FADE_S,
     GAIN_RAMP_S,
@@ -88,6 +89,11 @@ class SoundDevicePlayer(StreamEngine):
     ):
         """``kick``: the event an idle callback naps on (see :class:`StreamEngine`)."""
         sd = import_sounddevice()
+        # The scene machinery (the limiter's scipy) is imported before the stream runs:
+        # an import holds the GIL the callback needs, for as long as loading a shared
+        # library from disk takes, which no priority shortens.
+        import foley_tui.audio.scene_voice  # noqa: F401
+
         self._sd = sd
         self._device = parse_device(device)
         try:
@@ -98,7 +104,8 @@ class SoundDevicePlayer(StreamEngine):
             raise open_failure(None if self._device is None else device, exc) from None
         super().__init__(samplerate, read_ahead_s=read_ahead_s, kick=kick)
         try:
-            self._stream = self._open_stream("low")
+            with audio_ceiling():  # see _open_stream
+                self._stream = self._open_stream("low")
         except (sd.PortAudioError, ValueError) as exc:
             self._measure_pool.shutdown(wait=False)
             self._resamplers.close()
@@ -111,13 +118,18 @@ class SoundDevicePlayer(StreamEngine):
         self._feeder = threading.Thread(target=self._feed_loop, name="foley-feeder", daemon=True)
         self._feeder.start()
         try:
-            self._stream.start()
+            with audio_ceiling():
+                self._stream.start()
         except sd.PortAudioError as exc:
             self.close()
             raise AudioUnavailable(f"cannot start the output stream: {exc}") from None
         self._running = True
 
     def _open_stream(self, latency: str | float) -> Any:
+        """Open (not start) the output. Called at a real-time priority: the threads the
+        host API starts for the stream (PortAudio's, and the ALSA pulse plugin's
+        mainloop, which carries every block to the sound server) inherit it, so busy
+        processes never hold the device's data up on its way out."""
         return self._sd.OutputStream(
             samplerate=self.samplerate,
             channels=2,
@@ -185,6 +197,7 @@ class SoundDevicePlayer(StreamEngine):
         """The output latency PortAudio reports for the open stream."""
         return float(self._stream.latency)
 
+    @at_audio_ceiling
     def play(self, source: Source, start_s: float = 0.0) -> None:
         with self._lock:
             self._error = None
@@ -202,6 +215,7 @@ class SoundDevicePlayer(StreamEngine):
             self.switch(voice)
         self._notifier.emit(self.status())
 
+    @at_audio_ceiling
     def play_scene(self, scene: Scene, start_s: float = 0.0, end_s: float | None = None) -> None:
         """Mix ``scene`` from ``start_s`` (to ``end_s``) through the same stream as a
         preview: the feeder premixes the stems (decoding, placing) as it decodes a file,
@@ -223,6 +237,7 @@ class SoundDevicePlayer(StreamEngine):
             self.switch(voice)
         self._notifier.emit(self.status())
 
+    @at_audio_ceiling
     def prefetch_scene(
         self, scene: Scene, start_s: float = 0.0, end_s: float | None = None
     ) -> None:
@@ -330,6 +345,7 @@ class SoundDevicePlayer(StreamEngine):
             else:
                 self.resume()
 
+    @at_audio_ceiling
     def seek(self, seconds: float, *, relative: bool = False) -> None:
         with self._lock:
             voice = self._voice
@@ -397,6 +413,7 @@ class SoundDevicePlayer(StreamEngine):
     def set_state_callback(self, callback: StateCallback | None) -> None:
         self._notifier.callback = callback
 
+    @at_audio_ceiling
     def prefetch(self, source: Source) -> None:
         """Decode the head of ``source`` into the bounded cache so a later play() reads no
         disk (call it from a worker when the cursor lands on a row). Never raises: a

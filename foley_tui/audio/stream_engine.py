@@ -9,7 +9,6 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 import time
 from collections import deque
@@ -23,6 +22,7 @@ from foley_tui.audio.base import PlayerState, PlayerStatus, Source
 from foley_tui.audio.decode import BlockDecoder, DecodeError, ResamplerPool, sanitise
 from foley_tui.audio.loudness import LoudnessCache, db_to_gain, match_gain_db, measure_file
 from foley_tui.audio.player_common import Notifier, PlayerSettings
+from foley_tui.audio.priority import ask_realtime, audio_ceiling
 from foley_tui.audio.ring import OutputRing
 from foley_tui.audio.voice import HeadCache, Ramp, Voice
 
@@ -79,12 +79,6 @@ JITTER_HALF_LIFE_S = 5.0
 LATENCY_STEPS_S = (0.05, 0.1, 0.2)
 UNDERRUNS_TO_RAISE = 3
 UNDERRUN_WINDOW_S = 10.0
-
-#: The real-time priority asked for PortAudio's callback thread (SCHED_RR), as audio
-#: servers and PortAudio's own ALSA option do: below the audio servers' own threads.
-#: Granted where the system allows it (RLIMIT_RTPRIO, rtkit's limits, root), else the
-#: thread keeps its normal priority.
-REALTIME_PRIORITY = 10
 
 #: Idle naps on an unpaced sink (see StreamEngine._idle_nap).
 IDLE_AHEAD_S = 0.020
@@ -499,7 +493,8 @@ class StreamEngine:
     def _measure(self, source: Source) -> None:
         """Worker: measure loudness, then ramp the playing voice to the matched gain."""
         try:
-            lufs = measure_file(source.path)
+            with audio_ceiling():  # it holds the GIL the callback needs
+                lufs = measure_file(source.path)
         except (DecodeError, OSError, ValueError):
             lufs = float("nan")
         finally:
@@ -552,11 +547,7 @@ class StreamEngine:
         self._realtime_asked = True
         if not isinstance(threading.current_thread(), threading._DummyThread):
             return
-        try:
-            os.sched_setscheduler(0, os.SCHED_RR, os.sched_param(REALTIME_PRIORITY))
-        except (AttributeError, OSError):  # not Linux, or not allowed: normal priority
-            return
-        self.realtime = True
+        self.realtime = ask_realtime()
 
     def _limit(self, outdata: np.ndarray, frames: int, first: int) -> None:
         """The guarantee, whatever the mix did: nothing non-finite, nothing above the
@@ -594,14 +585,16 @@ class StreamEngine:
         # The feeder holds the GIL the callback needs: if busy processes could preempt
         # it while it does, no device buffer would be long enough. It asks for the same
         # priority as the callback (granted or not, like the callback's).
-        with contextlib.suppress(AttributeError, OSError):
-            os.sched_setscheduler(0, os.SCHED_RR, os.sched_param(REALTIME_PRIORITY))
+        ask_realtime()
         while not self._closed:
             self._reap()
             if self._voice is None and not self._fading:
                 self._rendering = False
                 self._wake.wait(0.02)
                 self._wake.clear()
+                # A device that runs dry while idle will while playing: reopening it
+                # now, in silence, costs nothing audible.
+                self._watch_device()
                 idle = self._voice is None and not self._fading
                 if idle and not self._resamplers.refill():
                     self._wake.set()  # more to build: come straight back

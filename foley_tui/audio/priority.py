@@ -1,0 +1,86 @@
+"""Real-time scheduling for the player's threads, and the GIL they share.
+
+The audio callback is Python: every block it hands the device needs the GIL. It runs at
+a real-time priority (SCHED_RR, where the system grants it), so busy processes at normal
+priority never delay it themselves; but a thread of normal priority that holds the GIL
+when a busy process preempts it keeps the callback waiting until the scheduler gives it
+a CPU again, which on a loaded machine is tens of milliseconds: longer than the device's
+buffer. That is a priority inversion, and the usual answer is a priority ceiling: a
+thread runs the player's own GIL-heavy work (opening and decoding the first block of a
+sound, building a scene's stems, measuring loudness) at a real-time priority just below
+the audio threads' (:func:`audio_ceiling`), so nothing of normal priority preempts it
+while it holds the GIL, and it drops the GIL for the callback within Python's switch
+interval. It returns to its own priority as soon as the work is done.
+
+Where the system grants no real-time priority (no RLIMIT_RTPRIO, not Linux) every call
+here is a no-op and the threads keep their normal priority.
+
+Headless: never imports textual.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+from collections.abc import Callable, Iterator
+from typing import ParamSpec, TypeVar
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+#: The real-time priority asked for PortAudio's callback thread and the feeder (SCHED_RR),
+#: as audio servers and PortAudio's own ALSA option do: below the audio servers' threads.
+REALTIME_PRIORITY = 10
+
+#: The priority the player's GIL-heavy work runs at on a caller's thread: above every
+#: normal process, below the callback and the feeder (which preempt it and take the GIL
+#: at its next switch).
+CEILING_PRIORITY = 5
+
+_REALTIME_POLICIES = frozenset(
+    getattr(os, name) for name in ("SCHED_RR", "SCHED_FIFO") if hasattr(os, name)
+)
+
+
+def ask_realtime(priority: int = REALTIME_PRIORITY) -> bool:
+    """Put the calling thread on SCHED_RR at ``priority``; True if the system allowed it."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_RR, os.sched_param(priority))
+    except (AttributeError, OSError):  # not Linux, or not allowed: normal priority
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def audio_ceiling() -> Iterator[None]:
+    """Run the block at :data:`CEILING_PRIORITY` (unless the thread already runs at a
+    real-time priority at least as high), then restore the thread's own scheduling."""
+    try:
+        policy = os.sched_getscheduler(0)
+        param = os.sched_getparam(0)
+    except (AttributeError, OSError):
+        yield
+        return
+    if policy in _REALTIME_POLICIES and param.sched_priority >= CEILING_PRIORITY:
+        yield
+        return
+    raised = ask_realtime(CEILING_PRIORITY)
+    try:
+        yield
+    finally:
+        if raised:
+            with contextlib.suppress(OSError):
+                os.sched_setscheduler(0, policy, param)
+
+
+def at_audio_ceiling(func: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Decorate a player method whose work holds the GIL long: it runs under
+    :func:`audio_ceiling`."""
+
+    @functools.wraps(func)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with audio_ceiling():
+            return func(*args, **kwargs)
+
+    return wrapper
