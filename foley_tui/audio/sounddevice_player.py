@@ -17,7 +17,7 @@ machine (the way audio applications are built: all the work ahead of the device)
   it decodes each voice ahead (about a second for a preview, the premixed stems of a
   scene), and mixes every voice (previews included, fading ones too), the scene's lane
   gains and its limiter into the ring, keeping it as deep as the longest gap it has seen
-  between two of its visits (10 to 50 ms, :data:`~foley_tui.audio.stream_engine.RING_MAX_S`):
+  between two of its visits (25 to 50 ms, :data:`~foley_tui.audio.stream_engine.RING_MAX_S`):
   that depth is how late a mute, solo, volume change or pause is heard at most.
 * ``play()`` opens the file and decodes just the first block (a few hundred microseconds,
   whatever the file's length; the resampler comes ready-made from a pool), or takes it

@@ -63,8 +63,9 @@ RENDER_FRAMES = 512
 
 #: The ring's depth: how far the mix runs ahead of the device, so how late a control
 #: (mute, solo, volume, pause) is heard at most. The feeder keeps it at the longest gap
-#: it has seen between two of its visits (with a margin), within these bounds.
-RING_MIN_S = 0.010
+#: it has seen between two of its visits (with a margin), within these bounds. The floor
+#: covers a new sound's first premix steps, before the feeder has seen any gap of it.
+RING_MIN_S = 0.025
 RING_MAX_S = 0.050
 
 #: The ring's allocation (more than its deepest fill plus a step).

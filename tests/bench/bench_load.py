@@ -13,8 +13,17 @@ runs in a row, and reports per run:
   first and the last sound (the narration is never silent, so any is a dropout), with
   their total length.
 
-``--src DIR`` runs the player from another checkout's ``foley_tui`` (a same-run baseline
-of an older engine); ``--idle`` plays without the busy loops. Needs ``pulseaudio``,
+The sound server runs real-time: once it is up, every thread of the bench's
+``pulseaudio`` is put on SCHED_RR (:data:`SERVER_PRIORITY`), as the audio path of a
+desktop's sound server runs (PipeWire's data threads get a real-time priority from
+rtkit). Started as root, PulseAudio itself makes only its sink's IO thread real-time and
+runs its main thread at nice -11, which still competes with the busy loops: the main
+thread takes each block our client sends off the socket, so when busy processes delay
+it the sink runs dry (the underruns PortAudio then reports). ``--server-as-is`` leaves
+the daemon as it sets itself up, for the figure both ways.
+
+``--baseline DIR`` runs the player from another checkout's ``foley_tui`` first (a
+same-run baseline of an older engine); ``--busy N`` sets the busy loops. Needs ``pulseaudio``,
 ``pulseaudio-utils`` and ``libasound2-plugins`` (skipped without them). Runnable
 standalone (``python tests/bench/bench_load.py [--runs N] [--seconds S]``); writes
 tests/bench/results/bench_load.json.
@@ -50,6 +59,8 @@ SECONDS = 60.0
 BUSY = 4
 #: A silent stretch longer than this in the recording is a dropout.
 GAP_MS = 5.0
+#: The bench's sound server's real-time priority (PulseAudio's own IO thread's).
+SERVER_PRIORITY = 5
 ALSA_LIB = Path("/usr/lib/x86_64-linux-gnu/alsa-lib")
 
 
@@ -138,6 +149,29 @@ def one_run(folder: Path, env: dict[str, str], seconds: float, src: Path | None)
     return result
 
 
+def _server_scheduling(pid: int, realtime: bool) -> str:
+    """Put every thread of the sound server ``pid`` on SCHED_RR (``realtime``, where
+    allowed); say how its threads run."""
+    tasks = Path(f"/proc/{pid}/task")
+    if realtime:
+        for task in tasks.iterdir():
+            try:
+                os.sched_setscheduler(int(task.name), os.SCHED_RR, os.sched_param(SERVER_PRIORITY))
+            except OSError:  # not allowed: the server runs as it set itself up
+                break
+    states = []
+    for task in sorted(tasks.iterdir()):
+        tid = int(task.name)
+        name = (task / "comm").read_text().strip()
+        policy = os.sched_getscheduler(tid)
+        if policy in (os.SCHED_RR, os.SCHED_FIFO):
+            states.append(f"{name} SCHED_RR {os.sched_getparam(tid).sched_priority}")
+        else:
+            nice = int((task / "stat").read_text().rsplit(")", 1)[1].split()[16])
+            states.append(f"{name} nice {nice}")
+    return ", ".join(states)
+
+
 def _busy(count: int) -> list[subprocess.Popen[bytes]]:
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
 
@@ -149,6 +183,7 @@ def run(
     src: Path | None = None,
     busy: int = BUSY,
     label: str = "ours",
+    realtime_server: bool = True,
 ) -> dict[str, Any] | None:
     if (
         shutil.which("pulseaudio") is None
@@ -182,6 +217,7 @@ def run(
             deadline = time.monotonic() + 10
             while not socket.exists() and time.monotonic() < deadline:
                 time.sleep(0.05)
+            server_note = _server_scheduling(server.pid, realtime_server)
             conf = folder / "asound.conf"
             conf.write_text(PULSE_CONF.format(lib=ALSA_LIB, socket=socket))
             env["ALSA_CONFIG_PATH"] = str(conf)
@@ -204,6 +240,7 @@ def run(
         "seconds": seconds,
         "load_before": load_before,
         "load_after": os.getloadavg()[0],
+        "server": server_note,
         "runs": results,
     }
 
@@ -211,7 +248,8 @@ def run(
 def report(result: dict[str, Any]) -> None:
     print(
         f"{result['label']}: {result['busy_processes']} busy loops, {result['seconds']:.0f} s "
-        f"per run, load {result['load_before']:.1f} before -> {result['load_after']:.1f}"
+        f"per run, load {result['load_before']:.1f} before -> {result['load_after']:.1f}; "
+        f"sound server: {result['server']}"
     )
     for i, r in enumerate(result["runs"], 1):
         extra = f", ring {r['ring_ms']:.1f} ms" if "ring_ms" in r else ""
@@ -230,14 +268,22 @@ def main(
     seconds: float = SECONDS,
     baseline: Path | None = None,
     busy: int = BUSY,
+    realtime_server: bool = True,
 ) -> dict[str, Any]:
     results: dict[str, Any] = {}
     if baseline is not None:
-        base = run(runs, seconds, src=baseline, busy=busy, label="baseline")
+        base = run(
+            runs,
+            seconds,
+            src=baseline,
+            busy=busy,
+            label="baseline",
+            realtime_server=realtime_server,
+        )
         if base is not None:
             report(base)
             results["baseline"] = base
-    ours = run(runs, seconds, busy=busy)
+    ours = run(runs, seconds, busy=busy, realtime_server=realtime_server)
     if ours is not None:
         report(ours)
         results["ours"] = ours
@@ -255,9 +301,14 @@ if __name__ == "__main__":
     parser.add_argument(
         "--baseline", type=Path, help="also run the player from this checkout (first)"
     )
+    parser.add_argument(
+        "--server-as-is",
+        action="store_true",
+        help="leave the sound server's scheduling as it sets it up (not real-time)",
+    )
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is not None:
         worker(args.worker, args.seconds)
     else:
-        main(args.runs, args.seconds, args.baseline, args.busy)
+        main(args.runs, args.seconds, args.baseline, args.busy, not args.server_as_is)
