@@ -48,10 +48,13 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-if os.environ.get("FOLEY_BENCH_SRC"):  # a baseline: the player from another checkout
-    sys.path.insert(0, os.environ["FOLEY_BENCH_SRC"])
 
 from tests.bench.bench_scene import PULSE_CONF, make_scene, write_long  # noqa: E402
+
+# After bench_scene, which puts the repo root first on the path.
+if os.environ.get("FOLEY_BENCH_SRC"):  # a baseline: the player from another checkout
+    sys.path.insert(0, os.environ["FOLEY_BENCH_SRC"])
+    assert "foley_tui" not in sys.modules
 
 RATE = 48000
 RUNS = 3
