@@ -449,11 +449,16 @@ class StreamEngine:
         self._render_first()
 
     def _render_first(self) -> None:
-        """Mix a device period's worth now (mix lock held): the next callback has it,
-        whenever the feeder comes."""
-        want = max(RENDER_FRAMES, self._period) - self._ring.queued
-        if want > 0:
-            self._render(want)
+        """Mix up to the ring's depth now (mix lock held): the next callbacks have it,
+        whenever the feeder comes. A device may take several periods at once when a
+        sound starts, and the feeder's first visit may wait for the caller to drop the
+        GIL: a single period would run dry in between."""
+        want = max(RENDER_FRAMES, self._period, self.ring_target_frames) - self._ring.queued
+        while want > 0:
+            made = self._render(want)
+            if not made:
+                return
+            want -= made
 
     def _render_now(self) -> None:
         """Mix the first frames of what just became audible (resume), not at the
