@@ -22,6 +22,12 @@ thread takes each block our client sends off the socket, so when busy processes 
 it the sink runs dry (the underruns PortAudio then reports). ``--server-as-is`` leaves
 the daemon as it sets itself up, for the figure both ways.
 
+The bench's files (the scene's sounds, the recording, the server's socket) live in
+``/dev/shm`` where it exists: the bench measures playback under CPU load, and on a
+machine whose disk other work saturates, a read of a sound that has left the page cache
+blocks the player's feeder (it decodes on the thread that fills the ring) for as long as
+the disk takes, which is another bench's subject. ``--tmp DIR`` puts them elsewhere.
+
 ``--baseline DIR`` runs the player from another checkout's ``foley_tui`` first (a
 same-run baseline of an older engine); ``--busy N`` sets the busy loops. Needs ``pulseaudio``,
 ``pulseaudio-utils`` and ``libasound2-plugins`` (skipped without them). Runnable
@@ -65,6 +71,7 @@ GAP_MS = 5.0
 #: The bench's sound server's real-time priority (PulseAudio's own IO thread's).
 SERVER_PRIORITY = 5
 ALSA_LIB = Path("/usr/lib/x86_64-linux-gnu/alsa-lib")
+SHM = Path("/dev/shm")
 
 
 def worker(folder: Path, seconds: float) -> None:
@@ -187,6 +194,7 @@ def run(
     busy: int = BUSY,
     label: str = "ours",
     realtime_server: bool = True,
+    tmp: Path | None = None,
 ) -> dict[str, Any] | None:
     if (
         shutil.which("pulseaudio") is None
@@ -195,8 +203,9 @@ def run(
     ):
         print("load: pulseaudio, parec or libasound2-plugins missing, skipped")
         return None
-    with tempfile.TemporaryDirectory(prefix="foley-bench-load-") as tmp:
-        folder = Path(tmp)
+    scratch = tmp if tmp is not None else SHM if SHM.is_dir() else None
+    with tempfile.TemporaryDirectory(prefix="foley-bench-load-", dir=scratch) as name:
+        folder = Path(name)
         socket = folder / "native"
         env = {**os.environ, "XDG_RUNTIME_DIR": str(folder), "HOME": str(folder)}
         server = subprocess.Popen(
@@ -244,6 +253,7 @@ def run(
         "load_before": load_before,
         "load_after": os.getloadavg()[0],
         "server": server_note,
+        "files": str(folder.parent),
         "runs": results,
     }
 
@@ -252,7 +262,7 @@ def report(result: dict[str, Any]) -> None:
     print(
         f"{result['label']}: {result['busy_processes']} busy loops, {result['seconds']:.0f} s "
         f"per run, load {result['load_before']:.1f} before -> {result['load_after']:.1f}; "
-        f"sound server: {result['server']}"
+        f"sound server: {result['server']}; files in {result['files']}"
     )
     for i, r in enumerate(result["runs"], 1):
         extra = f", ring {r['ring_ms']:.1f} ms" if "ring_ms" in r else ""
@@ -272,6 +282,7 @@ def main(
     baseline: Path | None = None,
     busy: int = BUSY,
     realtime_server: bool = True,
+    tmp: Path | None = None,
 ) -> dict[str, Any]:
     results: dict[str, Any] = {}
     if baseline is not None:
@@ -282,11 +293,12 @@ def main(
             busy=busy,
             label="baseline",
             realtime_server=realtime_server,
+            tmp=tmp,
         )
         if base is not None:
             report(base)
             results["baseline"] = base
-    ours = run(runs, seconds, busy=busy, realtime_server=realtime_server)
+    ours = run(runs, seconds, busy=busy, realtime_server=realtime_server, tmp=tmp)
     if ours is not None:
         report(ours)
         results["ours"] = ours
@@ -309,9 +321,10 @@ if __name__ == "__main__":
         action="store_true",
         help="leave the sound server's scheduling as it sets it up (not real-time)",
     )
+    parser.add_argument("--tmp", type=Path, help="where the bench's files go (/dev/shm)")
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is not None:
         worker(args.worker, args.seconds)
     else:
-        main(args.runs, args.seconds, args.baseline, args.busy, not args.server_as_is)
+        main(args.runs, args.seconds, args.baseline, args.busy, not args.server_as_is, args.tmp)
