@@ -37,7 +37,7 @@ class FakeScheduler:
         self.allowed = allowed
         self.threads: dict[int, tuple[int, int]] = {}
         self.calls: list[tuple[int, int]] = []  # (policy, priority) asked, this thread
-        self._caller = threading.get_ident()
+        self.caller = threading.get_ident()
         monkeypatch.setattr(os, "sched_getscheduler", self._getscheduler)
         monkeypatch.setattr(os, "sched_getparam", self._getparam)
         monkeypatch.setattr(os, "sched_setscheduler", self._setscheduler)
@@ -56,7 +56,7 @@ class FakeScheduler:
 
     def _setscheduler(self, pid: int, policy: int, param: os.sched_param) -> None:
         assert pid == 0
-        if threading.get_ident() == self._caller:
+        if threading.get_ident() == self.caller:
             self.calls.append((policy, param.sched_priority))
         if policy != OTHER and not self.allowed:
             raise PermissionError(1, "Operation not permitted")
@@ -114,7 +114,7 @@ def test_a_play_decodes_its_first_block_at_the_ceiling_on_the_callers_thread(
         return read_first(self, *args, **kwargs)
 
     def spy_stems(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if threading.get_ident() == sched._caller:
+        if threading.get_ident() == sched.caller:
             seen.append(("scene", sched.now()))
         return stem_read(self, *args, **kwargs)
 
