@@ -261,7 +261,10 @@ def check_bundle(
             probe = ffprobe(wav)
             tags = probe["format"]["tags"]
             assert tags["encoded_by"] == "foley-tui"
-            assert tags["comment"]  # the caption (ASCII)
+            assert tags["comment"]  # the caption (in ASCII)
+            caption = row["caption"]
+            if caption.isascii() and caption.isprintable() and len(caption) <= 256:
+                assert tags["comment"] == caption, wav
             assert int(probe["streams"][0]["sample_rate"]) == rate
             stamps[row["sound_id"]] = int(tags["time_reference"])
             user = ixml_user(wav)

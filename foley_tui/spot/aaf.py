@@ -10,7 +10,9 @@ ffprobe. It turns a stereo file into two mono slots (a stereo track becomes two 
 named ``<track> L`` and ``<track> R``) and writes an absolute ``file://`` locator to the
 file it was given (the temporary folder): the locators are rewritten to the bundle's final
 place. With ``--reference`` an original WAV or AIFF at the bundle's rate is linked where it
-is (other originals are left out, and said so). A mono clip on a track whose other clips
+is; any other original (a FLAC, another rate: the AAF's slots are at the bundle's rate)
+gets a converted copy in the bundle for the AAF alone (:attr:`SpotClip.aaf_file`), which
+it links. A mono clip on a track whose other clips
 are stereo sits on both of its slots (dual mono), as an editor places it.
 
 Headless: never imports textual.
@@ -58,7 +60,8 @@ def _facts(container: str, rate: int, channels: int, frames: int, subtype: str) 
 
 def original_facts(clip: SpotClip, rate: int) -> dict[str, Any] | str:
     """The facts of a referenced original pyaaf2 can link (a WAV or AIFF at the bundle's
-    rate), or why it cannot."""
+    rate: :func:`foley_tui.spot.plan.aaf_links`; the plan gives the others an AAF copy),
+    or why it cannot."""
     import soundfile as sf
 
     try:
@@ -102,7 +105,7 @@ def write_aaf(
     notes: list[str] = []
     facts: dict[str, dict[str, Any]] = {}
     for clip in clips:
-        if clip.copied:
+        if clip.copies:
             chans = channels[clip.sound_id]
             facts[clip.sound_id] = probe_facts(clip, rate, chans, options.sample_format)
             continue
@@ -135,15 +138,16 @@ def write_aaf(
 
         masters: dict[str, Any] = {}
         for clip in linked:
-            here = folder / clip.file if clip.copied else Path(clip.file)
+            copy = clip.copy_file
+            here = folder / copy if copy is not None else Path(clip.file)
             made = aaf2.ama.create_media_link(f, str(here), facts[clip.sound_id])
             master = made[0]
             master.name = clip.caption
-            if clip.copied:
+            if copy is not None:
                 for mob in made[1:]:
                     if getattr(mob, "descriptor", None) is not None:
                         for locator in mob.descriptor["Locator"]:
-                            locator["URLString"].value = (final / clip.file).as_uri()
+                            locator["URLString"].value = (final / copy).as_uri()
             masters[clip.sound_id] = master
 
         for track in plan.tracks():
@@ -164,7 +168,7 @@ def write_aaf(
                         sequence.components.append(
                             f.create.Filler("sound", clip.position - playhead)
                         )
-                    start = clip.pre if clip.copied else round(clip.in_point_s * rate)
+                    start = clip.pre if clip.copies else round(clip.in_point_s * rate)
                     source = masters[clip.sound_id].create_source_clip(
                         slot_id=1 if have == 1 else ch, start=start, length=clip.length
                     )

@@ -153,7 +153,7 @@ def _write(
                 if cancelled():
                     raise SpotCancelled
                 wanted = needs_gain(clip, plan)
-                tap = MonoTap() if wanted and clip.copied and not gain_known(clip) else None
+                tap = MonoTap() if wanted and clip.copies and not gain_known(clip) else None
                 try:
                     got = read_clip(clip, plan, tmp, cancelled, tap)
                 except (DecodeError, OSError) as exc:
@@ -177,8 +177,8 @@ def _write(
                     gains[clip.sound_id] = future.result() if future is not None else 0.0
                 except (DecodeError, OSError) as exc:
                     _failed(plan, problems, clip, exc)
-                    if clip.copied:  # no project names it: no orphan copy either
-                        (tmp / clip.file).unlink(missing_ok=True)
+                    if clip.copy_file is not None:  # no project names it: no orphan copy
+                        (tmp / clip.copy_file).unlink(missing_ok=True)
                     continue
                 done_clips.append(clip)
         finally:
@@ -187,7 +187,9 @@ def _write(
     channels = {sid: r.channels for sid, r in results.items()}
     if progress is not None:
         progress(len(todo), total, "projects")
-    files: list[str] = sorted({c.file.split("/")[0] + "/" for c in done_clips if c.copied})
+    files: list[str] = sorted(
+        {c.copy_file.split("/")[0] + "/" for c in done_clips if c.copy_file is not None}
+    )
     mix_problems: list[str] = []
     if "mix" in options.formats:
         if cancelled():

@@ -195,7 +195,7 @@ def read_clip(
     cancelled: Callable[[], bool] = lambda: False,
     tap: MonoTap | None = None,
 ) -> CopyResult:
-    """Copy ``clip`` into ``folder`` (when it is copied) and learn its channels; ``tap``
+    """Copy ``clip`` into ``folder`` (when it has a copy) and learn its channels; ``tap``
     receives what the copy decodes.
 
     A copy that fails half-way is removed; the error (:class:`DecodeError`, ``OSError``)
@@ -205,8 +205,8 @@ def read_clip(
     rate = options.rate
     channels = _channels(clip)
     writer: BwfWriter | None = None
-    target = folder / clip.file
-    if clip.copied:
+    target = folder / (clip.copy_file or clip.file)
+    if clip.copy_file is not None:
         target.parent.mkdir(parents=True, exist_ok=True)
         bext, ixml_text = bwf_metadata(clip, plan, channels)
         seed = int(names.short_id(clip.sound_id), 16)

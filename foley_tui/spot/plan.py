@@ -157,6 +157,9 @@ class SpotClip:
         matched_word: The word its anchor landed on, if any.
         candidate: The candidate record (licence, UCS, ...); empty for the narration.
         stacked: True when it has no onset and sits at 0:00 (or in a sequential layout).
+        aaf_file: For a referenced clip whose original an AAF cannot link (not a WAV or
+            AIFF, or at another rate than the bundle's): the converted copy the AAF links
+            instead (the other projects still point at the original).
     """
 
     sound_id: str
@@ -178,6 +181,7 @@ class SpotClip:
     candidate: Mapping[str, Any] = field(default_factory=dict)
     stacked: bool = False
     placement: ClipPlacement | None = None
+    aaf_file: str | None = None
 
     @property
     def licence(self) -> Mapping[str, Any]:
@@ -193,6 +197,17 @@ class SpotClip:
     @property
     def copy_frames(self) -> int:
         return self.pre + self.length + self.post
+
+    @property
+    def copy_file(self) -> str | None:
+        """Where its converted copy goes in the bundle: its file when it is copied, the
+        AAF's copy of a referenced original it cannot link, else None."""
+        return self.file if self.copied else self.aaf_file
+
+    @property
+    def copies(self) -> bool:
+        """The bundle holds a converted copy of it (for every project, or the AAF's)."""
+        return self.copy_file is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,15 +286,25 @@ def _preview_url(candidate: Mapping[str, Any]) -> str | None:
     return url if isinstance(url, str) and url.startswith(("http://", "https://")) else None
 
 
-def _source_frames(source: AudioRef) -> tuple[int, int] | str:
-    """(frames, rate) of ``source``, or why it cannot be read."""
+def _source_frames(source: AudioRef) -> tuple[int, int, str] | str:
+    """(frames, rate, container) of ``source``, or why it cannot be read."""
     from foley_tui.audio.decode import DecodeError, probe
 
     try:
         info = probe(source)
     except DecodeError as exc:
         return str(exc)
-    return info.frames, info.samplerate
+    return info.frames, info.samplerate, info.format
+
+
+#: Containers an AAF links (``aaf2.ama`` describes WAV and AIFF files only).
+AAF_LINKABLE = frozenset({"WAV", "AIFF"})
+
+
+def aaf_links(container: str, file_rate: int, options: SpotOptions) -> bool:
+    """An AAF of ``options`` can link an original in ``container`` at ``file_rate`` as it
+    is: a WAV or AIFF at the bundle's rate (its sound slots are at that rate)."""
+    return container in AAF_LINKABLE and file_rate == options.rate
 
 
 @dataclass
@@ -292,6 +317,7 @@ class _Draft:
     source: AudioRef
     copied: bool
     stacked: bool
+    aaf_copy: bool = False
 
     @property
     def loop(self) -> bool:
@@ -354,7 +380,7 @@ def plan_spot(store: SessionStore, model: SceneModel, options: SpotOptions) -> S
         if isinstance(found, str):
             skip(f"cannot read its audio: {found}")
             continue
-        frames, file_rate = found
+        frames, file_rate, container = found
         # A store's blob or a fetched file has no lasting path an editor could open: it
         # is copied even with --reference.
         copied = options.copies or (
@@ -369,8 +395,20 @@ def plan_spot(store: SessionStore, model: SceneModel, options: SpotOptions) -> S
         stacked = pick.placement.onset is None and clip.span_s is None
         if stacked:
             stacked_ids.append(pick.sound_id)
+        aaf_copy = not copied and "aaf" in options.formats
+        aaf_copy = aaf_copy and not aaf_links(container, file_rate, options)
         drafts.append(
-            _Draft(pick, candidate, clip, length, available, source.path, copied, stacked)
+            _Draft(
+                pick,
+                candidate,
+                clip,
+                length,
+                available,
+                source.path,
+                copied,
+                stacked,
+                aaf_copy,
+            )
         )
     if stacked_ids and options.layout == "sequential":
         ends = (d.clip.onset_s + d.length / rate for d in drafts if not d.stacked)
@@ -436,12 +474,9 @@ def _place(drafts: list[_Draft], options: SpotOptions) -> list[SpotClip]:
             ends[slot] = position + length
             track = layer if slot == 0 else f"{layer} ({slot + 1})"
             caption = draft.pick.caption
-            if draft.copied:
-                file = (
-                    f"{names.clean(layer)}/{names.clip_name(index, caption, draft.pick.sound_id)}"
-                )
-            else:
-                file = str(draft.source)
+            name = names.clip_name(index, caption, draft.pick.sound_id)
+            copy_name = f"{names.clean(layer)}/{name}"
+            file = copy_name if draft.copied else str(draft.source)
             clips.append(
                 SpotClip(
                     sound_id=draft.pick.sound_id,
@@ -463,6 +498,7 @@ def _place(drafts: list[_Draft], options: SpotOptions) -> list[SpotClip]:
                     matched_word=draft.pick.reading.matched,
                     candidate=draft.candidate,
                     stacked=draft.stacked,
+                    aaf_file=copy_name if draft.aaf_copy else None,
                 )
             )
     return sorted(clips, key=lambda c: (c.position, _layer_rank(c.layer), c.track, c.index))
@@ -481,9 +517,11 @@ def _narration_clip(
     if isinstance(found, str):
         warnings.append(f"narration left out: {found}")
         return None
-    frames, file_rate = found
+    frames, file_rate, container = found
     copied = options.copies
     name = names.cut_bytes(names.clean(narration.path.stem, "narration"), names.MAX_NAME_BYTES - 4)
+    aaf_copy = not copied and "aaf" in options.formats
+    aaf_copy = aaf_copy and not aaf_links(container, file_rate, options)
     return SpotClip(
         sound_id=NARRATION,
         caption=narration.path.stem,
@@ -499,6 +537,7 @@ def _narration_clip(
         source=narration.path,
         copied=copied,
         file=f"{NARRATION}/{name}.wav" if copied else str(narration.path),
+        aaf_file=f"{NARRATION}/{name}.wav" if aaf_copy else None,
     )
 
 

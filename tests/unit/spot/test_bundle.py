@@ -508,11 +508,113 @@ def test_the_aaf_links_referenced_originals_at_the_bundles_rate(
         if spec.expected_onset is not None:
             sid = tones.ids[spec.name]
             assert abs(by_name[spec.name].position - expected[sid]) <= 1, spec.name
-    # At another rate the originals cannot be linked: left out, and said so.
+    # At another rate the AAF links converted copies in the bundle (its slots are at the
+    # bundle's rate); the RPP still points at the originals.
     other = tmp_path / "bundle48"
-    result = _spot(data_dir, tones.session_id, other, reference=True, formats=formats)
-    assert [c for c in read_aaf(other / "scene.aaf")[0] if c.slot != "narration"] == []
-    assert any("44100 Hz" in w for w in result.plan.warnings)
+    result = _spot(
+        data_dir, tones.session_id, other, reference=True, formats=frozenset({"aaf", "rpp"})
+    )
+    expected = scene_samples(scene_rows(tones.session_id, capsys), RATE)
+    clips, _ = read_aaf(other / "scene.aaf")
+    placed = {t.name for t in TONES if t.expected_onset is not None}
+    assert {c.name for c in clips if not c.slot.startswith("narration")} == placed
+    for clip in clips:
+        copy = url_path(clip.url)
+        assert copy.is_relative_to(other) and copy.is_file(), clip.name
+        assert sf.info(str(copy)).samplerate == RATE
+        if not clip.slot.startswith("narration"):
+            assert abs(clip.position - expected[tones.ids[clip.name]]) <= 1, clip.name
+    items, _, _ = parse_rpp((other / "scene.RPP").read_text())
+    assert {(other / i.file).resolve() for i in items if i.name in placed} == {
+        (audio / f"{name}.wav").resolve() for name in placed
+    }
+    assert not any("not in the AAF" in w for w in result.plan.warnings)
+
+
+def _aaf_chain(path: Path) -> dict[str, dict[str, Any]]:
+    """By clip name: the file SourceMob's rate, locator, and whether a tape mob is
+    behind it, walked from the composition's SourceClip through its MasterMob."""
+    import aaf2
+
+    found: dict[str, dict[str, Any]] = {}
+    with aaf2.open(str(path), "r") as f:
+        comp = next(iter(f.content.compositionmobs()))
+        for slot in comp.slots:
+            segment = slot.segment
+            if isinstance(segment, aaf2.components.Timecode):
+                continue
+            for component in segment.components:
+                clip = component
+                if isinstance(component, aaf2.components.OperationGroup):
+                    clip = component.segments[0]
+                if not isinstance(clip, aaf2.components.SourceClip):
+                    continue
+                master = clip.mob
+                assert isinstance(master, aaf2.mobs.MasterMob)
+                file_clip = master.slot_at(clip.slot_id).segment.components[0]
+                file_mob = file_clip.mob
+                assert isinstance(file_mob, aaf2.mobs.SourceMob)
+                descriptor = file_mob.descriptor
+                tape_clip = file_mob.slot_at(file_clip.slot_id).segment.components[0]
+                found[str(master.name)] = {
+                    "slot_rate": float(slot.edit_rate),
+                    "file_rate": float(descriptor["SampleRate"].value),
+                    "kind": type(descriptor).__name__,
+                    "url": str(next(iter(descriptor["Locator"]))["URLString"].value),
+                    "tape": tape_clip.mob is not None,
+                    "start": int(clip.start),
+                    "summary": bytes(descriptor["Summary"].value),
+                }
+    return found
+
+
+def test_the_aaf_links_a_wav_original_and_a_copy_of_a_flac_or_another_rate(
+    data_dir: Path, tmp_path: Path, tones: ToneSession
+) -> None:
+    """With --reference the AAF links a WAV at the bundle's rate where it is; a FLAC
+    (which an AAF cannot link) at 44.1 kHz is linked as a converted copy in the bundle,
+    read back through its mob chain: MasterMob, file SourceMob (a WAVE descriptor at the
+    bundle's rate, a locator to the copy), tape mob."""
+    from tests.spot_check import url_path
+
+    store = SessionService(data_dir).get(tones.session_id)
+    sources = {
+        "flac44": (tmp_path / "audio" / "flac44.flac", 44100),
+        "wav48": (tmp_path / "audio" / "wav48.wav", RATE),
+    }
+    for name, (path, rate) in sources.items():
+        sf.write(str(path), tone(rate, 0.3, 330.0), rate)
+        candidate = candidate_from_audio(path)
+        candidate["sound"]["caption"] = name
+        store.cache_candidates([candidate])
+        sid = candidate["sound"]["id"]
+        store.picks_ns[sid] = {"sound_id": sid, "layer": "stinger", "onset": 1.5}
+    out = tmp_path / "bundle"
+    result = _spot(
+        data_dir, tones.session_id, out, reference=True, formats=frozenset({"aaf", "otio", "csv"})
+    )
+    chain = _aaf_chain(out / "scene.aaf")
+    assert {"flac44", "wav48"} <= set(chain)
+    wav = chain["wav48"]
+    assert url_path(wav["url"]) == sources["wav48"][0]
+    assert wav["file_rate"] == wav["slot_rate"] == RATE and wav["kind"] == "WAVEDescriptor"
+    flac = chain["flac44"]
+    copy = url_path(flac["url"])
+    assert copy.is_relative_to(out) and copy.suffix == ".wav" and copy.is_file()
+    assert flac["file_rate"] == flac["slot_rate"] == RATE and flac["kind"] == "WAVEDescriptor"
+    assert wav["tape"] and flac["tape"]
+    info = sf.info(str(copy))
+    assert (info.samplerate, info.format) == (RATE, "WAV") and info.frames == round(0.3 * RATE)
+    # The descriptor's Summary is the copy's own RIFF header and fmt chunk.
+    raw = copy.read_bytes()
+    assert raw[12:16] == b"fmt "
+    fmt_size = int.from_bytes(raw[16:20], "little")
+    assert flac["summary"] == raw[: 20 + fmt_size]
+    assert int.from_bytes(raw[4:8], "little") == len(raw) - 8
+    # The other projects point at the originals, the FLAC included.
+    cues = {r["caption"]: r for r in read_cues(out / "cues.csv")}
+    assert Path(cues["flac44"]["file"]).name == "flac44.flac"
+    assert not any("not in the AAF" in w for w in result.plan.warnings)
 
 
 def test_a_mono_clip_on_a_stereo_track_sits_on_both_slots(
