@@ -21,6 +21,8 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import functools
 import os
 from collections.abc import Callable, Iterator
@@ -52,6 +54,35 @@ def ask_realtime(priority: int = REALTIME_PRIORITY) -> bool:
     return True
 
 
+class _SchedParam(ctypes.Structure):
+    _fields_ = [("sched_priority", ctypes.c_int)]
+
+
+@functools.cache
+def _libc_setscheduler() -> Callable[..., int] | None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        return libc.sched_setscheduler
+    except (OSError, AttributeError):
+        return None
+
+
+def restore_scheduling(policy: int, priority: int) -> None:
+    """Put the calling thread back on ``policy`` at ``priority`` *without the GIL*.
+
+    Leaving a real-time priority lets the kernel preempt the thread at once (busy
+    processes have been waiting for its CPU); if it still held the GIL then, the
+    callback would wait for it as long as the scheduler keeps the thread off a CPU:
+    the inversion the ceiling is there to prevent. ``os.sched_setscheduler`` keeps the
+    GIL across the system call; a ``ctypes`` call releases it first, so the thread is
+    preempted without it and takes it back when it runs again."""
+    call = _libc_setscheduler()
+    if call is not None and call(0, policy, ctypes.byref(_SchedParam(priority))) == 0:
+        return
+    with contextlib.suppress(OSError):
+        os.sched_setscheduler(0, policy, os.sched_param(priority))
+
+
 @contextlib.contextmanager
 def audio_ceiling() -> Iterator[None]:
     """Run the block at :data:`CEILING_PRIORITY` (unless the thread already runs at a
@@ -70,8 +101,7 @@ def audio_ceiling() -> Iterator[None]:
         yield
     finally:
         if raised:
-            with contextlib.suppress(OSError):
-                os.sched_setscheduler(0, policy, param)
+            restore_scheduling(policy, param.sched_priority)
 
 
 def at_audio_ceiling(func: Callable[_P, _R]) -> Callable[_P, _R]:

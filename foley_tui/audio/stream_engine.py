@@ -104,6 +104,7 @@ class StreamEngine:
     _resamplers: ResamplerPool
     _lock: threading.RLock
     _mix_lock: threading.RLock
+    _gate: threading.Lock
     _settings: PlayerSettings
     _notifier: Notifier
     _voice: Voice | None
@@ -174,6 +175,9 @@ class StreamEngine:
         # The mix's state (the ring and its buffers, allocated once). Reentrant: a
         # caller holding the mix (held()) may mix itself.
         self._mix_lock = threading.RLock()
+        # Held by the feeder while it mixes and decodes (not while it waits): held()
+        # takes it, so nothing of the feeder's runs meanwhile.
+        self._gate = threading.Lock()
         self._ring = ring if ring is not None else OutputRing(int(RING_CAPACITY_S * rate))
         # Room to mix anything the ring may hold at once (a switch mixes the new voice
         # over every queued frame).
@@ -225,7 +229,7 @@ class StreamEngine:
     def held(self) -> Iterator[None]:
         """Nothing is switched, mixed or reported while this is held (the device's
         callback still copies out what is queued: it takes no lock)."""
-        with self._lock, self._mix_lock:
+        with self._gate, self._lock, self._mix_lock:
             yield
 
     @property
@@ -605,11 +609,12 @@ class StreamEngine:
                 if idle and not self._resamplers.refill():
                     self._wake.set()  # more to build: come straight back
                 continue
-            self._top_up()
-            self._check_end()
-            self._watch_device()
-            decoded = self._decode_step()
-            self._top_up()
+            with self._gate:
+                self._top_up()
+                self._check_end()
+                self._watch_device()
+                decoded = self._decode_step()
+                self._top_up()
             if not decoded:
                 self._nap()
 

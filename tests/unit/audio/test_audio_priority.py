@@ -41,6 +41,10 @@ class FakeScheduler:
         monkeypatch.setattr(os, "sched_getscheduler", self._getscheduler)
         monkeypatch.setattr(os, "sched_getparam", self._getparam)
         monkeypatch.setattr(os, "sched_setscheduler", self._setscheduler)
+        monkeypatch.setattr(priority, "restore_scheduling", self._restore)
+
+    def _restore(self, policy: int, priority: int) -> None:
+        self._setscheduler(0, policy, os.sched_param(priority))
 
     def now(self) -> tuple[int, int]:
         """The calling thread's (policy, priority)."""
@@ -74,6 +78,21 @@ def test_the_ceiling_raises_a_normal_thread_for_the_block_only(
         raise ValueError("the work failed")
     assert sched.now() == (OTHER, 0)  # restored whatever the block did
     assert CEILING_PRIORITY < priority.REALTIME_PRIORITY  # the audio threads preempt it
+
+
+def test_the_real_system_call_puts_the_thread_back_where_it_was() -> None:
+    """Without fakes: the restore (a ctypes call, which drops the GIL for it) leaves the
+    thread on the policy and priority it had, whether the raise was granted or not."""
+    before = (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority)
+    with audio_ceiling():
+        inside = (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority)
+    assert inside in {before, (RR, CEILING_PRIORITY)}
+    assert (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority) == before
+    if inside != before:  # granted (root, RLIMIT_RTPRIO): the ctypes path restored it
+        priority.restore_scheduling(RR, CEILING_PRIORITY)
+        assert os.sched_getscheduler(0) == RR
+        priority.restore_scheduling(*before)
+        assert (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority) == before
 
 
 def test_a_thread_already_at_a_higher_real_time_priority_is_left_alone(
