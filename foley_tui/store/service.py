@@ -1,6 +1,7 @@
-"""The session service: create, find, list, rename and delete sessions. It holds two
-parts: export and import (:class:`~foley_tui.store.transfer_service.Transfers`) and the
-conversations and ledgers (:class:`~foley_tui.store.ledger_service.Ledgers`).
+"""The session service: create, find, list, rename and delete sessions. It holds three
+parts: where the sessions live (a catalog, :mod:`foley_tui.store.catalog`: folders,
+memory or Redis), export and import (:class:`~foley_tui.store.transfer_service.Transfers`)
+and the conversations and ledgers (:class:`~foley_tui.store.ledger_service.Ledgers`).
 
 After the CleverAgents session-service contract: ULID ids for new sessions, errors under
 one :class:`SessionServiceError`. Sessions made by foley (``default``...) are listed too.
@@ -12,31 +13,19 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import os
-import threading
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from foley_tui import paths
-from foley_tui.store.backend import STATE_DIR
+from foley_tui.store.catalog import FileCatalog, MemoryCatalog, OpenStores, SessionCatalog
 from foley_tui.store.codec import validate_session_id
 from foley_tui.store.errors import InvalidSessionIdError, SessionNotFoundError, SessionServiceError
-from foley_tui.store.files import fsync_dir
 from foley_tui.store.ledger_service import Ledgers
-from foley_tui.store.records import iso, new_ulid, now_utc
-from foley_tui.store.recovery import recover, sweep_temps
-from foley_tui.store.session import SessionStore, file_store
-from foley_tui.store.session_dirs import (
-    NAMESPACES,
-    is_session_dir,
-    linked_part,
-    nested_session_dirs,
-    walk_session_ids,
-)
-from foley_tui.store.transfer_service import ImportedSession, Transfers, write_files
-from foley_tui.store.trash import move_to_trash
+from foley_tui.store.records import new_ulid
+from foley_tui.store.session import SessionStore
+from foley_tui.store.transfer_service import ImportedSession, Transfers
 
 if TYPE_CHECKING:
     from foley_tui.store.history import HistoryItem
@@ -72,7 +61,9 @@ class SessionInfo:
 
 
 class SessionService:
-    """Sessions under ``data_dir/sessions/`` (foley's layout), or in memory.
+    """Sessions under ``data_dir/sessions/`` (foley's layout), or in memory, or (a
+    :class:`~foley_tui.store.redis.service.RedisSessionService`) on a Redis server: the
+    place is its catalog part (:mod:`foley_tui.store.catalog`).
 
     Safe to share between threads. The sessions it holds open are kept in a
     least-recently-used cache of ``max_sessions``: on files, a dropped store is simply
@@ -80,41 +71,30 @@ class SessionService:
     :meth:`pin` keeps a session (the one on screen) from ever being dropped.
     """
 
-    #: One line per leftover of an earlier crash this service cleaned up (stale import
-    #: folders, an interrupted ``--overwrite``, stale temp files): the CLI prints them.
-    recovered: builtins.list[str]
-
     def __init__(
         self, data_dir: Path | str | None = None, *, max_sessions: int = MAX_SESSIONS
     ) -> None:
-        self._setup(
-            paths.data_dir(data_dir) if data_dir else paths.data_dir(),
-            memory=None,
-            max_sessions=max_sessions,
-        )
-        # What a killed import left behind is finished or rolled back on the next run.
-        self.recovered = recover(self.sessions_dir)
+        folder = paths.data_dir(data_dir) if data_dir else paths.data_dir()
+        opened = OpenStores(max_sessions)
+        self._setup(folder, FileCatalog(folder, opened), opened)
 
     def _setup(
         self,
         data_dir: Path | None,
+        catalog: SessionCatalog,
+        opened: OpenStores,
         *,
-        memory: dict[str, SessionStore] | None,
-        max_sessions: int = MAX_SESSIONS,
         window: int | None = None,
     ) -> None:
-        """The state every service has, whichever constructor made it: where local data
-        lives, the cache of open stores, its bound and pin, the lock, the parts."""
-        if max_sessions < 1:
-            raise ValueError("max_sessions must be at least 1")
-        self._memory: dict[str, SessionStore] | None = memory
+        """The parts every service has, whichever constructor made it: where local data
+        lives, where the sessions live (the catalog), the open stores, the transfer and
+        ledger parts."""
         self.data_dir: Path | None = data_dir
-        self._stores: dict[str, SessionStore] = {}
-        self._max_sessions = max_sessions
+        self.catalog = catalog
+        self._opened = opened
+        self._stores = opened.stores
+        self._lock = opened.lock
         self._window: int | None = window
-        self._pinned: frozenset[str] = frozenset()
-        self.recovered = []
-        self._lock = threading.RLock()
         #: Export and import.
         self.transfers = Transfers(self)
         #: Conversations, history windows and usage counters.
@@ -128,12 +108,20 @@ class SessionService:
         if max_sessions < 1 or window < 1:
             raise ValueError("max_sessions and window must be at least 1")
         service = cls.__new__(cls)
-        service._setup(None, memory={}, max_sessions=max_sessions, window=window)
+        opened = OpenStores(max_sessions)
+        service._setup(None, MemoryCatalog(opened), opened, window=window)
         return service
 
     @property
+    def recovered(self) -> builtins.list[str]:
+        """One line per leftover of an earlier crash this service cleaned up (stale
+        import folders, an interrupted ``--overwrite``, stale temp files): the CLI
+        prints them."""
+        return self.catalog.recovered
+
+    @property
     def max_sessions(self) -> int:
-        return self._max_sessions
+        return self._opened.max_sessions
 
     @property
     def open_sessions(self) -> tuple[str, ...]:
@@ -145,21 +133,7 @@ class SessionService:
     def pin(self, session_id: str | None) -> None:
         """Keep ``session_id`` from eviction (None: pin nothing); one pinned at a time."""
         with self._lock:
-            self._pinned = frozenset({session_id} if session_id else ())
-
-    def _admit(self, cache: dict[str, SessionStore], session_id: str, store: SessionStore) -> None:
-        """Put ``store`` in ``cache`` as the most recently used; evict beyond the cap."""
-        with self._lock:
-            cache.pop(session_id, None)
-            cache[session_id] = store  # dicts keep insertion order: the end is the newest
-            excess = len(cache) - self._max_sessions
-            for old in [k for k in cache if k not in self._pinned and k != session_id]:
-                if excess <= 0:
-                    break
-                del cache[old]
-                if cache is self._memory:
-                    self._stores.pop(old, None)
-                excess -= 1
+            self._opened.pinned = frozenset({session_id} if session_id else ())
 
     @property
     def sessions_dir(self) -> Path:
@@ -167,122 +141,12 @@ class SessionService:
             raise SessionServiceError("an in-memory service has no sessions folder")
         return self.data_dir / "sessions"
 
-    # ------------------------------------------------------------------ helpers
-    def _path(self, session_id: str) -> Path:
-        """The session's folder; a nested id (``proj/scene1``) is nested folders, as in
-        foley. Its parent folders must be real folders: a symbolic link there could lead
-        out of ``sessions/``."""
-        parts = validate_session_id(session_id).split("/")
-        folder = self.sessions_dir
-        for part in parts[:-1]:
-            folder = folder / part
-            if folder.is_symlink():
-                raise InvalidSessionIdError(
-                    f"invalid session id {session_id!r}: {part!r} is a symbolic link"
-                )
-        return folder / parts[-1]
-
-    def _exists(self, session_id: str) -> bool:
-        if self._memory is not None:
-            with self._lock:
-                return session_id in self._memory
-        return is_session_dir(self._path(session_id))
-
-    def _open(self, session_id: str) -> SessionStore:
-        with self._lock:
-            if self._memory is not None:
-                try:
-                    store = self._memory[session_id]
-                except KeyError:
-                    raise SessionNotFoundError(f"no session {session_id!r}") from None
-                self._memory[session_id] = self._memory.pop(session_id)  # now the newest
-                return store
-            return self._open_file(session_id)
-
-    def _open_file(self, session_id: str) -> SessionStore:
-        store = self._stores.get(session_id)
-        if store is not None:
-            self._stores[session_id] = self._stores.pop(session_id)  # now the newest
-        else:
-            folder = self._path(session_id)
-            link = linked_part(self.sessions_dir, session_id)
-            if link is not None:
-                # Everything of the session would be read, written and exported through
-                # the link, wherever it leads: refused (delete removes only the link).
-                raise SessionServiceError(
-                    f"session {session_id!r} is (inside) a symbolic link to "
-                    f"{os.readlink(link)!r}: refused (sessions must be real folders)"
-                )
-            store = file_store(session_id, folder, self.data_dir)
-            self._admit(self._stores, session_id, store)
-            swept = sweep_temps([folder / "picks", folder / "rejects", folder / STATE_DIR])
-            if swept:
-                self.recovered = [*self.recovered, *swept]
-        return store
-
-    def _ids(self) -> list[str]:
-        if self._memory is not None:
-            with self._lock:
-                return list(self._memory)
-        ids: builtins.list[str] = []
-        walk_session_ids(self.sessions_dir, "", ids, depth=0)
-        return ids
-
     # ------------------------------------------------------------------ contract
     def create(self, title: str | None = None) -> str:
         """Make a new empty session with a ULID id; return the id."""
         session_id = new_ulid()
-        if self._memory is not None:
-            store = SessionStore.in_memory(session_id)
-            self._admit(self._memory, session_id, store)
-        else:
-            folder = self._path(session_id)
-            try:
-                self.sessions_dir.mkdir(parents=True, exist_ok=True)
-                folder.mkdir()
-                for name in NAMESPACES:
-                    (folder / name).mkdir()
-                fsync_dir(str(self.sessions_dir))
-            except OSError as exc:
-                self._unmake(session_id)
-                raise SessionServiceError(
-                    f"could not create a session in {self.sessions_dir}: {exc.strerror or exc}"
-                ) from exc
-            store = self._open(session_id)
-        created = iso(now_utc())
-        store.meta_doc.update(
-            created=created,
-            updated=created,
-            origin="foley-tui",
-            title=(title or "").strip() or None,
-        )
-        try:
-            store.meta_doc.write()
-        except OSError as exc:
-            self._unmake(session_id)
-            raise SessionServiceError(str(exc)) from exc
+        self.catalog.create(session_id, title)
         return session_id
-
-    def _unmake(self, session_id: str) -> None:
-        """Take back a session :meth:`create` could not finish (a full disk): its folder
-        holds only what create made, so nothing half-made is listed as a session. Only
-        our own entries are removed, each by name; anything else keeps the folder."""
-        with self._lock:
-            self._stores.pop(session_id, None)
-        if self._memory is not None:
-            self._memory.pop(session_id, None)
-            return
-        folder = self._path(session_id)
-        ours = folder / STATE_DIR
-        with contextlib.suppress(OSError):
-            for entry in os.scandir(ours):
-                if entry.is_file(follow_symlinks=False):
-                    os.unlink(entry.path)
-        for path in (ours, *(folder / name for name in NAMESPACES), folder):
-            with contextlib.suppress(OSError):
-                os.rmdir(path)  # only when empty: never more than create made
-        with contextlib.suppress(OSError):
-            fsync_dir(str(self.sessions_dir))
 
     def get(self, session_id: str, *, touch: bool = True) -> SessionStore:
         """The session's store; SessionNotFoundError if absent. With ``touch`` (the
@@ -290,10 +154,10 @@ class SessionService:
         callers (``session show``, ``picks``) pass ``touch=False``."""
         validate_session_id(session_id)
         with self._lock:
-            if not self._exists(session_id):
+            if not self.catalog.exists(session_id):
                 self._stores.pop(session_id, None)
                 raise SessionNotFoundError(f"no session {session_id!r}")
-            store = self._open(session_id)
+            store = self.catalog.open(session_id)
         if touch:
             with contextlib.suppress(OSError):
                 store.mark_opened()
@@ -301,9 +165,9 @@ class SessionService:
 
     def info(self, session_id: str) -> SessionInfo:
         validate_session_id(session_id)
-        if not self._exists(session_id):
+        if not self.catalog.exists(session_id):
             raise SessionNotFoundError(f"no session {session_id!r}")
-        store = self._open(session_id)
+        store = self.catalog.open(session_id)
         meta = store.meta()
         counts = store.counts()  # the one way every view counts decisions
         return SessionInfo(
@@ -323,7 +187,7 @@ class SessionService:
     def list(self) -> builtins.list[SessionInfo]:
         """Every session, oldest first (foley-made ones dated from the file system)."""
         infos = []
-        for session_id in self._ids():
+        for session_id in self.catalog.ids():
             # One damaged session never hides the others.
             with contextlib.suppress(SessionServiceError, OSError):
                 infos.append(self.info(session_id))
@@ -340,7 +204,7 @@ class SessionService:
             raise SessionNotFoundError("empty session reference")
         invalid: InvalidSessionIdError | None = None
         try:
-            if self._exists(ref):
+            if self.catalog.exists(ref):
                 return ref
         except InvalidSessionIdError as exc:
             invalid = exc  # may still be a title; said if nothing matches
@@ -382,84 +246,35 @@ class SessionService:
             raise SessionServiceError(str(exc)) from exc
 
     def delete(self, session_id: str) -> None:
-        """Move that one session folder to the trash of its file system (as foley's own
-        deletes do: restorable from a file manager); nothing else is touched. A store
+        """Delete that one session, as its catalog does (a folder goes to the trash of
+        its file system, as foley's own deletes do); nothing else is touched. A store
         still open on it refuses to write it back (SessionDeletedError)."""
         validate_session_id(session_id)
-        if not self._exists(session_id):
+        if not self.catalog.exists(session_id):
             raise SessionNotFoundError(f"no session {session_id!r}")
         with self._lock:
             self._stores.pop(session_id, None)
-            if self._memory is not None:
-                self._memory.pop(session_id, None)
-                return
-        folder = self._path(session_id)
-        try:
-            nested = [] if folder.is_symlink() else nested_session_dirs(folder)
-            if nested:
-                self._trash_own_part(folder, nested)
-            else:
-                move_to_trash(folder)  # a link is moved as a link, never followed
-            self._prune_parents(session_id)
-        except OSError as exc:
-            raise SessionServiceError(
-                f"could not delete {session_id!r}: {exc.strerror or exc}"
-            ) from exc
-
-    @staticmethod
-    def _trash_own_part(folder: Path, nested: builtins.list[str]) -> None:
-        """Delete a session that has sessions nested under it (``proj`` of
-        ``proj/scene1``): its own entries are gathered in a hidden folder beside them and
-        that goes to the trash (restoring to ``proj``); the nested sessions stay."""
-        parked = folder / f".deleting-{new_ulid()}"
-        parked.mkdir()
-        try:
-            for entry in os.scandir(folder):
-                if entry.name in nested or entry.path == str(parked):
-                    continue
-                os.rename(entry.path, parked / entry.name)
-            fsync_dir(str(folder))
-        except OSError:
-            for entry in os.scandir(parked):  # put back what moved: nothing is lost
-                with contextlib.suppress(OSError):
-                    os.rename(entry.path, folder / entry.name)
-            with contextlib.suppress(OSError):
-                parked.rmdir()
-            raise
-        move_to_trash(parked, original=folder)
-
-    def _prune_parents(self, session_id: str) -> None:
-        """After a nested session (``proj/scene1``) goes, remove the folders that only
-        held it (``proj``) if they are now empty, so no bogus empty session appears."""
-        parts = session_id.split("/")[:-1]
-        while parts:
-            try:
-                (self.sessions_dir / "/".join(parts)).rmdir()  # only if empty
-            except OSError:
-                return
-            parts.pop()
+        self.catalog.delete(session_id)
 
     # ------------------------------------------------------------------ what the parts use
     @property
     def in_memory_store(self) -> bool:
-        return self._memory is not None
+        return self.catalog.in_memory
 
     @property
     def window(self) -> int | None:
         return self._window
 
     def exists(self, session_id: str) -> bool:
-        return self._exists(session_id)
+        return self.catalog.exists(session_id)
 
     def open(self, session_id: str) -> SessionStore:
-        return self._open(session_id)
+        return self.catalog.open(session_id)
 
     def adopt(self, session_id: str, store: SessionStore) -> None:
         """Hold ``store`` as the session ``session_id`` (an in-memory import)."""
         with self._lock:
-            if self._memory is not None:
-                self._memory.pop(session_id, None)
-                self._admit(self._memory, session_id, store)
+            self.catalog.adopt(session_id, store)
             self._stores.pop(session_id, None)
 
     def forget(self, session_id: str) -> None:
@@ -468,10 +283,8 @@ class SessionService:
             self._stores.pop(session_id, None)
 
     def write_import(self, imported: ImportedSession) -> None:
-        """Write an imported session (staged, then renamed into place)."""
-        left = write_files(self.sessions_dir, self._path(imported.session_id), imported)
-        if left:
-            self.recovered = [*self.recovered, *left]
+        """Write an imported session where the catalog keeps them."""
+        self.catalog.write_import(imported)
 
     # ------------------------------------------------------------------ export, import
     def export_session(self, session_id: str) -> dict[str, Any]:
@@ -496,9 +309,7 @@ class SessionService:
     @property
     def delete_outcome(self) -> str:
         """What :meth:`delete` does with a session, as a confirmation says it."""
-        if self._memory is not None:
-            return "It is held in memory only: deleting it cannot be undone."
-        return "Its folder goes to the Trash: restore it from a file manager."
+        return self.catalog.delete_outcome
 
     # ------------------------------------------------------------------ messages, usage
     def conversation(self, session_id: str) -> Conversation:

@@ -51,9 +51,10 @@ class RedisStoreError(StoreWriteError):
     write handle this too. The message never holds the password."""
 
 
-class RedisTimeoutError(RedisStoreError, StoreTimeoutError):
+class RedisTimeoutError(StoreTimeoutError):
     """The server did not answer within the operation's deadline (see
-    :class:`~foley_tui.store.errors.StoreTimeoutError`: a write's outcome is unknown)."""
+    :class:`~foley_tui.store.errors.StoreTimeoutError`: a write's outcome is unknown,
+    which is why it is not a :class:`RedisStoreError`, whose writes did not happen)."""
 
 
 class RedisKeyError(RedisStoreError):
@@ -225,7 +226,7 @@ def connect(
 
 def unavailable(
     target: Target, exc: BaseException, doing: str, key: str | None = None
-) -> RedisStoreError:
+) -> RedisStoreError | RedisTimeoutError:
     """A user-facing error for a failed Redis call (the password is never in it);
     ``key``: the key the call read or wrote, named when it holds the wrong type."""
     reason = str(exc) or type(exc).__name__

@@ -35,7 +35,13 @@ from foley_tui.store.codec import (
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.files import UnreadableEntry
 from foley_tui.store.records import MARKS_NS
-from foley_tui.store.redis.conn import RedisStoreError, Target, connect, unavailable
+from foley_tui.store.redis.conn import (
+    RedisStoreError,
+    RedisTimeoutError,
+    Target,
+    connect,
+    unavailable,
+)
 from foley_tui.store.redis.keys import CHANGES_MAXLEN, Keys
 from foley_tui.store.rows import row_values
 
@@ -226,7 +232,7 @@ class RedisBackend:
         naming ``key`` when it holds the wrong kind of value)."""
         try:
             yield
-        except RedisStoreError:
+        except (RedisStoreError, RedisTimeoutError):
             raise
         except RedisError as exc:
             raise unavailable(self.target, exc, doing, key) from None

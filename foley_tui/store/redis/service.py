@@ -17,64 +17,45 @@ from pathlib import Path
 from typing import Any
 
 from foley_tui import paths
+from foley_tui.store.catalog import OpenStores, first_meta
 from foley_tui.store.codec import dumps, validate_session_id
-from foley_tui.store.errors import SessionNotFoundError, SessionServiceError
-from foley_tui.store.records import MARKS_NS, iso, new_ulid, now_utc
+from foley_tui.store.errors import SessionServiceError
+from foley_tui.store.records import MARKS_NS
 from foley_tui.store.redis.keys import LOGS
 from foley_tui.store.redis.namespace import RedisBackend, row_json
 from foley_tui.store.redis.session import RedisSessionStore
-from foley_tui.store.service import SessionService
+from foley_tui.store.service import MAX_SESSIONS, SessionService
 from foley_tui.store.session import SessionStore
 from foley_tui.store.session_dirs import NAMESPACES
 from foley_tui.store.transfer_service import ImportedSession
 
 
-class RedisSessionService(SessionService):
-    """Sessions on one Redis server (a key prefix of it)."""
+class RedisCatalog:
+    """Sessions on one Redis server (a key prefix of it): the catalog part of a
+    :class:`RedisSessionService`."""
 
-    def __init__(
-        self,
-        url: str | RedisBackend,
-        *,
-        user: str | None = None,
-        prefix: str | None = None,
-        data_dir: Path | str | None = None,
-        timeout_s: float | None = None,
-    ) -> None:
-        """``timeout_s``: how long one operation waits for the server when the URL has no
-        ``?socket_timeout=`` (the ``store_timeout_s`` setting)."""
-        self.backend = (
-            url
-            if isinstance(url, RedisBackend)
-            else RedisBackend.from_url(url, user=user, prefix=prefix, timeout_s=timeout_s)
-        )
-        # Local audio (blobs, by-reference files) is still found under the data dir.
-        self._setup(paths.data_dir(data_dir) if data_dir else paths.data_dir(), memory=None)
+    in_memory = False
+    delete_outcome = "Its keys are deleted from the shared Redis store: this cannot be undone."
 
-    def __repr__(self) -> str:
-        return f"RedisSessionService({self.backend.target.url!r})"
+    def __init__(self, backend: RedisBackend, data_dir: Path, opened: OpenStores) -> None:
+        self.backend = backend
+        self.data_dir = data_dir
+        self.opened = opened
+        self.recovered: builtins.list[str] = []
 
-    @property
-    def url(self) -> str:
-        return self.backend.target.url
-
-    @property
-    def user(self) -> str:
-        return self.backend.user
-
-    # ------------------------------------------------------------------ helpers
-    def _exists(self, session_id: str) -> bool:
+    def exists(self, session_id: str) -> bool:
         with self.backend.errors("could not reach the session list"):
             return bool(self.backend.client.sismember(self.backend.keys.sessions, session_id))
 
-    def _open(self, session_id: str) -> SessionStore:
-        store = self._stores.get(session_id)
+    def open(self, session_id: str) -> SessionStore:
+        stores = self.opened.stores
+        store = stores.get(session_id)
         if store is None:
             store = RedisSessionStore(self.backend, session_id, data_dir=self.data_dir)
-            self._stores[session_id] = store
+            stores[session_id] = store
         return store
 
-    def _ids(self) -> builtins.list[str]:
+    def ids(self) -> builtins.list[str]:
         with self.backend.errors("could not reach the session list"):
             members = self.backend.client.smembers(self.backend.keys.sessions)
         ids = []
@@ -85,45 +66,32 @@ class RedisSessionService(SessionService):
                 continue
         return sorted(ids)
 
-    # ------------------------------------------------------------------ contract
-    def create(self, title: str | None = None) -> str:
-        session_id = new_ulid()
+    def create(self, session_id: str, title: str | None) -> None:
         with self.backend.errors("could not create a session"):
             self.backend.client.sadd(self.backend.keys.sessions, session_id)
-        store = self._open(session_id)
-        created = iso(now_utc())
-        store.meta_doc.update(
-            created=created,
-            updated=created,
-            origin="foley-tui",
-            title=(title or "").strip() or None,
-        )
+        store = self.open(session_id)
+        first_meta(store, title)
         store.meta_doc.write()
-        return session_id
 
-    def _session_keys(self, session_id: str) -> builtins.list[str]:
+    def session_keys(self, session_id: str) -> builtins.list[str]:
+        """Every key of the session (each is known by name: no key scan)."""
         keys = self.backend.keys
         with self.backend.errors("could not reach the session"):
             users = self.backend.client.smembers(keys.users(session_id))
         per_user = [keys.user(session_id, u.decode("utf-8", "replace")) for u in users]
         return [*keys.fixed(session_id), *per_user]
 
-    @property
-    def delete_outcome(self) -> str:
-        return "Its keys are deleted from the shared Redis store: this cannot be undone."
-
     def delete(self, session_id: str) -> None:
         """Delete every key of that one session (and nothing else), atomically."""
-        validate_session_id(session_id)
-        if not self._exists(session_id):
-            raise SessionNotFoundError(f"no session {session_id!r}")
-        self._stores.pop(session_id, None)
-        doomed = self._session_keys(session_id)
+        doomed = self.session_keys(session_id)
         with self.backend.errors(f"could not delete {session_id!r}"):
             pipe = self.backend.client.pipeline(transaction=True)
             pipe.delete(*doomed)
             pipe.srem(self.backend.keys.sessions, session_id)
             pipe.execute()
+
+    def adopt(self, session_id: str, store: SessionStore) -> None:
+        """Nothing to hold: an import to Redis is written (:meth:`write_import`)."""
 
     def write_import(self, imported: ImportedSession) -> None:
         """Write the whole session in one transaction (replacing it when it exists),
@@ -153,7 +121,7 @@ class RedisSessionService(SessionService):
 
         Used by import and ``session push`` (which passes the files' bytes unchanged)."""
         keys = self.backend.keys
-        old = self._session_keys(session_id)
+        old = self.session_keys(session_id)
         with self.backend.errors(f"could not write session {session_id!r}"):
             # The version only grows, even across a replace: a watcher never sees an old one.
             base = int(self.backend.client.get(keys.version(session_id)) or 0)
@@ -213,10 +181,62 @@ class RedisSessionService(SessionService):
         pipe.sadd(keys.sessions, session_id)
         with self.backend.errors(f"could not write session {session_id!r}"):
             pipe.execute()
-        self._stores.pop(session_id, None)
+        with self.opened.lock:
+            self.opened.stores.pop(session_id, None)
 
 
-__all__ = ["RedisSessionService"]
+class RedisSessionService(SessionService):
+    """A :class:`SessionService` whose sessions live on one Redis server (its catalog
+    part, :class:`RedisCatalog`); it adds only what a server has (its URL, the user,
+    writing a session's exact bytes)."""
+
+    def __init__(
+        self,
+        url: str | RedisBackend,
+        *,
+        user: str | None = None,
+        prefix: str | None = None,
+        data_dir: Path | str | None = None,
+        timeout_s: float | None = None,
+    ) -> None:
+        """``timeout_s``: how long one operation waits for the server when the URL has no
+        ``?socket_timeout=`` (the ``store_timeout_s`` setting)."""
+        self.backend = (
+            url
+            if isinstance(url, RedisBackend)
+            else RedisBackend.from_url(url, user=user, prefix=prefix, timeout_s=timeout_s)
+        )
+        # Local audio (blobs, by-reference files) is still found under the data dir.
+        folder = paths.data_dir(data_dir) if data_dir else paths.data_dir()
+        opened = OpenStores(MAX_SESSIONS)
+        self.redis_catalog = RedisCatalog(self.backend, folder, opened)
+        self._setup(folder, self.redis_catalog, opened)
+
+    def __repr__(self) -> str:
+        return f"RedisSessionService({self.backend.target.url!r})"
+
+    @property
+    def url(self) -> str:
+        return self.backend.target.url
+
+    @property
+    def user(self) -> str:
+        return self.backend.user
+
+    def write_raw(
+        self,
+        session_id: str,
+        values: dict[str, dict[str, bytes]],
+        meta: dict[str, Any],
+        journal: builtins.list[dict[str, Any]],
+        state_files: dict[str, bytes] | None = None,
+    ) -> None:
+        """Replace a session by these exact bytes, meta and journal (see
+        :meth:`RedisCatalog.write_raw`)."""
+        self.redis_catalog.write_raw(session_id, values, meta, journal, state_files)
+
+
+__all__ = ["RedisCatalog", "RedisSessionService"]
 
 
 def _data(value: Any) -> bytes:
