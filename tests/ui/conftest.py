@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ class Session:
         self.data_dir = data_dir
         self.service = service
         self.session_id = session_id
+        self.apps: list[FoleyApp] = []
         self.folder = data_dir / "sessions" / session_id
 
     def pick_file(self, sound_id: str) -> dict[str, Any] | None:
@@ -54,7 +56,20 @@ class Session:
     def reject_file(self, sound_id: str) -> dict[str, Any] | None:
         return self._read("rejects", sound_id)
 
+    def written(self) -> None:
+        """Block until every app made here has written what its keys decided. A worker
+        writes decisions; a test reads the files right after the keys, and on a loaded
+        machine the worker may still be at it (the loop need not run: the worker writes
+        without it)."""
+        for app in self.apps:
+            screen = app.audition
+            for _ in range(6000):
+                if screen is None or not screen.writer.writing:
+                    break
+                time.sleep(0.01)
+
     def _read(self, namespace: str, sound_id: str) -> dict[str, Any] | None:
+        self.written()
         path = self.folder / namespace / encode_key(sound_id)
         if not path.exists():
             return None
@@ -68,6 +83,7 @@ class Session:
         return self._all("rejects")
 
     def _all(self, namespace: str) -> dict[str, dict[str, Any]]:
+        self.written()
         folder = self.folder / namespace
         if not folder.exists():
             return {}
@@ -83,9 +99,11 @@ class Session:
         keymap: dict[str, str] | None = None,
     ) -> FoleyApp:
         config = Config(keymap=keymap or {}, settings=settings or Settings())
-        return FoleyApp(
+        app = FoleyApp(
             self.service.get(self.session_id), player or FakePlayer(), config, self.service
         )
+        self.apps.append(app)
+        return app
 
 
 @pytest.fixture

@@ -88,6 +88,13 @@ class DecisionWriter(Widget):
                         self.app.notify(f"Not saved: {outcome}", severity="error")
 
     @property
+    def writing(self) -> bool:
+        """(Any thread.) A job is queued or its store calls are running: the files may
+        not hold every decision submitted yet."""
+        with self._lock:
+            return self._draining or bool(self._queue)
+
+    @property
     def outstanding(self) -> int:
         """Jobs submitted whose outcome has not been applied yet."""
         return self._outstanding
