@@ -181,7 +181,7 @@ def test_the_scene_machinery_is_imported_before_the_stream_runs(
 ) -> None:
     """An import holds the GIL while a shared library loads: none may happen while the
     callback needs it (the first scene would otherwise import the limiter's scipy)."""
-    monkeypatch.delitem(sys.modules, "foley_tui.audio.scene_voice")
+    monkeypatch.delitem(sys.modules, "foley_tui.audio.scene_voice", raising=False)
     loaded: list[bool] = []
 
     class Recording(FakeStream):
