@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from rich.console import Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
@@ -169,17 +170,23 @@ def render_details(
     table.add_column(style="dim", no_wrap=True)
     table.add_column(ratio=1)
 
+    labels: list[str] = []
+
     def field(label: str, value: str, style: str = "") -> None:
+        labels.append(label)
         table.add_row(label, Text(value, style=style))
 
-    field("id", sound_id)
     if library is not None:
         _library_head(library, field)
+    else:
+        _file_head(cand, field)
     if cand.tags:
         field("tags", ", ".join(cand.tags))
     bits = [format_duration(cand.duration_s)]
     if cand.sample_rate:
         bits.append(f"{cand.sample_rate} Hz")
+    if cand.bit_depth and library is None:  # a folder's sound says it in its file format
+        bits.append(f"{cand.bit_depth}-bit")
     if cand.channels:
         bits.append(f"{cand.channels} ch")
     if cand.format:
@@ -265,7 +272,47 @@ def render_details(
         field("embedded", f"{len(library.fields)} fields", "dim")
         for key, value in library.fields.items():
             field(key, value)
-    return Group(Text(cand.caption or sound_id, style="bold"), Text(""), table)
+    label_width = max(map(cell_len, labels), default=0)
+    return Group(
+        Text(cand.caption or sound_id, style="bold"),
+        Text(""),
+        IdLine(sound_id, label_width),
+        table,
+    )
+
+
+class IdLine:
+    """The ``id`` line, whole: under the other labels' column when the id fits beside
+    it, else right after ``id`` (the whole width of the pane), folded only when the id is
+    longer than that. In the grid a long id would be cut at the value column's edge."""
+
+    def __init__(self, sound_id: str, label_width: int) -> None:
+        self.sound_id = sound_id
+        self.label_width = label_width
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(self.label_width, 2)
+        if width + 1 + cell_len(self.sound_id) > options.max_width:
+            width = 2
+        text = Text.assemble(("id".ljust(width), "dim"), " ", self.sound_id)
+        text.overflow = "fold"
+        yield text
+
+
+def _file_head(cand: Candidate, field: Callable[..., None]) -> None:
+    """A librarian's lines of an agent's sound from the user's own library, as its
+    candidate records them: the file and the folder holding it (when its ``uri`` is a
+    file on this machine) and the UCS category (its library and vendor are the source
+    and creator lines below)."""
+    uri = cand.sound.get("uri")
+    if isinstance(uri, str) and ("://" not in uri or uri.startswith("file://")):
+        folder, name = cand.file_place
+        if name:
+            field("file", name)
+        if folder:
+            field("folder", folder)
+    if cand.ucs_category:
+        field("UCS category", cand.ucs_category)
 
 
 def _library_head(library: SoundDetails, field: Callable[..., None]) -> None:

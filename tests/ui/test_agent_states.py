@@ -293,7 +293,7 @@ async def test_onsets_foley_reads_as_anchors_are_shown_as_those_anchors(
             assert shown in line, (sid, line)
             await _to(pilot, app, sid)
             text_now = ""
-            showing = re.compile(rf"^id +{re.escape(sid)} ", re.M)
+            showing = re.compile(rf"^id +{re.escape(sid)}(?: |$)", re.M)
             for _ in range(200):  # the details follow the cursor from a timer: wait for it
                 await pilot.pause(0.02)
                 text_now = plain(screen.query_one(Details).content)
