@@ -215,7 +215,7 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         (else at the same index, clamped), and repaint."""
         view = self.listing.view
         self._cache.clear()
-        self.virtual_size = Size(self.scrollable_content_region.width, len(view) + 1)
+        self._resize_virtual(len(view) + 1)
         index = self.cursor
         if keep is not None:
             with contextlib.suppress(ValueError):
@@ -226,6 +226,28 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         # session would paint the top of the list): scroll again once it is in.
         self.call_after_refresh(self.scroll_to_cursor)
         self.refresh()
+
+    def _resize_virtual(self, lines: int) -> None:
+        """The view's length changed (a filter keystroke). Setting ``virtual_size`` lays
+        the whole screen out; while the vertical scrollbar stays as it is (shown, or
+        not) nothing outside the list changes size, so only the list's scroll range and
+        the scrollbar's thumb are updated."""
+        size = Size(self.scrollable_content_region.width, lines)
+        old = self.virtual_size
+        height = self.scrollable_content_region.height
+        if (
+            old.width != size.width
+            or (old.height > height) != (lines > height)
+            or not self.show_vertical_scrollbar
+        ):
+            self.virtual_size = size
+            return
+        self.set_reactive(CandidateList.virtual_size, size)
+        bar = self.vertical_scrollbar
+        bar.window_virtual_size = lines
+        bar.refresh()
+        # What a layout would do next: the offset into the (maybe shorter) new range.
+        self.scroll_y = self.validate_scroll_y(self.scroll_y)
 
     def refresh_rows(self) -> None:
         """Row contents changed (columns filled in), not the view: repaint every line."""

@@ -69,6 +69,9 @@ class Details(Static):
     content: RenderableType = ""
     """What the pane shows now (kept for tests and exports)."""
 
+    _shown: tuple[object, ...] | None = None
+    """What :meth:`show` was last given (None: something else was shown since)."""
+
     def show(
         self,
         sound_id: str | None,
@@ -86,7 +89,24 @@ class Details(Static):
         is also rejected (a conflict foley left); ``messages`` those attached to it;
         ``library`` what a library folder knows of the sound (paths, embedded fields);
         ``problems`` what the decoder found wrong in its audio; ``marks`` our rating,
-        hidden flag and region."""
+        hidden flag and region. Shown again with the same inputs (a filter keystroke that
+        keeps the highlighted sound), the pane is left as it is: a new content would be
+        measured and the screen laid out again."""
+        shown = (
+            sound_id,
+            candidate,
+            row,
+            decision,
+            source,
+            reject,
+            tuple(messages),
+            library,
+            tuple(problems),
+            marks,
+        )
+        if shown == self._shown:
+            return
+        self._shown = shown
         self.content = render_details(
             sound_id, candidate, row, decision, source, reject, messages, library, problems
         )
@@ -97,6 +117,7 @@ class Details(Static):
 
     def show_reading(self, sound_id: str, row: Row | None) -> None:
         """The moment a worker reads the candidate file: what the list knows."""
+        self._shown = None
         caption = row.caption if row is not None else ""
         self.content = Text.assemble(
             (f"{sound_id}\n", "bold"), (f"{caption}\n" if caption else "", ""), ("reading…", "dim")

@@ -194,7 +194,8 @@ SLASH_QUERIES = ("door slam", "folder 0421", "rain tin")
 def slash(big: Path, home: Path, data: Path) -> dict[str, Any]:
     """``/`` in the folder's list, the app headless at 120x40: per keystroke, from the key
     press to the list repainted (``pilot.press`` then ``pause``), typing each query and
-    backspacing it; and ``Listing.apply`` alone for the same prefixes."""
+    backspacing it; ``Listing.apply`` alone for the same prefixes; and, as the same-run
+    baseline, a keystroke in a bare Textual app whose Input repaints a screen of text."""
     import asyncio
 
     from foley_tui.app.foley_app import FoleyApp
@@ -222,11 +223,13 @@ def slash(big: Path, home: Path, data: Path) -> dict[str, Any]:
                 await pilot.pause(0.1)
                 if len(screen.listing.rows) >= 100_000 and "columns" not in screen.model.loading:
                     break
-            await app.workers.wait_for_complete()
             for query in SLASH_QUERIES:
                 await pilot.press("slash")
                 await pilot.pause(0.5)
-                await app.workers.wait_for_complete()  # the search texts, built on /
+                for _ in range(600):  # the search texts, built on / (a bound, not a target)
+                    if not any(w.is_running for w in app.workers if w.group == "search"):
+                        break
+                    await pilot.pause(0.1)
                 for char in query:
                     start = time.perf_counter()
                     await pilot.press("space" if char == " " else char)
@@ -247,8 +250,39 @@ def slash(big: Path, home: Path, data: Path) -> dict[str, Any]:
                     listing.apply(ViewSettings(query=query[:n]))
                     applied.append((time.perf_counter() - start) * 1000)
 
+    async def bare() -> None:
+        """The same-run baseline: a bare Textual app of an Input and a list of as many
+        lines as the folder's list shows, each keystroke repainting both."""
+        from textual.app import App, ComposeResult
+        from textual.widgets import Input, Static
+
+        class Bare(App[None]):
+            def compose(self) -> ComposeResult:
+                self.lines = Static("")
+                yield self.lines
+                yield Input(id="q")
+
+            def on_input_changed(self, event: Input.Changed) -> None:
+                self.lines.update("\n".join(f"{event.value} {n}" * 8 for n in range(36)))
+
+        app = Bare()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause(0.5)
+            for query in SLASH_QUERIES:
+                for char in query:
+                    start = time.perf_counter()
+                    await pilot.press("space" if char == " " else char)
+                    await pilot.pause()
+                    baseline.append((time.perf_counter() - start) * 1000)
+                for _ in query:
+                    await pilot.press("backspace")
+                    await pilot.pause()
+
+    baseline: list[float] = []
+    asyncio.run(bare())
     asyncio.run(run())
     return {
+        "slash_bare_app_keystroke_ms_median": statistics.median(baseline),
         "slash_keystroke_ms_median": statistics.median(typed),
         "slash_keystroke_ms_worst": max(typed),
         "slash_backspace_ms_median": statistics.median(backspaced),
@@ -263,9 +297,23 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="10k/1k files instead of 100k/10k")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--ui", action="store_true", help="also the app in tmux (first visit)")
+    parser.add_argument(
+        "--slash",
+        type=Path,
+        metavar="STATE",
+        help="only / in the app, on STATE/home and STATE/data where the big tree was opened "
+        "(and scanned) before; repeated --runs times",
+    )
     args = parser.parse_args()
     big_n, read_n = (10_000, 1_000) if args.quick else (100_000, 10_000)
     big = make_tree(CACHE / f"library{big_n}", big_n, 100)
+    if args.slash is not None:
+        runs = [slash(big, args.slash / "home", args.slash / "data") for _ in range(args.runs)]
+        for key in runs[0]:
+            values = [run[key] for run in runs]
+            print(f"{key:36} median {statistics.median(values):8.1f}  runs {values}")
+        print("load average", os.getloadavg())
+        return
     small = make_tree(CACHE / f"library-read{read_n}", read_n, 100)
     results: dict[str, Any] = {"files": big_n, "read_files": read_n, "runs": args.runs}
 
