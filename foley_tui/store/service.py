@@ -193,6 +193,19 @@ class SessionService:
                 infos.append(self.info(session_id))
         return sorted(infos, key=lambda i: (i.created, i.session_id))
 
+    def _titles(self) -> builtins.list[tuple[str, str]]:
+        """(id, title) of every readable session, oldest first: what :meth:`resolve`
+        matches a reference against. Not :meth:`list`: that counts every session's
+        decisions and candidates (a listing of each big session's folder), and a folder
+        given to ``open`` is looked up here on the way to the app's first frame."""
+        found = []
+        for session_id in self.catalog.ids():
+            with contextlib.suppress(SessionServiceError, OSError):
+                validate_session_id(session_id)
+                meta = self.catalog.open(session_id).meta()
+                found.append((meta.created, session_id, meta.title or ""))
+        return [(sid, title) for _, sid, title in sorted(found)]
+
     #: When True, :meth:`resolve` takes exact ids only (the CLI's ``--exact``, for scripts).
     exact_refs: bool = False
 
@@ -213,14 +226,14 @@ class SessionService:
         ref = ref.strip()
         if not ref:
             raise SessionNotFoundError("empty session reference")
-        infos = self.list()
-        titled = [i.session_id for i in infos if (i.title or "").casefold() == ref.casefold()]
+        titles = self._titles()
+        titled = [sid for sid, title in titles if title.casefold() == ref.casefold()]
         if len(titled) == 1:
             return titled[0]
         if len(titled) > 1:
             raise SessionServiceError(f"several sessions are titled {ref!r}: {', '.join(titled)}")
         low = ref.casefold()
-        prefixed = sorted(i.session_id for i in infos if i.session_id.casefold().startswith(low))
+        prefixed = sorted(sid for sid, _ in titles if sid.casefold().startswith(low))
         if len(prefixed) == 1:
             return prefixed[0]
         if len(prefixed) > 1:

@@ -49,6 +49,31 @@ def test_create_list_resolve(service: SessionService) -> None:
             service.resolve(prefix)
 
 
+def test_resolving_a_title_reads_titles_not_counts(
+    service: SessionService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A title (or a folder given to ``open``, looked up as one first) is matched against
+    the sessions' titles only: no session's decisions or candidates are counted (a big
+    session's would be a listing of its whole candidates folder)."""
+    a = service.create("Alpha")
+    big = service.create("Big one")
+    service.get(big).cache_candidates([candidate(f"c{i}") for i in range(20)])
+    counted: list[str] = []
+    counts = type(service.get(a)).counts
+
+    def counting(self: object) -> object:
+        counted.append("counts")
+        return counts(self)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(service.get(a)), "counts", counting)
+    assert service.resolve("big ONE") == big
+    with pytest.raises(SessionServiceError):
+        service.resolve("/a/folder/that/is/no/title")
+    assert counted == []
+    assert {i.session_id for i in service.list()} == {a, big}  # list still counts
+    assert counted
+
+
 def test_counts_and_most_recent(service: SessionService) -> None:
     a = service.create("a")
     b = service.create("b")
