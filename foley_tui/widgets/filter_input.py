@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from textual.geometry import Size
-from textual.reactive import Reactive
 from textual.widgets import Input
 
 from foley_tui.keys.bindings import bindings
@@ -15,11 +13,6 @@ class FilterInput(Input):
     :mod:`foley_tui.keys.keymap`) and gives the list the focus back."""
 
     BINDINGS = bindings("filter")
-
-    # The Input sets its virtual width to its text's on every keystroke; a widget's
-    # virtual size lays the whole screen out when it changes. The box has a fixed size
-    # and no scrollbar (it scrolls its text itself), so a repaint is all it needs.
-    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
 
     def action_clear_filter(self) -> None:
         self.value = ""
