@@ -144,7 +144,11 @@ def _write_foley_session(data: Path, count: int) -> str:
 
 
 def _env(home: Path, data: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if "XDG" not in k and k not in ("COLUMNS", "LINES")}
+    # PYTHONDONTWRITEBYTECODE (set in some dev shells) would compile every foley_tui module
+    # on every start, while the bare app's textual comes compiled from its wheel: an
+    # installed foley-tui starts from bytecode too.
+    skip = ("COLUMNS", "LINES", "PYTHONDONTWRITEBYTECODE")
+    env = {k: v for k, v in os.environ.items() if "XDG" not in k and k not in skip}
     env.update(HOME=str(home), FOLEY_DATA_DIR=str(data), TERM="xterm-256color", LANG="C.UTF-8")
     return env
 
