@@ -11,10 +11,12 @@ import time
 import pytest
 
 #: The console script's own entry, after a line that says the interpreter is up (the
-#: signal must land in our start-up, not in Python's).
+#: signal must land in our start-up, not in Python's). The entry module is imported
+#: before that line: until ``run`` is entered nothing of ours can catch the signal (the
+#: console script has the same few bytecodes), and a loaded machine could land it there.
 CHILD = (
-    "import sys; sys.stdout.write('up\\n'); sys.stdout.flush(); "
-    "from foley_tui.entry import run; raise SystemExit(run())"
+    "from foley_tui.entry import run; import sys; sys.stdout.write('up\\n'); "
+    "sys.stdout.flush(); raise SystemExit(run())"
 )
 
 
