@@ -50,3 +50,23 @@ def test_sixteen_bit_is_dithered_and_reproducible(tmp_path: Path) -> None:
     assert np.array_equal(out[0], out[1])
     # Rounding would give all zeros; TPDF dither keeps the level on average.
     assert out[0].mean() == pytest.approx(0.3, abs=0.05) and set(np.unique(out[0])) > {0}
+
+
+def test_twenty_four_bit_samples_are_rounded_to_the_nearest_step_and_clipped(
+    tmp_path: Path,
+) -> None:
+    """Each 24-bit sample is the float scaled by 2**23, rounded half to even and clipped
+    to the format's range (what libsndfile reads back, as 32-bit integers, shifted)."""
+    step = 1.0 / 8388608
+    edges = [0.0, 0.5 * step, 1.5 * step, -0.5 * step, -1.5 * step, 2.5 * step, step / 3]
+    edges += [1.0, -1.0, 1.5, -1.5, 1.0 - step, -1.0 + step, 0.999, -0.999, np.inf, -np.inf]
+    rng = np.random.default_rng(3)
+    noise = (rng.standard_normal((3000, 2)) * 0.4).astype(np.float32)
+    data = np.concatenate([np.array(edges, dtype=np.float32).reshape(-1, 1).repeat(2, 1), noise])
+    path = tmp_path / "x.wav"
+    with BwfWriter(path, 48000, 2, sample_format="PCM_24", bext=Bext("e", 0)) as writer:
+        writer.write(data[:5])
+        writer.write(data[5:])
+    back = sf.read(str(path), dtype="int32")[0] >> 8
+    want = np.clip(np.rint(data.astype(np.float64) * 8388608.0), -8388608, 8388607)
+    assert np.array_equal(back, want.astype(np.int64))
