@@ -44,14 +44,36 @@ COMMAND_MODULES: tuple[str, ...] = (
 # The verb run when none is given (``foley-tui`` alone), or None to print help.
 DEFAULT_VERB: str | None = "resume"
 
-# The verbs that start the app, by the module that registers them. Their command line is
-# parsed by a parser of that module's verbs alone: the app's start is timed, and building
-# every verb imports every verb's dependencies. Anything that parser cannot take (another
-# verb, an abbreviated option, an error, ``--help``) goes to the whole parser.
-APP_VERBS: dict[str, str] = {
+# The verb each module registers alone, by that module (``session`` is shared by several
+# and is read by the whole parser). A command line of one of these verbs is parsed by a
+# parser of that module's verbs alone: building every verb imports every verb's
+# dependencies, which is most of a one-shot command's start (``undo``, ``pick``) and of
+# the app's. Anything that parser cannot take (another verb, an abbreviated option, an
+# error, ``--help``) goes to the whole parser. A test keeps this table and the modules'
+# ``register`` in step.
+VERB_MODULES: dict[str, str] = {
     "open": "foley_tui.cli.app",
     "resume": "foley_tui.cli.demo",
     "demo": "foley_tui.cli.demo",
+    "devices": "foley_tui.cli.audio",
+    "play": "foley_tui.cli.audio",
+    "candidates": "foley_tui.cli.candidates",
+    "similar": "foley_tui.cli.similar",
+    "rate": "foley_tui.cli.marks",
+    "hide": "foley_tui.cli.marks",
+    "scene": "foley_tui.cli.scene",
+    "weave": "foley_tui.cli.scene",
+    "play-scene": "foley_tui.cli.scene",
+    "render-scene": "foley_tui.cli.scene",
+    "spot": "foley_tui.cli.spot",
+    "sessions": "foley_tui.cli.store",
+    "add": "foley_tui.cli.store",
+    "pick": "foley_tui.cli.store",
+    "reject": "foley_tui.cli.store",
+    "clear": "foley_tui.cli.store",
+    "picks": "foley_tui.cli.store",
+    "undo": "foley_tui.cli.store",
+    "redo": "foley_tui.cli.store",
 }
 # Top-level options that take a value (skipped when looking for the verb).
 _VALUED_OPTIONS = frozenset({"--data-dir", "--store", "--device"})
@@ -107,15 +129,15 @@ def build_parser(
     return parser
 
 
-class _NotForTheAppParser(Exception):
-    """The app verbs' parser could not take this command line."""
+class _NotForThisParser(Exception):
+    """One module's parser could not take this command line."""
 
 
-class _AppVerbsParser(argparse.ArgumentParser):
+class _OneModuleParser(argparse.ArgumentParser):
     """Raises instead of printing an error and exiting (see :func:`parse_command_line`)."""
 
     def error(self, message: str) -> NoReturn:
-        raise _NotForTheAppParser(message)
+        raise _NotForThisParser(message)
 
 
 def verb_of(argv: Sequence[str]) -> str | None:
@@ -153,15 +175,15 @@ def folder_shorthand(argv: Sequence[str]) -> list[str]:
 
 
 def parse_command_line(argv: Sequence[str]) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
-    """(parser, args) for ``argv``: an app verb's from the parser of its module alone
-    when that parser takes it whole, else from the whole parser."""
+    """(parser, args) for ``argv``: a verb's from the parser of its module alone (see
+    :data:`VERB_MODULES`) when that parser takes it whole, else from the whole parser."""
     verb = verb_of(argv)
-    module = APP_VERBS.get(verb) if verb is not None else None
+    module = VERB_MODULES.get(verb) if verb is not None else None
     if module is not None:
-        parser = build_parser((module,), _AppVerbsParser)
+        parser = build_parser((module,), _OneModuleParser)
         try:
             args = parser.parse_args(argv)
-        except _NotForTheAppParser:
+        except _NotForThisParser:
             pass
         else:
             if args.command in (verb, None):

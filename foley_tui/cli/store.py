@@ -27,12 +27,10 @@ from foley_tui.cli.common import (
     session_verbs,
 )
 from foley_tui.cli.marks import sound_duration
-from foley_tui.cli.messages import show_extras
 from foley_tui.domain import LAYERS, Candidate, Pick, Status, format_onset, parse_onset
 from foley_tui.marks import Marks, parse_point
 from foley_tui.store import SessionService, SessionServiceError, SessionStore
 from foley_tui.store.errors import SessionNotFoundError
-from foley_tui.store.local import AddNote, AddProblem, collect
 from foley_tui.store.records import candidate_key
 
 __all__ = ["register"]
@@ -115,6 +113,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     meta = store.meta()
     problems = store.inspect()  # reads every file, as the app does
     report_recovered(store.take_recovered())
+    # The conversation's summary and the add walker are imported by their verbs alone:
+    # the one-shot decisions (``pick``, ``undo``) start without them.
+    from foley_tui.cli.messages import show_extras
+
     extras = [show_extras(service, session_id)]
     if args.json:
         print_json(
@@ -267,6 +269,8 @@ class AddReport:
 
 
 def _add(store: SessionStore, paths: list[Path], *, update: bool) -> AddReport:
+    from foley_tui.store.local import AddNote, AddProblem, collect
+
     report = AddReport()
     fresh: dict[str, dict[str, Any]] = {}
     for item in collect(paths):

@@ -99,3 +99,27 @@ def test_open_parses_with_its_own_verbs_and_defers_what_the_first_frame_does_not
         "hashlib",
     )
     assert _imported_after(setup, deferred) == []
+
+
+def test_a_one_shot_verb_parses_with_its_own_modules_verbs_alone() -> None:
+    """`foley-tui undo S` builds the parser of the store verbs alone: the other verbs'
+    modules, the conversation's and the add walker's are not imported to parse it."""
+    setup = (
+        "from foley_tui.cli import parse_command_line\n"
+        "parser, args = parse_command_line(['undo', 'S'])\n"
+        "assert args.command == 'undo'\n"
+    )
+    deferred = (
+        "foley_tui.cli.scene",
+        "foley_tui.cli.spot",
+        "foley_tui.cli.messages",
+        "foley_tui.cli.similar",
+        "foley_tui.cli.app",
+        "foley_tui.cli.demo",
+        "foley_tui.cli.redis",
+        "foley_tui.cli.audio",
+        "foley_tui.store.local",
+        "foley_tui.store.history",
+        "foley_tui.scene.contract",
+    )
+    assert _imported_after(setup, deferred) == []
