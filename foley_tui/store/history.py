@@ -232,7 +232,9 @@ class LedgerWatch:
         return messages_moved, usage_moved
 
     def for_sound(self, sound_id: str) -> list[Message]:
-        return self.conversation.for_sound(sound_id)
+        """The candidate's messages as of the last :meth:`poll` (which runs in a worker):
+        no read, so the details pane never waits for the store."""
+        return self.conversation.held_for_sound(sound_id)
 
 
 __all__ = [

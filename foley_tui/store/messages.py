@@ -224,6 +224,12 @@ class Conversation:
             self.refresh()
             return list(self._by_sound.get(sound_id, ()))
 
+    def held_for_sound(self, sound_id: str) -> list[Message]:
+        """The messages attached to one candidate as last read, without reading the store
+        (nor waiting for a read under way elsewhere): what the UI thread may call while
+        a worker's :meth:`refresh` waits for a store that does not answer."""
+        return list(self._by_sound.get(sound_id, ()))
+
     @property
     def last_seq(self) -> int:
         with self._lock:
