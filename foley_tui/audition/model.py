@@ -154,6 +154,8 @@ class AuditionModel:
         self.writer: Callable[[Job], None] | None = None
         """Runs a decision's store calls off this thread (the screen's worker), then
         hands the outcome to :meth:`settle`; None: run them at once."""
+        self._check: Callable[[], None] | None = None
+        """Run before the store calls of the next job (see :meth:`checked`)."""
 
     # ------------------------------------------------------------------ opening
     def open(self, opening: Opening | None = None) -> Change:
@@ -595,10 +597,30 @@ class AuditionModel:
         except OSError:
             return (False, False)
 
+    def checked(self, check: Callable[[], None], intent: Callable[[], Change]) -> Change:
+        """Run ``intent`` with ``check`` run first by the worker that writes the job it
+        makes, before its store calls: a dialog's confirm checks there that the session
+        did not change under the dialog, and ``check`` raises to refuse (nothing is
+        written; the row says why, as for any write that failed)."""
+        self._check = check
+        try:
+            return intent()
+        finally:
+            self._check = None
+
     def _submit(self, job: Job) -> Change:
         """Run a job: at once without a writer; else its row says "saving…" (and, when
         the decision is one that advances, the cursor moves on now, as the key asked)
         while the writer runs it, and :meth:`settle` applies its outcome."""
+        check, self._check = self._check, None
+        if check is not None:
+            write = job.write
+
+            def checked() -> Written:
+                check()
+                return write()
+
+            job.write = checked
         if self.writer is None:
             return job.settle(attempt(job.write))
         self.generation += 1  # a poll that read before this write is out of date

@@ -76,3 +76,48 @@ class OpenedOn:
             + "; ".join(found)
             + "). Look again and decide on what is there now."
         )
+
+
+class ChangedUnderDialog(ValueError):
+    """A dialog's confirm refused: the session changed while it was open (or what it
+    opened on could not be read). Nothing was written; the message says what changed."""
+
+
+@dataclass(slots=True)
+class Baseline:
+    """What a dialog's confirm is checked against, filled in by a worker: the records read
+    as the dialog opened (:attr:`opened`), or why they could not be (:attr:`failed`).
+    The captions are taken on the UI thread when the dialog opens, so the check a worker
+    runs on confirm reads nothing of the screen.
+
+    Attributes:
+        captions: The caption of each sound, for the message.
+        opened: The records when the dialog opened (None: not read yet or not readable).
+        failed: Why they could not be read (the store's error), if so.
+    """
+
+    captions: dict[str, str]
+    opened: OpenedOn | None = None
+    failed: BaseException | None = None
+
+    def read(self, picks: Mapping[str, Any], sound_ids: Iterable[str]) -> None:
+        """(Worker.) Read the records now. Run by the same worker as the confirm's
+        check, before it: the check always finds what this read."""
+        try:
+            self.opened = OpenedOn.read(picks, sound_ids)
+        except Exception as exc:  # the store's error: the confirm says it
+            self.failed = exc
+
+    def changed(self, picks: Mapping[str, Any]) -> str | None:
+        """(Worker.) Why the confirm must not write (the session changed under the
+        dialog, or what it opened on could not be read), or None."""
+        if self.opened is None:
+            why = self.failed if self.failed is not None else "not read"
+            return f"Not saved: the session could not be read when the dialog opened ({why})."
+        return self.opened.changed(picks, lambda sid: self.captions.get(sid, sid))
+
+    def check(self, picks: Mapping[str, Any]) -> None:
+        """(Worker.) Raise :class:`ChangedUnderDialog` when :meth:`changed` says why."""
+        why = self.changed(picks)
+        if why is not None:
+            raise ChangedUnderDialog(why.removeprefix("Not saved: "))

@@ -67,6 +67,8 @@ class ScenePick:
         region: Our region of the sound, ``(in, out)`` seconds into it (``out`` None:
             to its end), or None: the flat mix, the preview and the spot bundle play that
             part of it at the onset; the woven mix plays the whole sound, as foley does.
+        stored_onset: The pick's onset as stored (a number, an anchor, or None when the
+            pick has none: the event's applies); what the onset dialog starts from.
     """
 
     sound_id: str
@@ -78,6 +80,7 @@ class ScenePick:
     picked: bool = True
     ghost: bool = False
     region: tuple[float, float | None] | None = None
+    stored_onset: float | str | None = None
 
     @property
     def layer(self) -> str:
@@ -359,7 +362,15 @@ def scene_pick(
         picked,
         ghost=candidate is None,
         region=region_of(marks),
+        stored_onset=_stored_onset(pick),
     )
+
+
+def _stored_onset(pick: Mapping[str, Any] | None) -> float | str | None:
+    onset = pick.get("onset") if pick else None
+    if isinstance(onset, bool) or not isinstance(onset, (int, float, str)):
+        return None
+    return onset
 
 
 def region_of(marks: Marks | None) -> tuple[float, float | None] | None:

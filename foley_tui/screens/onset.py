@@ -79,6 +79,15 @@ class OnsetScreen(ModalScreen[OnsetChoice | None]):
         note = f" ({reading.note})" if reading.note else ""
         return f"{kind} · foley reads: {reading.summary}{note}"
 
+    def set_words(self, words: object) -> None:
+        """The narration's word timeline, read by a worker after the dialog opened (an
+        error or anything but a list: none)."""
+        self.words = list(words) if isinstance(words, list) else []
+        # None when not composed yet, or dismissed meanwhile (its children are gone).
+        box = self.query(Input).first() if self.query(Input) else None
+        if box is not None and self.query("#reading"):
+            self.show_reading(box.value)
+
     def show_reading(self, text: str) -> None:
         self.query_one("#reading", Label).update(Content(self.reading(text)))
 

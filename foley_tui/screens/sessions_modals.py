@@ -124,13 +124,24 @@ class ConfirmModal(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(self._title, classes="modal-title")
-            yield Static(self._message)
+            yield Static(self._message, id="confirm-message")
             with Horizontal():
                 yield Button("No", id="confirm-no")
                 yield Button(self._yes_label, variant="error", id="confirm-yes")
 
     def on_mount(self) -> None:
         self.query_one("#confirm-no", Button).focus()
+
+    @property
+    def message(self) -> str:
+        return self._message
+
+    def set_message(self, message: str) -> None:
+        """Say ``message`` instead (what a worker read since the question opened)."""
+        self._message = message
+        # None when not composed yet, or answered meanwhile (its children are gone).
+        for shown in self.query("#confirm-message").results(Static):
+            shown.update(message)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

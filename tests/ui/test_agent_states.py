@@ -23,7 +23,7 @@ from foley_tui.screens.onset import OnsetScreen
 from foley_tui.screens.sessions_modals import ConfirmModal
 from foley_tui.store import SessionService
 from tests.fakes import NoticeLog
-from tests.ui.conftest import SIZE, Session, current, ready
+from tests.ui.conftest import SIZE, Session, current, ready, settle
 from tests.ui.seed import seed_session
 from tests.unit.store.helpers import run_py
 
@@ -89,9 +89,10 @@ async def test_a_nudge_confirmed_after_the_agent_moved_the_pick_writes_nothing(
         await pilot.press("]")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmModal)
+        await settle(pilot)  # what it opened on is read by a worker
         agent(data_dir, session_id, "s.add_pick('bbc:1001', onset=12.0)")
         await pilot.press("y")
-        await pilot.pause()
+        await settle(pilot)
         assert "onset changed" in notices(log) and "12.0" in notices(log)
     assert session.pick_file("bbc:1001") == {"sound_id": "bbc:1001", "layer": None, "onset": 12.0}
 
@@ -109,9 +110,10 @@ async def test_one_pick_per_event_never_drops_a_pick_the_agent_replaced(
         await pilot.press("e", "p")  # the door slam: the knock would be dropped
         await pilot.pause()
         assert isinstance(app.screen, ConfirmModal)
+        await settle(pilot)  # what it opened on is read by a worker
         agent(data_dir, session_id, "s.add_pick('freesound:1006', onset=3.0)")
         await pilot.press("y")
-        await pilot.pause()
+        await settle(pilot)
         assert "freesound:1006" in notices(log) or "onset changed" in notices(log)
         assert "Not saved" in notices(log)
     assert agent(data_dir, session_id, "") == [
@@ -148,10 +150,11 @@ async def test_nudging_an_anchor_starts_where_the_words_put_it(
         await pilot.press("]")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmModal)
+        await settle(pilot)  # the session's words are read by a worker
         shown = " ".join(str(w.render()) for w in app.screen.query("Static"))
         assert "0:09.738" in shown  # the new value, from 'crunched' at 9.638 s
         await pilot.press("y")
-        await pilot.pause()
+        await settle(pilot)
     record = session.pick_file("bbc:1001")
     assert record is not None and record["onset"] == 9.738  # not 0.1
 
@@ -177,9 +180,10 @@ async def test_the_timeline_onset_dialog_writes_nothing_over_an_agent_change(
         await pilot.press("o")
         await pilot.pause()
         assert isinstance(app.screen, OnsetScreen)
+        await settle(pilot)  # what it opened on is read by a worker
         agent(data_dir, session_id, "s.add_pick('bbc:1001', layer='stinger', onset=4.0)")
         await pilot.press("ctrl+a", *"2.0", "enter")
-        await pilot.pause()
+        await settle(pilot)
         assert "Not saved" in notices(log) and "layer changed" in notices(log)
     assert session.pick_file("bbc:1001") == {
         "sound_id": "bbc:1001",

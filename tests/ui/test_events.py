@@ -11,7 +11,7 @@ from foley_tui.config import Settings
 from foley_tui.screens.sessions_modals import ConfirmModal
 from foley_tui.widgets.candidate_list import CandidateList
 from foley_tui.widgets.details import Details
-from tests.ui.conftest import IDS, SIZE, Session, current, ready
+from tests.ui.conftest import IDS, SIZE, Session, current, ready, settle
 from tests.ui.seed import seed_session
 from tests.ui.test_behaviour import plain
 from tests.unit.store.helpers import run_py
@@ -123,8 +123,11 @@ async def test_one_pick_per_event_shows_the_picks_it_drops_and_undoes_in_one_ste
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.press("e", "p")
-        assert isinstance(app.screen, ConfirmModal)
-        shown = " ".join(str(w.render()) for w in app.screen.query(Static))
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmModal)
+        # Which of them the agent picked is read by a worker (the journal): said once in.
+        await settle(pilot)
+        shown = " ".join(str(w.render()) for w in dialog.query(Static))
         assert "freesound:1006" in shown and "not in our journal" in shown
         await pilot.press("n")  # nothing written
         await pilot.pause()

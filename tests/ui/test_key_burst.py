@@ -8,9 +8,9 @@ push and its mount, while it is dismissed. The app must not crash, and every dec
 written must be for the row that was highlighted on the screen showing when it was
 written: a layer key typed just after ``t`` leaves the timeline lands on the list's row,
 never on the timeline's pick (the timeline screen, being dismissed, may still be handed
-keys that were queued). The list's decisions are resolved when their key arrives and
-written by a worker afterwards: the row highlighted is the one at the key, and the worker
-writes only that row.
+keys that were queued). Both screens' decisions are resolved when their key arrives and
+written by a worker afterwards (the list's decision writer, the timeline's writer): the
+row highlighted is the one at the key, and the worker writes only that row.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from textual.screen import Screen
 from foley_tui.app.foley_app import FoleyApp
 from foley_tui.screens.audition.screen import AuditionScreen
 from foley_tui.screens.timeline.screen import TimelineScreen
+from foley_tui.screens.timeline.writer import Task, TimelineWriter
 from tests.fakes import FakePlayer
 from tests.ui.conftest import SIZE, Session, ready, wait_workers
 
@@ -46,11 +47,13 @@ def highlighted(screen: Screen[Any]) -> str | None:
     return None
 
 
-def record_writes(app: FoleyApp, log: list[tuple[str, str, str | None, str]]) -> None:
+def record_writes(
+    app: FoleyApp, log: list[tuple[str, str, str | None, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Wrap the store's decision methods: each call logs (method, sound id, the row
     highlighted on the screen showing at that moment, that screen's name). A call from
-    the list's decision worker logs the row highlighted when its key arrived instead
-    (the job's row, checked against the screen when the job was made)."""
+    a screen's writer worker logs the row highlighted when its key arrived instead (the
+    job's or task's row, checked against the screen when it was asked for)."""
     store = app.store
     running = threading.local()
     audition = app.audition
@@ -77,6 +80,23 @@ def record_writes(app: FoleyApp, log: list[tuple[str, str, str | None, str]]) ->
         submit(job)
 
     model.writer = submitting
+    submit_task = TimelineWriter.submit
+
+    def submitting_task(writer: TimelineWriter, task: Task) -> None:
+        at_key = highlighted(app.screen)
+        run = task.run
+
+        def ran() -> Any:
+            running.row = at_key
+            try:
+                return run()
+            finally:
+                running.row = None
+
+        task.run = ran
+        submit_task(writer, task)
+
+    monkeypatch.setattr(TimelineWriter, "submit", submitting_task)
     for name in TARGETED:
         original: Callable[..., Any] = getattr(store, name)
 
@@ -105,7 +125,7 @@ def burst(app: FoleyApp, keys: list[str]) -> None:
 
 @pytest.mark.parametrize("seed", [1, 2])
 async def test_key_bursts_never_crash_and_write_only_the_highlighted_row(
-    session: Session, seed: int
+    session: Session, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = session.app(FakePlayer())
     rng = random.Random(seed)
@@ -113,7 +133,7 @@ async def test_key_bursts_never_crash_and_write_only_the_highlighted_row(
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.press("p", "j", "p", "j", "3", "j")  # three picks to start with
-        record_writes(app, log)
+        record_writes(app, log, monkeypatch)
         for sent in range(1, 2001):
             burst(app, [rng.choice(KEYS)])
             await asyncio.sleep(rng.uniform(0.0, 0.012))

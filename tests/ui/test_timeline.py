@@ -57,6 +57,17 @@ async def _timeline(pilot: Pilot[Any]) -> TimelineScreen:
     return screen
 
 
+async def _written(pilot: Pilot[Any], screen: TimelineScreen) -> None:
+    """Wait until every store call the timeline asked for has its answer shown (they run
+    in its writer's worker)."""
+    for _ in range(500):
+        await wait_workers(pilot.app)
+        await pilot.pause()
+        if not screen.writer.busy and screen.writer.saving == 0:
+            return
+    raise AssertionError("the timeline's writes never settled")
+
+
 async def test_open_move_nudge_layer_undo(data_dir: Path, tmp_path: Path) -> None:
     tones = _tones(data_dir, tmp_path)
     app = _app(data_dir, tones, FakePlayer())
@@ -64,16 +75,21 @@ async def test_open_move_nudge_layer_undo(data_dir: Path, tmp_path: Path) -> Non
         screen = await _timeline(pilot)
         assert screen.model.cursor == tones.ids["numeric"]
         await pilot.press("]")  # numeric 0.5 -> 0.6, written through
+        await _written(pilot, screen)
         assert _pick(data_dir, tones, "numeric")["onset"] == 0.6
         assert screen.model.current is not None and screen.model.current.onset_s == 0.6
         await pilot.press("2")  # the layer it has: sfx_fg
+        await _written(pilot, screen)
         assert _pick(data_dir, tones, "numeric")["layer"] == "sfx_fg"
         await pilot.press("4")
+        await _written(pilot, screen)
         assert _pick(data_dir, tones, "numeric")["layer"] == "stinger"
         assert screen.model.lane_of(screen.model.current) == "stinger"
         await pilot.press("u")
+        await _written(pilot, screen)
         assert _pick(data_dir, tones, "numeric")["layer"] == "sfx_fg"
         await pilot.press("u")
+        await _written(pilot, screen)
         assert _pick(data_dir, tones, "numeric")["onset"] == 0.5
         await pilot.press("right")
         assert screen.model.cursor == tones.ids["slam"]
@@ -92,12 +108,12 @@ async def test_nudging_an_anchor_asks_first(data_dir: Path, tmp_path: Path) -> N
         await pilot.pause()
         assert isinstance(app.screen, ConfirmModal)
         await pilot.press("n")
-        await pilot.pause()
+        await _written(pilot, screen)
         assert _pick(data_dir, tones, "slam")["onset"] == "on 'slammed'"  # kept
         await pilot.press("]")
         await pilot.pause()
         await pilot.press("y")
-        await pilot.pause()
+        await _written(pilot, screen)
         assert _pick(data_dir, tones, "slam")["onset"] == 0.9
         assert screen.model.current is not None and screen.model.current.onset_s == 0.9
 
@@ -136,6 +152,7 @@ async def test_play_scene_mute_solo_tap(data_dir: Path, tmp_path: Path) -> None:
             await pilot.pause(0.05)
         assert screen.view.playhead_s == 1.234
         await pilot.press("T")  # numeric pick: no question; heard 34 ms before the key
+        await _written(pilot, screen)
         assert _pick(data_dir, tones, "numeric")["onset"] == 1.2
         await pilot.press("escape")  # stops the scene, stays
         assert player.names()[-1] == "stop"
@@ -245,7 +262,7 @@ async def test_the_onset_dialog_says_how_foley_reads_it(data_dir: Path, tmp_path
     tones = _tones(data_dir, tmp_path)
     app = _app(data_dir, tones, FakePlayer())
     async with app.run_test(size=SIZE) as pilot:
-        await _timeline(pilot)
+        screen = await _timeline(pilot)
         await pilot.press("right", "o")  # slam: on 'slammed', sfx_fg
         await pilot.pause()
         dialog = app.screen
@@ -260,7 +277,7 @@ async def test_the_onset_dialog_says_how_foley_reads_it(data_dir: Path, tmp_path
         await pilot.pause()
         assert "absolute: 1:02.500" in str(reading.render())
         await pilot.press("enter")
-        await pilot.pause()
+        await _written(pilot, screen)
         assert _pick(data_dir, tones, "slam")["onset"] == 62.5
 
 

@@ -6,20 +6,26 @@ reason, the onset dialog, a nudge that would replace an anchor onset, and skippi
 undo/redo entry the store refused: each opens a modal and, when the user confirms, runs
 the model intent through the screen (so the change is applied in one place). The modals
 are imported when first opened: starting the app does not need them.
+
+A dialog opens at once and reads nothing on the UI thread: what its confirm is checked
+against (the records as it opened, which of the sounds foley's agent picked, the
+narration's words) is read by the decision writer's worker behind the decisions asked
+before it, and the check on confirm runs there too; a stalled store leaves the dialog
+and every key working.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.app import App
 
 from foley_tui.audition.change import Change
 from foley_tui.audition.model import AuditionModel
-from foley_tui.audition.stale import OpenedOn
+from foley_tui.audition.stale import Baseline
 from foley_tui.screens.audition.links import AppLinks
+from foley_tui.screens.audition.writer import Read
 from foley_tui.store import SessionStore
 
 if TYPE_CHECKING:
@@ -42,13 +48,6 @@ class DialogHost(Protocol):
     def writer(self) -> DecisionWriter: ...
     def apply(self, change: Change) -> None: ...
     def run_intent(self, intent: Callable[[], Change]) -> None: ...
-
-
-@dataclass(slots=True)
-class _Baseline:
-    """What a dialog's confirm is checked against (see ``DecisionDialogs._opened``)."""
-
-    opened: OpenedOn
 
 
 class DecisionDialogs:
@@ -89,29 +88,39 @@ class DecisionDialogs:
             return
         model = self.model
         names = "\n".join(f"  {model.caption(sid)} ({sid})" for sid in rivals)
-        agents = model.agents_picks(rivals)
-        note = ""
-        if agents:
-            which = ", ".join(model.caption(sid) for sid in agents)
-            note = f"\n{len(agents)} of them foley's agent picked (not in our journal): {which}."
-        message = (
-            f"one_pick_per_event: picking {model.caption(sound_id)} drops the scene event's "
-            f"other pick{'s' if len(rivals) > 1 else ''}:\n{names}{note}\n"
-            "All or nothing, one undo."
-        )
+
+        def message(note: str) -> str:
+            return (
+                f"one_pick_per_event: picking {model.caption(sound_id)} drops the scene "
+                f"event's other pick{'s' if len(rivals) > 1 else ''}:\n{names}{note}\n"
+                "All or nothing, one undo."
+            )
 
         opened = self._opened([sound_id, *rivals])
 
         def done(yes: bool | None) -> None:
             if yes:
-                self._confirm(
-                    opened,
-                    lambda: self.screen.run_intent(lambda: model.pick_dropping(sound_id, rivals)),
-                )
+                self._confirm(opened, lambda: model.pick_dropping(sound_id, rivals))
 
-        self.screen.app.push_screen(
-            ConfirmModal("Pick and drop the others?", message, yes_label="Pick and drop"), done
+        dialog = ConfirmModal(
+            "Pick and drop the others?",
+            message("\n(reading which of them foley's agent picked…)"),
+            yes_label="Pick and drop",
         )
+
+        def agents(outcome: object) -> None:
+            if isinstance(outcome, BaseException):
+                dialog.set_message(message(f"\n(foley's agent's picks not read: {outcome})"))
+                return
+            found = outcome if isinstance(outcome, list) else []
+            note = ""
+            if found:
+                which = ", ".join(model.caption(sid) for sid in found)
+                note = f"\n{len(found)} of them foley's agent picked (not in our journal): {which}."
+            dialog.set_message(message(note))
+
+        self.screen.writer.read(Read(lambda: model.agents_picks(rivals), agents))
+        self.screen.app.push_screen(dialog, done)
 
     def reject_reason(self) -> None:
         from foley_tui.screens.reason import RejectReasonScreen
@@ -137,32 +146,32 @@ class DecisionDialogs:
 
         def done(choice: OnsetChoice | None) -> None:
             if choice is not None:
-                self._confirm(
-                    opened,
-                    lambda: self.screen.run_intent(
-                        lambda: self.model.set_onset(sound_id, choice.onset)
-                    ),
-                )
+                self._confirm(opened, lambda: self.model.set_onset(sound_id, choice.onset))
 
         caption = self.model.caption(sound_id)
         placement = self.model.listing.placement(sound_id)
         layer = placement.layer if placement else (pick.layer if pick else None) or "sfx_fg"
         loop = placement.loop if placement else False
         onset = pick.onset if pick else None
-        dialog = OnsetScreen(caption, onset, layer=layer, loop=loop, words=self._words())
+        dialog = OnsetScreen(caption, onset, layer=layer, loop=loop, words=self._words_now())
+        if self.screen.links.narration is None:  # the session's, read by the worker
+            self.screen.writer.read(Read(self._session_words, dialog.set_words))
         self.screen.app.push_screen(dialog, done)
 
-    def _words(self) -> list[dict[str, Any]]:
-        """The narration's word timeline (this run's, else the session's), so the onset
-        dialog can say where an anchor lands; none when there is no narration."""
+    def _words_now(self) -> list[dict[str, Any]]:
+        """This run's narration's word timeline (``open --narration``), without reading
+        the store; none when the run has none."""
+        narration = self.screen.links.narration
+        return list(narration.words) if narration is not None else []
+
+    def _session_words(self) -> list[dict[str, Any]]:
+        """(Worker.) The session's narration's word timeline, none when it has none."""
         from foley_tui.scene.narration import NarrationError, read_narration
 
-        narration = self.screen.links.narration
-        if narration is None:
-            try:
-                narration = read_narration(self.screen.store)  # no hashing: a hint for the dialog
-            except NarrationError:
-                return []
+        try:
+            narration = read_narration(self.screen.store)  # no hashing: a hint for the dialog
+        except NarrationError:
+            return []
         return list(narration.words) if narration is not None else []
 
     def nudge_onset(self, delta: float) -> None:
@@ -176,61 +185,66 @@ class DecisionDialogs:
         from foley_tui.scene.reading import clock
 
         anchor = pick.onset
-        words = self._words()
-        target = self.model.nudged_to(sound_id, delta, words)
+        words = self._words_now()
+        pending = self.screen.links.narration is None  # the session's words: read first
+
+        def message() -> str:
+            if pending:
+                return (
+                    f"The onset is the anchor {anchor!r}, which foley resolves against the "
+                    "narration's words (reading them…)."
+                )
+            target = self.model.nudged_to(sound_id, delta, words)
+            return (
+                f"The onset is the anchor {anchor!r}, which foley resolves against the "
+                f"narration's words. A nudge replaces it with {clock(target)} ({target:g} s, "
+                "a number of seconds: it no longer follows the words)."
+            )
+
+        dialog = ConfirmModal("Replace the anchor with a number?", message(), yes_label="Replace")
+        if pending:
+
+            def read(outcome: object) -> None:
+                nonlocal pending, words
+                pending = False
+                words = outcome if isinstance(outcome, list) else []
+                dialog.set_message(message())
+
+            self.screen.writer.read(Read(self._session_words, read))
         opened = self._opened([sound_id])
 
         def done(replace: bool | None) -> None:
-            if replace:
-                self._confirm(
-                    opened,
-                    lambda: self.screen.run_intent(
-                        lambda: self.model.nudge(
-                            delta, replace_anchor=True, words=words, sound_id=sound_id
-                        )
-                    ),
+            if not replace:
+                return
+            if pending:  # the user never saw the number the nudge would write
+                self.screen.app.notify(
+                    "Not saved: the narration's words were not read yet.",
+                    title="Store",
+                    severity="warning",
                 )
+                return
+            self._confirm(
+                opened,
+                lambda: self.model.nudge(
+                    delta, replace_anchor=True, words=words, sound_id=sound_id
+                ),
+            )
 
-        self.screen.app.push_screen(
-            ConfirmModal(
-                "Replace the anchor with a number?",
-                f"The onset is the anchor {anchor!r}, which foley resolves against the "
-                f"narration's words. A nudge replaces it with {clock(target)} ({target:g} s, "
-                "a number of seconds: it no longer follows the words).",
-                yes_label="Replace",
-            ),
-            done,
-        )
+        self.screen.app.push_screen(dialog, done)
 
-    def _opened(self, sound_ids: list[str]) -> _Baseline:
-        """The pick records a dialog's confirm would write over, read as it opens; and
-        read again once the decisions of ours still being written have landed (a key
-        pressed just before the dialog opened is ours, not a change under it)."""
+    def _opened(self, sound_ids: list[str]) -> Baseline:
+        """The pick records a dialog's confirm would write over, read by the writer's
+        worker behind the decisions of ours still being written (a key pressed just
+        before the dialog opened is ours, not a change under it)."""
         picks = self.screen.store.picks_ns
-        baseline = _Baseline(OpenedOn.read(picks, sound_ids))
-        if self.screen.writer.outstanding:
-
-            def again() -> None:
-                baseline.opened = OpenedOn.read(picks, sound_ids)
-
-            self.screen.writer.when_idle(again)
+        baseline = Baseline({sid: self.model.caption(sid) for sid in sound_ids})
+        self.screen.writer.read(Read(lambda: baseline.read(picks, sound_ids)))
         return baseline
 
-    def _confirm(self, baseline: _Baseline, go: Callable[[], None]) -> None:
-        """Run a dialog's confirm once our decisions in hand have landed, unless the
-        session changed under the dialog."""
-
-        def then() -> None:
-            if not self._stale(baseline.opened):
-                go()
-
-        self.screen.writer.when_idle(then)
-
-    def _stale(self, opened: OpenedOn) -> bool:
-        """On confirm: whether the session changed under the dialog (then nothing is
-        written and the user is told what changed)."""
-        why = opened.changed(self.screen.store.picks_ns, self.model.caption)
-        if why is None:
-            return False
-        self.screen.app.notify(why, title="Store", severity="warning", timeout=10)
-        return True
+    def _confirm(self, baseline: Baseline, intent: Callable[[], Change]) -> None:
+        """Run a dialog's confirm (``intent``) unless the session changed under the
+        dialog: the writer's worker checks it before the job's store calls, once our
+        decisions asked before have landed (then nothing is written and the row's error
+        says what changed). The row says "saving…" from the confirm on."""
+        picks = self.screen.store.picks_ns
+        self.screen.run_intent(lambda: self.model.checked(lambda: baseline.check(picks), intent))

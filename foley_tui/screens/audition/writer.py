@@ -9,6 +9,10 @@ thread never
 waits for the store: a stalled server leaves the keys, help and quit working, the rows
 say "saving…", then the answer, or "not confirmed" when the store's deadline passed.
 
+A dialog's reads (the records its confirm is checked against, and the check itself) go
+through the same queue as :class:`Read`: they run behind the decisions asked before them,
+so a key pressed just before a dialog opened is ours, never a change under it.
+
 A write that was not confirmed may still land (a paused server runs what it queued
 once the pause ends): nothing is written again; the sounds are read back by a worker
 that asks until the store answers, and their rows then show what it holds.
@@ -20,6 +24,8 @@ import collections
 import contextlib
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from textual import work
 from textual.message import Message
@@ -31,6 +37,25 @@ from foley_tui.audition.model import AuditionModel, Job, ReadBack, Written, atte
 
 #: Between two attempts to read back what was not confirmed, while the store is silent.
 READ_BACK_RETRY_S = 0.5
+
+
+@dataclass(eq=False, slots=True)
+class Read:
+    """Store reads a dialog needs: ``run`` (in the worker, behind the decisions queued
+    before it) and ``then`` (on the UI thread, with what ``run`` returned or the exception
+    it raised; None: nothing to show)."""
+
+    run: Callable[[], Any]
+    then: Callable[[Any], None] | None = None
+
+
+class ReadDone(Message):
+    """A read's outcome (posted by the worker)."""
+
+    def __init__(self, read: Read, outcome: object) -> None:
+        super().__init__()
+        self.read = read
+        self.outcome = outcome
 
 
 class Settled(Message):
@@ -59,7 +84,7 @@ class DecisionWriter(Widget):
         super().__init__()
         self.model = model
         self.apply = apply
-        self._queue: collections.deque[Job] = collections.deque()
+        self._queue: collections.deque[Job | Read] = collections.deque()
         self._lock = threading.Lock()
         """Guards the queue and whether a worker is draining it."""
         self._draining = False
@@ -82,6 +107,8 @@ class DecisionWriter(Widget):
                         self._draining = False
                         break
                     job = self._queue.popleft()
+                if isinstance(job, Read):
+                    continue  # its dialog is gone with the screen
                 outcome = attempt(job.write, Exception)
                 if isinstance(outcome, BaseException):
                     with contextlib.suppress(Exception):
@@ -110,6 +137,15 @@ class DecisionWriter(Widget):
         if start:
             self._drain()
 
+    def read(self, read: Read) -> None:
+        """(UI thread.) Queue a dialog's reads behind the decisions asked before them."""
+        with self._lock:
+            self._queue.append(read)
+            start = not self._draining
+            self._draining = True
+        if start:
+            self._drain()
+
     def when_idle(self, then: Callable[[], None]) -> None:
         """Call ``then`` once every job submitted so far has its outcome shown (now, when
         none is outstanding): quitting waits for the decisions the user made."""
@@ -127,6 +163,14 @@ class DecisionWriter(Widget):
                         self._draining = False
                         return
                     job = self._queue.popleft()
+                if isinstance(job, Read):
+                    answer: object
+                    try:
+                        answer = job.run()
+                    except Exception as exc:  # the dialog says it; never a crash of the UI
+                        answer = exc
+                    self.post_message(ReadDone(job, answer))
+                    continue
                 # Anything it raises is its outcome: a row never stays "saving…".
                 outcome = attempt(job.write, Exception)
                 self.post_message(Settled(job, outcome))  # in order: one thread posts
@@ -139,6 +183,10 @@ class DecisionWriter(Widget):
             waiting, self._when_idle = self._when_idle, []
             for then in waiting:
                 then()
+
+    def on_read_done(self, message: ReadDone) -> None:
+        if message.read.then is not None:
+            message.read.then(message.outcome)
 
     def _read_back_when_needed(self) -> None:
         model = self.model
@@ -166,4 +214,4 @@ class DecisionWriter(Widget):
         self._read_back_when_needed()  # a write that timed out meanwhile
 
 
-__all__ = ["DecisionWriter"]
+__all__ = ["DecisionWriter", "Read"]

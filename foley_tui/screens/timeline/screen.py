@@ -8,13 +8,17 @@ moving playhead; ``T`` taps the highlighted pick's onset to the playhead, less t
 device's output latency. Esc stops the scene when it plays, else goes back.
 
 The screen composes :class:`~foley_tui.widgets.timeline.TimelineView` and applies what the
-headless :class:`~foley_tui.scene.timeline.TimelineModel` decides.
+headless :class:`~foley_tui.scene.timeline.TimelineModel` decides. Every store call it makes
+(a write, the picks read back after it, undo, what a dialog's confirm is checked against)
+runs in :class:`~foley_tui.screens.timeline.writer.TimelineWriter`'s worker, never on the
+UI thread: a stalled store leaves the keys working and the status line saying "saving…".
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
@@ -24,7 +28,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from foley_tui.audio.base import SCENE_HOW, Player, PlayerState
-from foley_tui.audition.stale import OpenedOn
+from foley_tui.audition.stale import Baseline
 from foley_tui.domain import ValidationError
 from foley_tui.keys.bindings import binding_objects
 from foley_tui.scene.build import SceneModel, build_scene
@@ -35,7 +39,9 @@ from foley_tui.scene.timeline import Edit, TimelineModel
 from foley_tui.screens.onset import OnsetChoice, OnsetScreen
 from foley_tui.screens.sessions_modals import ConfirmModal
 from foley_tui.screens.timeline.play import Controls, ScenePlayback
+from foley_tui.screens.timeline.writer import Task, TimelineWriter
 from foley_tui.store import SessionStore, StoreWriteError
+from foley_tui.store.errors import StoreTimeoutError
 from foley_tui.widgets.key_hints import KeyHints
 
 if TYPE_CHECKING:
@@ -59,6 +65,17 @@ MIX_NOTICES: dict[Mix, str] = {
     WOVEN: "Woven mix: as foley's weave will mix it (its levels, ducking and master)",
     FLAT: "Flat mix: every sound at unity (L: loudness match)",
 }
+
+
+#: What the status line says while a write is outstanding.
+SAVING = "saving…"
+
+
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    """A confirm that wrote nothing: the session changed under its dialog."""
+
+    why: str
 
 
 #: The timeline's keys, from the one registry (:mod:`foley_tui.keys.keymap`): the audition
@@ -114,6 +131,8 @@ class TimelineScreen(Screen[None]):
         self._looping = False
         self._token: object = token if scene is not None else self._change_token()
         self._view: TimelineView | None = None
+        self.writer = TimelineWriter(on_change=self._show_status)
+        """Runs the store calls (see the module docstring)."""
         self._live = False
         """Mounted and not leaving: only then do its actions run (see check_action)."""
 
@@ -132,6 +151,7 @@ class TimelineScreen(Screen[None]):
             yield self._view
             yield Static("", id="timeline-status")
         yield KeyHints()
+        yield self.writer
 
     def on_mount(self) -> None:
         self._live = True
@@ -155,6 +175,8 @@ class TimelineScreen(Screen[None]):
         thread; one poll at a time."""
         if any(w.group == "timeline-poll" and w.is_running for w in self.workers):
             return
+        if self.writer.busy:
+            return  # our own write's answer redraws; the next poll looks again
         seen = self._token
 
         def work() -> None:
@@ -245,10 +267,17 @@ class TimelineScreen(Screen[None]):
     def _show(self) -> None:
         self.view.looping = self._looping and self.model.loop_region is not None
         self.query_one("#timeline-title", Static).update(self._title())
+        self._show_status()
+        self.view.refresh_model()
+
+    def _show_status(self) -> None:
+        if not self._live:
+            return  # not mounted yet, or leaving: nothing to redraw
         current = self.model.current
         status = self.model.describe(current) if current is not None else "no picks yet"
+        if self.writer.saving:
+            status = f"{SAVING} · {status}"
         self.query_one("#timeline-status", Static).update(status)
-        self.view.refresh_model()
 
     # -- playhead --------------------------------------------------------------------
     @property
@@ -443,40 +472,92 @@ class TimelineScreen(Screen[None]):
         self.app.push_screen(SpotScreen(self.store, narration=self.model.scene.narration))
 
     # -- actions: decide -------------------------------------------------------------
-    def _write(self, what: Callable[[], object]) -> bool:
-        try:
+    def _write(self, what: Callable[[], object], opened: Baseline | None = None) -> None:
+        """Write ``what`` in the writer's worker (after a dialog's ``opened`` check), then
+        read the picks back there; the redraw happens on the answer."""
+
+        def run() -> tuple[object, SceneModel] | _Refused:
+            if opened is not None:
+                why = opened.changed(self.store.picks_ns)
+                if why is not None:
+                    return _Refused(why)
             what()
-        except (StoreWriteError, ValidationError, OSError) as exc:
-            self.notify(f"Not saved: {exc}", title="Store", severity="error", timeout=8)
-            return False
-        self._token = self._change_token()  # our own write: not an outside change
-        self.model.rebuild(self._build())
+            return self._change_token(), self._build()
+
+        def then(outcome: object) -> None:
+            if isinstance(outcome, _Refused):
+                self.notify(outcome.why, title="Store", severity="warning", timeout=10)
+            elif isinstance(outcome, tuple):
+                self._rebuilt(*outcome)
+            else:
+                self._failed(outcome)
+
+        self.writer.submit(Task(run, then))
+
+    def _failed(self, outcome: object) -> None:
+        if isinstance(outcome, StoreTimeoutError):
+            # It may still land: the poll shows what the store holds once it answers.
+            self._token = object()
+            self.notify(
+                f"Not confirmed: {outcome}. It may still land; the timeline shows what the "
+                "store holds when it answers.",
+                title="Store",
+                severity="error",
+                timeout=8,
+            )
+        elif isinstance(outcome, (StoreWriteError, ValidationError, OSError)):
+            self.notify(f"Not saved: {outcome}", title="Store", severity="error", timeout=8)
+        else:
+            self.notify(f"Not saved: {outcome!r}", title="Store", severity="error", timeout=8)
+
+    def _rebuilt(self, token: object, scene: SceneModel, cursor: str | None = None) -> None:
+        """(UI thread.) A write's answer: the picks as the store holds them after it."""
+        if not self._live:
+            return  # the timeline is leaving: the list's poll shows what was written
+        self._token = token  # our own write: not an outside change
+        self.model.rebuild(scene)
+        if cursor is not None and self.model.pick(cursor) is not None:
+            self.model.cursor = cursor
         self.model.ensure_visible(self.view.lane_cells)
         self._show()
         self._prefetch()
-        return True
+
+    def _opened(self, sound_ids: list[str]) -> Baseline:
+        """The records a dialog's confirm is checked against, read by the writer's worker
+        behind the writes asked before it (a key pressed just before the dialog opened is
+        ours, not a change under it)."""
+        captions: dict[str, str] = {}
+        for sid in sound_ids:
+            pick = self.model.pick(sid)
+            captions[sid] = pick.caption if pick is not None else sid
+        baseline = Baseline(captions)
+        picks = self.store.picks_ns
+        # Read by the worker that runs the confirm's check after it: always there by then.
+        self.writer.submit(Task(lambda: baseline.read(picks, sound_ids), write=False))
+        return baseline
 
     def action_set_layer(self, layer: str) -> None:
         current = self.model.current
         if current is None:
             return
-        self._write(lambda: self.store.set_layer(current.sound_id, layer))  # type: ignore[arg-type]
+        sound_id = current.sound_id
+        self._write(lambda: self.store.set_layer(sound_id, layer))  # type: ignore[arg-type]
 
     def action_edit_onset(self) -> None:
         current = self.model.current
         if current is None:
             return
-        pick = self.store.picks_ns.get(current.sound_id) or {}
-        opened = OpenedOn.read(self.store.picks_ns, [current.sound_id])
+        sound_id = current.sound_id
+        opened = self._opened([sound_id])
 
         def done(choice: OnsetChoice | None) -> None:
-            if choice is not None and not self._stale(opened):
-                self._write(lambda: self.store.set_onset(current.sound_id, choice.onset))
+            if choice is not None:
+                self._write(lambda: self.store.set_onset(sound_id, choice.onset), opened)
 
         self.app.push_screen(
             OnsetScreen(
                 current.caption,
-                pick.get("onset"),
+                current.stored_onset,
                 layer=current.layer,
                 loop=current.placement.loop,
                 words=self.model.scene.words,
@@ -487,19 +568,15 @@ class TimelineScreen(Screen[None]):
     def _apply(self, edit: Edit | None, verb: str) -> None:
         if edit is None:
             return
-
-        def write() -> None:
-            self._write(lambda: self.store.set_onset(edit.sound_id, edit.onset))
-
         if edit.replaces_anchor is None:
-            write()
+            self._write(lambda: self.store.set_onset(edit.sound_id, edit.onset))
             return
 
-        opened = OpenedOn.read(self.store.picks_ns, [edit.sound_id])
+        opened = self._opened([edit.sound_id])
 
         def answered(yes: bool | None) -> None:
-            if yes and not self._stale(opened):
-                write()
+            if yes:
+                self._write(lambda: self.store.set_onset(edit.sound_id, edit.onset), opened)
 
         self.app.push_screen(
             ConfirmModal(
@@ -510,20 +587,6 @@ class TimelineScreen(Screen[None]):
             ),
             answered,
         )
-
-    def _stale(self, opened: OpenedOn) -> bool:
-        """On a dialog's confirm: whether the session changed under it (then nothing is
-        written and the user is told what changed)."""
-
-        def caption(sound_id: str) -> str:
-            pick = self.model.pick(sound_id)
-            return pick.caption if pick is not None else sound_id
-
-        why = opened.changed(self.store.picks_ns, caption)
-        if why is None:
-            return False
-        self.notify(why, title="Store", severity="warning", timeout=10)
-        return True
 
     def action_nudge(self, delta: float) -> None:
         self._apply(self.model.nudge(delta), "Nudge")
@@ -542,19 +605,24 @@ class TimelineScreen(Screen[None]):
         self._journal(undo=False)
 
     def _journal(self, *, undo: bool) -> None:
-        try:
+        def run() -> tuple[object, SceneModel, str] | None:
             entry = self.store.undo() if undo else self.store.redo()
-        except (StoreWriteError, OSError) as exc:
-            self.notify(str(exc), title="Store", severity="error", timeout=8)
-            return
-        if entry is None:
-            self.notify(f"Nothing to {'undo' if undo else 'redo'}.", timeout=2)
-            return
-        self._token = self._change_token()
-        self.model.rebuild(self._build())
-        if self.model.pick(entry.sound_id) is not None:
-            self.model.cursor = entry.sound_id
-        self.model.ensure_visible(self.view.lane_cells)
-        self._show()
-        self._prefetch()
-        self.notify(f"{'Undid' if undo else 'Redid'} a decision", timeout=2)
+            if entry is None:
+                return None
+            return self._change_token(), self._build(), entry.sound_id
+
+        def then(outcome: object) -> None:
+            if outcome is None:
+                self.notify(f"Nothing to {'undo' if undo else 'redo'}.", timeout=2)
+            elif isinstance(outcome, tuple):
+                token, scene, sound_id = outcome
+                self._rebuilt(token, scene, cursor=sound_id)
+                self.notify(f"{'Undid' if undo else 'Redid'} a decision", timeout=2)
+            elif isinstance(outcome, StoreTimeoutError):
+                self._failed(outcome)
+            elif isinstance(outcome, (StoreWriteError, OSError)):
+                self.notify(str(outcome), title="Store", severity="error", timeout=8)
+            else:
+                self._failed(outcome)
+
+        self.writer.submit(Task(run, then))

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from foley_tui.store import SessionStore
 from foley_tui.store.errors import StoreTimeoutError
 from foley_tui.store.redis.conn import parse_url
 from foley_tui.store.redis.service import RedisSessionService
@@ -210,3 +211,84 @@ def test_q_quits_while_the_store_is_stopped(
     assert "exit=0" in said
     assert "not confirmed: the decision on b:2" in said
     assert "Cursor not saved" in said and f"did not answer in {DEADLINE} s" in said
+
+
+# -- the timeline and the dialogs ----------------------------------------------------------
+#: A deadline longer than the stall: a write asked for while the server is stopped waits
+#: in the worker and lands once the server runs again (never a wall-clock measure).
+LONG_DEADLINE = "300"
+
+
+def _journaled(store: SessionStore, sound_id: str) -> int:
+    return sum(1 for e in store.journal() if e.sound_id == sound_id)
+
+
+def test_the_timeline_and_its_dialog_stay_responsive_while_the_store_is_stopped(
+    redis_server: RedisServer, session: str, tmux: Callable[[], Tmux]
+) -> None:
+    """With the server stopped, a layer key on the timeline says "saving…" and the screen
+    still answers: a zoom key redraws it, the onset dialog opens (what its confirm is
+    checked against is read by the writer's worker, not by the UI thread). Once the
+    server runs again the layer lands, once: one journal entry, the record as written."""
+    setup = RedisSessionService(redis_server.url, user="ana").get(session)
+    setup.add_pick("a:1", onset=1.0)
+    before = _journaled(setup, "a:1")
+    url = f"{redis_server.url}?socket_timeout={LONG_DEADLINE}"
+    app = tmux()
+    app.start([str(FOLEY_TUI), "open", "Stall scene", "--no-audio", "--store", url], _app_env())
+    app.wait_for(lambda s: "door" in s and "✔ 1" in _status(s) and "⧗" not in _status(s), "list")
+    app.keys("t")
+    # The pick's status line is drawn once the timeline is mounted (its title is drawn
+    # before): only then does it take keys.
+    app.wait_for(lambda s: "Timeline ·" in s and "rain · sfx_fg · 0:01" in s, "the timeline")
+    with stopped(redis_server):
+        app.keys("4")  # stinger
+        app.wait_for(lambda s: "saving…" in s, "the timeline saying saving…")
+        app.keys(">")  # zoom in: the title says the new scale
+        app.wait_for(lambda s: "s/col" in s and "0.25 s/col" not in s, "the timeline zoomed")
+        app.keys("o")
+        app.wait_for(lambda s: "Onset for" in s, "the onset dialog")
+        app.keys("Escape")
+        screen = app.wait_for(lambda s: "Onset for" not in s and "Timeline ·" in s, "closed")
+        assert "saving…" in screen  # the server is still stopped: nothing answered
+    app.wait_for(lambda s: "saving…" not in s and "stinger" in s, "the layer saved", 120)
+    store = RedisSessionService(redis_server.url, user="ana").get(session)
+    assert _journaled(store, "a:1") == before + 1  # landed once
+    pick = store.picks_ns.get("a:1")
+    assert pick == {"sound_id": "a:1", "layer": "stinger", "onset": 1.0}
+    app.keys("Escape")  # back to the list
+    app.wait_for(lambda s: "Timeline ·" not in s, "the list again")
+    app.keys("q")
+    app.wait_exit()
+
+
+def test_an_audition_dialog_opens_while_the_store_is_stopped(
+    redis_server: RedisServer, session: str, tmux: Callable[[], Tmux]
+) -> None:
+    """The onset dialog opens at once with the server stopped (its baseline is read by the
+    writer's worker); its confirm is written once the server runs again, once."""
+    setup = RedisSessionService(redis_server.url, user="ana").get(session)
+    setup.add_pick("a:1")
+    setup.add_pick("b:2")
+    before = _journaled(setup, "a:1") + _journaled(setup, "b:2")
+    url = f"{redis_server.url}?socket_timeout={LONG_DEADLINE}"
+    app = tmux()
+    app.start([str(FOLEY_TUI), "open", "Stall scene", "--no-audio", "--store", url], _app_env())
+    app.wait_for(lambda s: "door" in s and "✔ 2" in _status(s) and "⧗" not in _status(s), "list")
+    with stopped(redis_server):
+        app.keys("o")
+        app.wait_for(lambda s: "Onset for" in s, "the onset dialog")
+        app.keys("2.5", "Enter")
+        app.wait_for(lambda s: "Onset for" not in s and "(saving" in s, "the row saving")
+        app.keys("?")
+        app.wait_for(lambda s: "remap by id" in s, "the help screen")
+        app.keys("Escape")
+        screen = app.wait_for(lambda s: "remap by id" not in s, "help closed")
+        assert "(saving" in screen  # still stopped: nothing answered
+    app.wait_for(lambda s: "(saving" not in s and "2.5" in s, "the onset saved", 120)
+    store = RedisSessionService(redis_server.url, user="ana").get(session)
+    onsets = {sid: (store.picks_ns.get(sid) or {}).get("onset") for sid in ("a:1", "b:2")}
+    assert sorted(onsets.values(), key=str) == [2.5, None]
+    assert _journaled(store, "a:1") + _journaled(store, "b:2") == before + 1  # once
+    app.keys("q")
+    app.wait_exit()
