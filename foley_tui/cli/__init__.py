@@ -22,7 +22,12 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from foley_tui import __version__
-from foley_tui.cli.common import CliError, add_app_options, looks_like_folder
+from foley_tui.cli.common import (
+    CliError,
+    add_app_options,
+    looks_like_folder,
+    show_password_warning_on_one_line,
+)
 from foley_tui.startup import pause_gc, resume_gc
 from foley_tui.terminal import escaping_streams
 
@@ -197,6 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # collector (see foley_tui.startup); the verb itself runs with it (the app pauses it
     # again to start).
     pause_gc()
+    show_password_warning_on_one_line()
     try:
         argv = folder_shorthand(argv if argv is not None else sys.argv[1:])
         parser, args = parse_command_line(argv)

@@ -19,6 +19,7 @@ import functools
 import json
 import math
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,32 @@ class CliError(Exception):
     def __init__(self, message: str, status: int = 2) -> None:
         super().__init__(message)
         self.status = status
+
+
+def show_password_warning_on_one_line() -> None:
+    """Show our :class:`PasswordInURLWarning` as one ``foley-tui: warning:`` line; every
+    other warning keeps Python's own display. Installed by ``main`` for every verb (any
+    verb may be given ``--store URL``). (By name: importing the Redis client here would
+    slow the start of every command.)"""
+    previous = warnings.showwarning
+    if getattr(previous, "_foley_tui", False):
+        return
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: Any = None,
+        line: str | None = None,
+    ) -> None:
+        if category.__name__ == "PasswordInURLWarning":
+            print(f"foley-tui: warning: {message}", file=file or sys.stderr)
+        else:
+            previous(message, category, filename, lineno, file, line)
+
+    show._foley_tui = True  # type: ignore[attr-defined]
+    warnings.showwarning = show
 
 
 def add_app_options(parser: argparse.ArgumentParser, *, for_verbs: bool = True) -> None:

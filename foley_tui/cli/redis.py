@@ -11,35 +11,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from typing import Any
 
 from foley_tui.cli.common import SESSION_HELP, CliError, session_verbs
-
-
-def _show_password_warning_on_one_line() -> None:
-    """Show our :class:`PasswordInURLWarning` as one ``foley-tui: warning:`` line; every
-    other warning keeps Python's own display. (By name: importing the Redis client here
-    would slow the start of every command.)"""
-    previous = warnings.showwarning
-    if getattr(previous, "_foley_tui", False):
-        return
-
-    def show(
-        message: Warning | str,
-        category: type[Warning],
-        filename: str,
-        lineno: int,
-        file: Any = None,
-        line: str | None = None,
-    ) -> None:
-        if category.__name__ == "PasswordInURLWarning":
-            print(f"foley-tui: warning: {message}", file=file or sys.stderr)
-        else:
-            previous(message, category, filename, lineno, file, line)
-
-    show._foley_tui = True  # type: ignore[attr-defined]
-    warnings.showwarning = show
 
 
 def _run(args: argparse.Namespace, direction: str) -> int:
@@ -82,7 +56,6 @@ def _run(args: argparse.Namespace, direction: str) -> int:
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
-    _show_password_warning_on_one_line()
     verbs = session_verbs(subparsers, common)
     for direction, help_text in (
         ("push", "copy a file-store session to a Redis store (byte for byte, verified)"),
