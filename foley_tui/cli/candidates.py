@@ -15,6 +15,22 @@ from foley_tui.cli.common import (
     report_recovered,
 )
 from foley_tui.domain import Candidate, Status
+from foley_tui.store.sound_problems import SoundProblem, sound_problems_of
+
+
+def _problems(found: SoundProblem | None) -> list[dict[str, Any]]:
+    """What the decoder found wrong in the sound's audio file, as it is now (our state,
+    never foley's candidate file)."""
+    if found is None:
+        return []
+    return [
+        {
+            "problem": found.problem,
+            "note": found.note,
+            "count": found.count,
+            "file": found.stamp.path,
+        }
+    ]
 
 
 def decision_of(sound_id: str, picked: set[str], rejected: set[str]) -> str:
@@ -30,6 +46,7 @@ def cmd_candidates(args: argparse.Namespace) -> int:
     store = open_session(args, touch=False)
     picked, rejected = set(store.picked_ids()), set(store.rejected_ids())
     marks = store.marks()
+    found = sound_problems_of(store).read()
     listed: list[dict[str, Any]] = []
     rows = store.rows()
     report_recovered(store.take_recovered())  # the scan sweeps an interrupted add's temps
@@ -45,6 +62,7 @@ def cmd_candidates(args: argparse.Namespace) -> int:
                 "decision": decision_of(row.sound_id, picked, rejected),
                 "rating": marks[row.sound_id].rating if row.sound_id in marks else 0,
                 "hidden": row.sound_id in marks and marks[row.sound_id].hidden,
+                "problems": _problems(found.get(row.sound_id)),
             }
         )
     if args.json:

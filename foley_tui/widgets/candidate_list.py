@@ -196,6 +196,9 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         self.listing = listing
         self.unplayable: set[str] = set()
         """Ids known to have no playable audio (marked with ⊘)."""
+        self.troubled: set[str] = set()
+        """Ids whose audio the decoder had to mend (non-finite samples played as
+        silence; marked with !)."""
         self._cache: dict[tuple[str, int, bool], Strip] = {}
         self._last_posted: str | None = None
         self.library: Callable[[str], LibraryColumns | None] | None = None
@@ -422,6 +425,12 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         style = self.get_component_rich_style("candidate-list--event")
         return Strip([Segment(text, style)]).adjust_cell_length(width, style)
 
+    def _audio_glyph(self, sound_id: str) -> str:
+        """``⊘`` no playable audio, ``!`` audio the decoder mended, else a space."""
+        if sound_id in self.unplayable:
+            return "⊘"
+        return "!" if sound_id in self.troubled else " "
+
     def _render_row(self, sound_id: str, c: Columns, width: int, is_cursor: bool) -> Strip:
         listing = self.listing
         row = listing.rows.get(sound_id)
@@ -429,8 +438,7 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         pick = listing.decisions.picks.get(sound_id)
         base = self.rich_style
         status_style = self.get_component_rich_style(f"candidate-list--{status.value}")
-        unplayable = sound_id in self.unplayable
-        glyph = GLYPHS[status] + ("⊘" if unplayable else " ")
+        glyph = GLYPHS[status] + self._audio_glyph(sound_id)
         ghost = row is None and listing.rows and not listing.contains(sound_id)
         if ghost:
             caption = f"{sound_id} · {GHOST}"
@@ -513,7 +521,7 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         status = listing.decisions.status(sound_id)
         base = self.rich_style
         status_style = self.get_component_rich_style(f"candidate-list--{status.value}")
-        glyph = GLYPHS[status] + ("⊘" if sound_id in self.unplayable else " ")
+        glyph = GLYPHS[status] + self._audio_glyph(sound_id)
         assert self.library is not None
         lib = self.library(sound_id)
         complete = row is not None and row.complete and not row.unreadable

@@ -127,6 +127,7 @@ class Panes:
                         result.exact,
                         first_sound_s=result.first_sound_s,
                         problem=problem,
+                        nonfinite=result.nonfinite,
                     )
                 )
         except (DecodeError, OSError) as exc:

@@ -89,7 +89,10 @@ class Previewer(Widget):
         self._flush_pending = False
         self._prefetch_pending = False
         self.audio_problems: dict[str, str] = {}
-        """What the decoder found wrong in a sound's audio, by sound id."""
+        """What the decoder found wrong in a sound's audio, by sound id (found in this
+        run, or remembered in our state from an earlier one)."""
+        self._noted: set[str] = set()
+        """Sounds whose finding a worker was given to remember in our state."""
         self._prefetched: tuple[str | None, str | None] = (None, None)
         """(highlighted, next undecided) last handed to the prefetch worker."""
         self._candidates: OrderedDict[str, dict[str, Any] | None] = OrderedDict()
@@ -118,6 +121,7 @@ class Previewer(Widget):
         # Runs only while something plays (an idle app should cost no CPU).
         self._timer = self.set_interval(1 / 20, self.tick, pause=True)
         self.check_audio()
+        self._read_problems()
 
     def on_unmount(self) -> None:
         self.player.set_state_callback(None)
@@ -368,16 +372,74 @@ class Previewer(Widget):
         """The candidate (and where its audio is, or why not) were read already."""
         return sound_id in self._candidates and sound_id in self._sources
 
-    def audio_problem(self, sound_id: str, problem: str) -> None:
+    def audio_problem(self, sound_id: str, problem: str, *, count: int = 0) -> None:
         """The decoder found ``problem`` in the sound's audio (and played it as silence):
-        shown in its details from now on, and said once."""
+        marked in the list and shown in its details from now on, said once, and (with
+        ``count``, the samples a whole read of the file replaced) remembered in our state
+        for the next run."""
+        source = self._sources.get(sound_id)
+        if count and isinstance(source, Source) and sound_id not in self._noted:
+            self._noted.add(sound_id)
+            self._note_problem(sound_id, source.path, problem, count)
         if self.audio_problems.get(sound_id) == problem:
             return
         first = sound_id not in self.audio_problems
         self.audio_problems[sound_id] = problem
+        self._mark_troubled({sound_id})
         if first:
             self.notify(problem, title="Audio", severity="warning")
         if sound_id == self.model.cursor and self._known(sound_id):
+            self.show_details()
+
+    def _mark_troubled(self, sound_ids: set[str]) -> None:
+        candidate_list: CandidateList = self._widget(CandidateList)
+        new = sound_ids - candidate_list.troubled
+        candidate_list.troubled |= new
+        if len(new) == 1:
+            candidate_list.refresh_row(next(iter(new)))
+        elif new:
+            candidate_list.refresh_rows()
+
+    @work(thread=True, group="sound-problems", exit_on_error=False, name="remember audio problem")
+    def _note_problem(self, sound_id: str, path: Any, note: str, count: int) -> None:
+        """(Worker.) Remember a finding in our state, with the file's size and mtime (a
+        changed file is a new file); never in foley's files."""
+        from foley_tui.audio.decode import NONFINITE_PROBLEM
+        from foley_tui.store.sound_problems import FileStamp, SoundProblem, sound_problems_of
+
+        stamp = FileStamp.of(path)
+        if stamp is None:
+            return
+        try:
+            sound_problems_of(self.model.store).note(
+                sound_id, SoundProblem(NONFINITE_PROBLEM, note, count, stamp)
+            )
+        except (OSError, ValueError) as exc:
+            self.app.call_from_thread(
+                self.notify,
+                f"could not remember the audio problem of {sound_id}: {exc}",
+                title="Audio",
+                severity="warning",
+            )
+
+    @work(thread=True, group="sound-problems", exit_on_error=False, name="read audio problems")
+    def _read_problems(self) -> None:
+        """(Worker.) What earlier runs found wrong in the session's audio, for the files
+        that have not changed since: marked in the list before they are played again."""
+        from foley_tui.store.sound_problems import sound_problems_of
+
+        found = sound_problems_of(self.model.store).read()
+        if found:
+            notes = {sound_id: problem.note for sound_id, problem in found.items()}
+            self.app.call_from_thread(self._problems_read, notes)
+
+    def _problems_read(self, notes: dict[str, str]) -> None:
+        for sound_id, note in notes.items():
+            self.audio_problems.setdefault(sound_id, note)
+            self._noted.add(sound_id)
+        self._mark_troubled(set(notes))
+        cursor = self.model.cursor
+        if cursor in notes and self._known(cursor):
             self.show_details()
 
     def show_details(self) -> None:
@@ -454,7 +516,8 @@ class Previewer(Widget):
 
     def on_peaks_ready(self, message: PeaksReady) -> None:
         if message.problem:
-            self.audio_problem(message.sound_id, message.problem)
+            count = message.nonfinite if message.exact else 0  # the whole file was read
+            self.audio_problem(message.sound_id, message.problem, count=count)
         self.transport.measured(message.sound_id, message.first_sound_s)
         self.panes.peaks_ready(message)
 

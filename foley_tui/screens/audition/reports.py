@@ -166,6 +166,7 @@ class PeaksReady(Message, bubble=False):
         error: str | None = None,
         first_sound_s: float | None = None,
         problem: str | None = None,
+        nonfinite: int = 0,
     ) -> None:
         super().__init__()
         self.sound_id = sound_id
@@ -178,6 +179,8 @@ class PeaksReady(Message, bubble=False):
         """Where the sound starts (skip-silence), measured by the exact pass."""
         self.problem = problem
         """What the decoder found wrong and played as silence (non-finite samples)."""
+        self.nonfinite = nonfinite
+        """How many non-finite samples the pass read (the whole file's when exact)."""
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, PeaksReady) and message.sound_id == self.sound_id

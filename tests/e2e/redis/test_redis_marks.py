@@ -85,3 +85,36 @@ def test_marks_on_redis_round_trip(
     code, out, _ = run(capsys, "--data-dir", str(third), "session", "pull", sid, url)
     assert code == 0, out
     assert SessionService(third).get(sid).marks() == files.get(sid).marks()
+
+
+def test_audio_findings_on_redis_are_ours_and_shared(
+    redis_server: RedisServer, capsys: Capture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A finding noted through one client is read by another and by ``candidates --json``;
+    foley's values are byte for byte what they were."""
+    import soundfile as sf
+
+    from foley_tui.store.sound_problems import FileStamp, SoundProblem, sound_problems_of
+
+    url = redis_server.url
+    monkeypatch.setenv("FOLEY_TUI_STORE", url)
+    _code, out, _ = run(capsys, "session", "create", "--title", "scene")
+    sid = out.strip().split()[-1]
+    source = tmp_path / "cands.json"
+    source.write_text(json.dumps([candidate(i) for i in ODD_IDS[:3]]))
+    assert run(capsys, "add", "scene", str(source))[0] == 0
+    store = RedisSessionService(url, user="ana").get(sid)
+    assert isinstance(store, RedisSessionStore)
+    before = foleys_values(store)
+    audio = tmp_path / "nan.wav"
+    sf.write(str(audio), [[0.0, 0.0]] * 10, 8000, subtype="FLOAT")
+    stamp = FileStamp.of(audio)
+    assert stamp is not None
+    found = SoundProblem("non-finite samples", "non-finite samples in nan.wav: 4", 4, stamp)
+    assert sound_problems_of(store).note(ODD_IDS[1], found)
+    other = RedisSessionService(url, user="bo").get(sid, touch=False)
+    assert set(sound_problems_of(other).read()) == {ODD_IDS[1]}
+    _code, out, _ = run(capsys, "candidates", "scene", "--json")
+    listed = {item["sound_id"]: item["problems"] for item in json.loads(out)}
+    assert [p["count"] for p in listed[ODD_IDS[1]]] == [4] and listed[ODD_IDS[0]] == []
+    assert foleys_values(store) == before
