@@ -270,6 +270,7 @@ print(json.dumps("ok"))
     assert set(listed["snd:a"]) == {
         *("sound_id", "caption", "duration_s", "event_query", "decision"),
         *("rating", "hidden"),  # our marks
+        "problems",  # what the decoder mended in its audio (our state)
     }
     code_, out, _ = run(capsys, "candidates", "scene")
     line = next(x for x in out.splitlines() if x.startswith("snd:c\t"))
