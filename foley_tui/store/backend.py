@@ -14,10 +14,11 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+import weakref
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from foley_tui.domain import Pick, Reject, Row
 from foley_tui.store.codec import dumps, encode_key, loads_object
@@ -79,6 +80,25 @@ class MemoryNamespace(MutableMapping[str, dict[str, Any]]):
 
 
 _Namespace = TypeVar("_Namespace")
+_Attached = TypeVar("_Attached")
+
+# The objects kept beside a SessionStore (its conversation, ledger, sound findings): one of
+# each kind per store object, so the service and the app share one (one read offset, one
+# lock), and gone with the store.
+_attached: weakref.WeakKeyDictionary[Any, dict[type, Any]] = weakref.WeakKeyDictionary()
+_attached_lock = threading.Lock()
+
+
+def attached(store: Any, kind: type[_Attached], make: Callable[[], _Attached]) -> _Attached:
+    """The one ``kind`` object of ``store``, made by ``make`` on first use."""
+    with _attached_lock:
+        objects = _attached.get(store)
+        if objects is None:
+            objects = _attached[store] = {}
+        found = objects.get(kind)
+        if found is None:
+            found = objects[kind] = make()
+        return cast(_Attached, found)
 
 
 def choose_namespace(

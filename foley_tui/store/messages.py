@@ -21,14 +21,13 @@ from __future__ import annotations
 import collections
 import json
 import threading
-import weakref
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from foley_tui.domain import ValidationError
-from foley_tui.store.backend import StateBackend
+from foley_tui.store.backend import StateBackend, attached
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.records import iso, new_ulid, now_utc, parse_iso
 
@@ -324,19 +323,10 @@ def check_records(records: object) -> list[dict[str, Any]]:
     return [Message.from_record(r).to_record() for r in records]  # type: ignore[union-attr]
 
 
-# One Conversation per store object: the service and the app share it (one read offset).
-_conversations: weakref.WeakKeyDictionary[Any, Conversation] = weakref.WeakKeyDictionary()
-_registry_lock = threading.Lock()
-
-
 def conversation_of(store: Any, *, window: int | None = None) -> Conversation:
-    """The :class:`Conversation` of a :class:`SessionStore` (made on first use)."""
-    with _registry_lock:
-        conversation = _conversations.get(store)
-        if conversation is None:
-            conversation = Conversation(store.state, window=window)
-            _conversations[store] = conversation
-        return conversation
+    """The :class:`Conversation` of a :class:`SessionStore` (made on first use; the
+    service and the app share it: one read offset)."""
+    return attached(store, Conversation, lambda: Conversation(store.state, window=window))
 
 
 __all__ = [

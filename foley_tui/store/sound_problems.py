@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import os
 import threading
-import weakref
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from foley_tui.safe_io import MAX_STATE_BYTES
-from foley_tui.store.backend import StateBackend
+from foley_tui.store.backend import StateBackend, attached
 from foley_tui.store.codec import DecodeError, dumps, loads_object
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.messages import MAX_RACES
@@ -189,17 +188,9 @@ class SoundProblems:
         return list(self._problems)
 
 
-_registry: weakref.WeakKeyDictionary[Any, SoundProblems] = weakref.WeakKeyDictionary()
-_registry_lock = threading.Lock()
-
-
 def sound_problems_of(store: Any) -> SoundProblems:
     """The :class:`SoundProblems` of a :class:`SessionStore` (made on first use)."""
-    with _registry_lock:
-        found = _registry.get(store)
-        if found is None:
-            found = _registry[store] = SoundProblems(store.state)
-        return found
+    return attached(store, SoundProblems, lambda: SoundProblems(store.state))
 
 
 __all__ = [

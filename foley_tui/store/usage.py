@@ -13,7 +13,6 @@ Headless: never imports textual.
 from __future__ import annotations
 
 import threading
-import weakref
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,7 +20,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from foley_tui.domain import ValidationError
-from foley_tui.store.backend import StateBackend
+from foley_tui.store.backend import StateBackend, attached
 from foley_tui.store.codec import DecodeError, dumps, loads_object
 from foley_tui.store.errors import StoreProblem
 from foley_tui.store.messages import MAX_RACES
@@ -220,17 +219,9 @@ class Ledger:
         return list(self._problems)
 
 
-_ledgers: weakref.WeakKeyDictionary[Any, Ledger] = weakref.WeakKeyDictionary()
-_registry_lock = threading.Lock()
-
-
 def ledger_of(store: Any) -> Ledger:
     """The :class:`Ledger` of a :class:`SessionStore` (made on first use)."""
-    with _registry_lock:
-        ledger = _ledgers.get(store)
-        if ledger is None:
-            ledger = _ledgers[store] = Ledger(store.state)
-        return ledger
+    return attached(store, Ledger, lambda: Ledger(store.state))
 
 
 @dataclass(frozen=True, slots=True)
