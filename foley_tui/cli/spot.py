@@ -42,6 +42,7 @@ def options_of(args: argparse.Namespace) -> Any:
         reference=args.reference,
         force=args.force,
         narration=not args.no_narration,
+        network=args.network,
     )
     if args.format is not None:
         options = options.with_formats(args.format)
@@ -133,5 +134,11 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "--reference", action="store_true", help="point the projects at the originals (no copies)"
     )
     p.add_argument("--no-narration", action="store_true", help="leave the narration out")
+    p.add_argument(
+        "--network",
+        action="store_true",
+        help="reach remote (http) sounds: fetched and copied where their licence allows "
+        "keeping the bytes, else referenced at their URL",
+    )
     p.add_argument("--force", action="store_true", help="replace an existing bundle")
     p.set_defaults(func=cmd_spot)

@@ -62,11 +62,14 @@ class SpotScreen(ModalScreen["SpotResult | None"]):
         folder: Path | None = None,
         *,
         narration: Narration | None = None,
+        network: bool = False,
     ) -> None:
         """``folder``: the folder offered; None: :func:`default_folder` for the session's
-        title (read in a worker) and ``narration``."""
+        title (read in a worker) and ``narration``. ``network``: remote sounds are reached
+        at their URL (the settings' ``allow_network``)."""
         super().__init__()
         self.store = store
+        self._network = network
         self._folder = folder
         self._narration = narration
         self._cancel = threading.Event()
@@ -139,7 +142,7 @@ class SpotScreen(ModalScreen["SpotResult | None"]):
             self._error("enter a folder")
             return
         out = Path(text).expanduser()
-        options = SpotOptions(force=self.query_one(Checkbox).value)
+        options = SpotOptions(force=self.query_one(Checkbox).value, network=self._network)
         self.running = True
         self._error("")
         self.query_one("#spot-go", Button).disabled = True

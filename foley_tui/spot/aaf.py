@@ -9,7 +9,9 @@ wrote the copies, so we give it the same facts from what we wrote instead of run
 ffprobe. It turns a stereo file into two mono slots (a stereo track becomes two slots
 named ``<track> L`` and ``<track> R``) and writes an absolute ``file://`` locator to the
 file it was given (the temporary folder): the locators are rewritten to the bundle's final
-place. With ``--reference`` an original WAV or AIFF at the bundle's rate is linked where it
+place. A remote sound whose licence forbids keeping its bytes is linked at its http(s) URL
+(a WAV or AIFF at the bundle's rate; any other is left out of the AAF, with a note).
+With ``--reference`` an original WAV or AIFF at the bundle's rate is linked where it
 is; any other original (a FLAC, another rate: the AAF's slots are at the bundle's rate)
 gets a converted copy in the bundle for the AAF alone (:attr:`SpotClip.aaf_file`), which
 it links. A mono clip on a track whose other clips
@@ -65,7 +67,8 @@ def original_facts(clip: SpotClip, rate: int) -> dict[str, Any] | str:
     import soundfile as sf
 
     try:
-        info = sf.info(str(clip.file))
+        # A remote sound's file is its URL; what was read from there is its source.
+        info = sf.info(str(clip.source if clip.url is not None else clip.file))
     except (sf.LibsndfileError, RuntimeError, OSError) as exc:
         return f"cannot read it ({exc})"
     container = {"WAV": "wav", "AIFF": "aiff"}.get(info.format)
@@ -111,7 +114,8 @@ def write_aaf(
             continue
         found = original_facts(clip, rate)
         if isinstance(found, str):
-            notes.append(f"{clip.caption}: not in the AAF ({found}; it is referenced)")
+            where = " at its URL" if clip.url is not None else ""
+            notes.append(f"{clip.caption}: not in the AAF ({found}; it is referenced{where})")
         else:
             facts[clip.sound_id] = found
     linked = [c for c in clips if c.sound_id in facts]
@@ -139,15 +143,20 @@ def write_aaf(
         masters: dict[str, Any] = {}
         for clip in linked:
             copy = clip.copy_file
-            here = folder / copy if copy is not None else Path(clip.file)
+            if copy is not None:
+                here, link = folder / copy, (final / copy).as_uri()
+            elif clip.url is not None:
+                here, link = Path(str(clip.source)), clip.url
+            else:
+                here, link = Path(clip.file), None
             made = aaf2.ama.create_media_link(f, str(here), facts[clip.sound_id])
             master = made[0]
             master.name = clip.caption
-            if copy is not None:
+            if link is not None:
                 for mob in made[1:]:
                     if getattr(mob, "descriptor", None) is not None:
                         for locator in mob.descriptor["Locator"]:
-                            locator["URLString"].value = (final / copy).as_uri()
+                            locator["URLString"].value = link
             masters[clip.sound_id] = master
 
         for track in plan.tracks():

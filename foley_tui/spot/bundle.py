@@ -64,9 +64,12 @@ class SpotResult:
         plan = self.plan
         picks = [c for c in self.clips if c.layer != "narration"]
         copies = sum(1 for c in picks if c.copied)
+        remote = sum(1 for c in picks if c.url is not None)
+        at_url = f" ({remote} at their URL)" if remote else ""
         lines = [
             f"spotted {len(picks)} pick(s) on {len(plan.tracks())} track(s) to {self.path}",
-            f"  {copies} copied, {len(picks) - copies} referenced; files: {', '.join(self.files)}",
+            f"  {copies} copied, {len(picks) - copies} referenced{at_url}; "
+            f"files: {', '.join(self.files)}",
         ]
         for skipped in plan.skipped:
             lines.append(f"  left out: {skipped.caption} ({skipped.reason})")

@@ -59,7 +59,11 @@ def write_cues(
         if clip.layer == "narration":
             continue
         note = "no onset: stacked at the start" if clip.stacked else ""
-        if not clip.copied:
+        if clip.url is not None:
+            note = (note + "; " if note else "") + (
+                "referenced at its URL, never copied: its licence forbids keeping its bytes"
+            )
+        elif not clip.copied:
             note = (note + "; " if note else "") + "referenced, not copied"
         writer.writerow(
             [

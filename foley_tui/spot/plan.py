@@ -63,6 +63,8 @@ class SpotOptions:
     reference: bool = False
     force: bool = False
     narration: bool = True
+    #: Reach remote sounds at their URL (``--network``; the app's ``allow_network``).
+    network: bool = False
 
     @property
     def sample_format(self) -> str:
@@ -160,6 +162,10 @@ class SpotClip:
         aaf_file: For a referenced clip whose original an AAF cannot link (not a WAV or
             AIFF, or at another rate than the bundle's): the converted copy the AAF links
             instead (the other projects still point at the original).
+        url: For a remote sound whose licence forbids keeping its bytes: the http(s) URL
+            it was reached at, which every project references (``file`` is that URL;
+            ``source`` is the private temporary file it was read into, as a preview
+            is, for its length, channels and clip gain; nothing of it is in the bundle).
     """
 
     sound_id: str
@@ -182,6 +188,7 @@ class SpotClip:
     stacked: bool = False
     placement: ClipPlacement | None = None
     aaf_file: str | None = None
+    url: str | None = None
 
     @property
     def licence(self) -> Mapping[str, Any]:
@@ -283,7 +290,27 @@ def _cache_allowed(candidate: Mapping[str, Any]) -> bool:
 
 def _preview_url(candidate: Mapping[str, Any]) -> str | None:
     url = candidate.get("preview_uri")
-    return url if isinstance(url, str) and url.startswith(("http://", "https://")) else None
+    return url if isinstance(url, str) and url.lower().startswith(("http://", "https://")) else None
+
+
+#: Why a remote sound's bytes are never copied.
+NOT_KEPT = "its licence forbids keeping its bytes (cache_bytes_ok false)"
+
+
+def _reach(
+    store: SessionStore, candidate: Mapping[str, Any], source: Source | Unplayable | None
+) -> Source | Unplayable | None:
+    """``source`` again with the network allowed, for a candidate the scene found no
+    local audio for and whose ``preview_uri`` is an http(s) URL: the resolver's own
+    fetch (to our cache when the licence allows it, else to a private temporary file
+    removed at exit). Anything else is returned as it is."""
+    from foley_tui.audio.resolve import KIND_LICENCE, KIND_REMOTE, resolve
+
+    if not isinstance(source, Unplayable) or source.kind not in (KIND_REMOTE, KIND_LICENCE):
+        return source
+    if _preview_url(candidate) is None:
+        return source
+    return resolve(dict(candidate), store.data_dir, allow_network=True, remote=store.remote_audio())
 
 
 def _source_frames(source: AudioRef) -> tuple[int, int, str] | str:
@@ -318,6 +345,7 @@ class _Draft:
     copied: bool
     stacked: bool
     aaf_copy: bool = False
+    url: str | None = None
 
     @property
     def loop(self) -> bool:
@@ -364,18 +392,22 @@ def plan_spot(store: SessionStore, model: SceneModel, options: SpotOptions) -> S
             skip("at or after --to")
             continue
         source = pick.source
+        if options.network:
+            source = _reach(store, candidate, source)
         if not isinstance(source, Source):
             reason = source.reason if isinstance(source, Unplayable) else "no audio"
+            if not _cache_allowed(candidate) and _preview_url(candidate) is not None:
+                reason += f"; {NOT_KEPT}, so it is never copied"
+                if not options.network:
+                    reason += ", and its URL is referenced only where it is reached (--network)"
             skip(f"no audio: {reason}")
             continue
+        url: str | None = None
         if source.how in REMOTE_HOWS and not _cache_allowed(candidate):
-            url = _preview_url(candidate)
-            where = f" ({url})" if url else ""
-            skip(
-                "remote audio whose licence forbids keeping its bytes (cache_bytes_ok false): "
-                f"not copied, and no local file to reference{where}"
-            )
-            continue
+            url = _preview_url(candidate) if source.how == "remote" else None
+            if url is None:
+                skip(f"remote audio: {NOT_KEPT}, and it has no http(s) URL to reference")
+                continue
         found = _source_frames(source.path)
         if isinstance(found, str):
             skip(f"cannot read its audio: {found}")
@@ -383,8 +415,12 @@ def plan_spot(store: SessionStore, model: SceneModel, options: SpotOptions) -> S
         frames, file_rate, container = found
         # A store's blob or a fetched file has no lasting path an editor could open: it
         # is copied even with --reference.
-        copied = options.copies or (
-            options.reference and (source.how in REMOTE_HOWS or isinstance(source.path, RemoteBlob))
+        copied = url is None and (
+            options.copies
+            or (
+                options.reference
+                and (source.how in REMOTE_HOWS or isinstance(source.path, RemoteBlob))
+            )
         )
         file_frames = round(frames * rate / file_rate)
         length = clip.length_frames(rate, file_frames)
@@ -395,7 +431,7 @@ def plan_spot(store: SessionStore, model: SceneModel, options: SpotOptions) -> S
         stacked = pick.placement.onset is None and clip.span_s is None
         if stacked:
             stacked_ids.append(pick.sound_id)
-        aaf_copy = not copied and "aaf" in options.formats
+        aaf_copy = not copied and url is None and "aaf" in options.formats
         aaf_copy = aaf_copy and not aaf_links(container, file_rate, options)
         drafts.append(
             _Draft(
@@ -408,6 +444,7 @@ def plan_spot(store: SessionStore, model: SceneModel, options: SpotOptions) -> S
                 copied,
                 stacked,
                 aaf_copy,
+                url,
             )
         )
     if stacked_ids and options.layout == "sequential":
@@ -476,7 +513,7 @@ def _place(drafts: list[_Draft], options: SpotOptions) -> list[SpotClip]:
             caption = draft.pick.caption
             name = names.clip_name(index, caption, draft.pick.sound_id)
             copy_name = f"{names.clean(layer)}/{name}"
-            file = copy_name if draft.copied else str(draft.source)
+            file = copy_name if draft.copied else draft.url or str(draft.source)
             clips.append(
                 SpotClip(
                     sound_id=draft.pick.sound_id,
@@ -499,6 +536,7 @@ def _place(drafts: list[_Draft], options: SpotOptions) -> list[SpotClip]:
                     candidate=draft.candidate,
                     stacked=draft.stacked,
                     aaf_file=copy_name if draft.aaf_copy else None,
+                    url=draft.url,
                 )
             )
     return sorted(clips, key=lambda c: (c.position, _layer_rank(c.layer), c.track, c.index))
@@ -557,11 +595,12 @@ def _markers(clips: list[SpotClip], rate: int) -> list[Marker]:
 
 
 def relative_file(clip: SpotClip, bundle: Path) -> str:
-    """The clip's file as a project in ``bundle`` names it: the copy's bundle path, or
-    the original's path relative to the bundle (absolute across drives)."""
+    """The clip's file as a project in ``bundle`` names it: the copy's bundle path, the
+    remote sound's URL, or the original's path relative to the bundle (absolute across
+    drives)."""
     import os
 
-    if clip.copied:
+    if clip.copied or clip.url is not None:
         return clip.file
     try:
         return os.path.relpath(clip.file, bundle)

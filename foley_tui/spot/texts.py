@@ -66,6 +66,16 @@ def readme(plan: SpotPlan, files: list[str]) -> str:
         "Clip gains (the woven mix's per-clip reference gain plus layer gain) are on the",
         "items in the projects; the WAV copies themselves are at unity gain.",
     ]
+    remote = [c for c in plan.clips if c.url is not None]
+    if remote:
+        lines += [
+            "",
+            "Remote sounds",
+            f"  {len(remote)} sound(s) whose licence forbids keeping their bytes are not in",
+            "  this bundle: the projects and the cue sheet reference them at their URL. An",
+            "  editor that cannot open a URL shows them offline; fetch them from there.",
+        ]
+        lines += [f"  {c.caption}: {c.url}" for c in remote]
     if plan.warnings:
         lines += ["", "Warnings"] + [f"  {w}" for w in plan.warnings]
     return "\n".join(lines) + "\n"

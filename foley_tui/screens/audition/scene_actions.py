@@ -70,6 +70,7 @@ def open_timeline(screen: Any) -> None:
                 token=token,
                 mix=screen.in_context.mix,
                 on_mix=mix,
+                allow_network=screen.settings.allow_network,
             )
         )
 

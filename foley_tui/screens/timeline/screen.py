@@ -108,10 +108,12 @@ class TimelineScreen(Screen[None]):
         token: object = None,
         mix: Mix = DEFAULT_MIX,
         on_mix: Callable[[Mix], None] | None = None,
+        allow_network: bool = False,
     ) -> None:
         """``scene`` and ``token``: the picks and the session's change token, read by the
         caller's worker (:func:`~foley_tui.screens.audition.scene_actions.open_timeline`); read
-        here when not given (a headless caller)."""
+        here when not given (a headless caller). ``allow_network``: the settings' network
+        access (a spot reaches remote sounds at their URL)."""
         super().__init__()
         self.store = store
         self.player = player
@@ -121,6 +123,7 @@ class TimelineScreen(Screen[None]):
         self._on_volume = on_volume
         self.model = TimelineModel(scene if scene is not None else self._build(), mix=mix)
         self._on_mix = on_mix
+        self.allow_network = allow_network
         self.playback = ScenePlayback(self)
         self._was_playing = False
         self._playhead: Timer | None = None
@@ -469,7 +472,9 @@ class TimelineScreen(Screen[None]):
         from foley_tui.screens.spot import SpotScreen
 
         self._stop_scene()
-        self.app.push_screen(SpotScreen(self.store, narration=self.model.scene.narration))
+        self.app.push_screen(
+            SpotScreen(self.store, narration=self.model.scene.narration, network=self.allow_network)
+        )
 
     # -- actions: decide -------------------------------------------------------------
     def _write(self, what: Callable[[], object], opened: Baseline | None = None) -> None:
