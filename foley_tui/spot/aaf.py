@@ -5,37 +5,41 @@ SourceClip of a MasterMob *linked* to its Broadcast WAV copy, with its clip gain
 Audio Gain operation.
 
 ``aaf2.ama.create_media_link`` wants ffprobe's ``-show_format -show_streams`` facts; we
-wrote the copies, so we give it the same facts from what we wrote instead of running
-ffprobe. It turns a stereo file into two mono slots (a stereo track becomes two slots
-named ``<track> L`` and ``<track> R``) and writes an absolute ``file://`` locator to the
-file it was given (the temporary folder): the locators are rewritten to the bundle's final
-place. A remote sound whose licence forbids keeping its bytes is linked at its http(s) URL
-(a WAV or AIFF at the bundle's rate; any other is left out of the AAF, with a note).
-With ``--reference`` an original WAV or AIFF at the bundle's rate is linked where it
-is; any other original (a FLAC, another rate: the AAF's slots are at the bundle's rate)
-gets a converted copy in the bundle for the AAF alone (:attr:`SpotClip.aaf_file`), which
-it links. A mono clip on a track whose other clips
-are stereo sits on both of its slots (dual mono), as an editor places it.
+write the copies, so we give it the same facts from what we write instead of running
+ffprobe. :func:`aaf_job` describes the composition from the plan before a copy is
+written, and :class:`AafWorker` writes it (:mod:`.aafwrite`) in a process of its own
+while this one writes the copies: pyaaf2's object model costs about as much CPU as the
+copies, and the machine has more than one CPU.
+
+pyaaf2 turns a stereo file into two mono slots (a stereo track becomes two slots named
+``<track> L`` and ``<track> R``); each locator names the copy at the bundle's final
+place. A remote sound whose licence forbids keeping its bytes is linked at its http(s)
+URL (a WAV or AIFF at the bundle's rate; any other is left out of the AAF, with a note).
+With ``--reference`` an original WAV or AIFF at the bundle's rate is linked where it is;
+any other original (a FLAC, another rate: the AAF's slots are at the bundle's rate) gets
+a converted copy in the bundle for the AAF alone (:attr:`SpotClip.aaf_file`), which it
+links. A mono clip on a track whose other clips are stereo sits on both of its slots
+(dual mono), as an editor places it.
 
 Headless: never imports textual.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from foley_tui.spot.aafwrite import AafJob, LinkedClip, write_job
+from foley_tui.spot.bwf import Bext, wave_summary
 from foley_tui.spot.plan import SpotClip, SpotPlan
-
-#: SMPTE's Mono Audio Gain operation and its Amplitude parameter (AAF's own ids).
-_MONO_AUDIO_GAIN = "9d2ea894-0968-11d3-8a38-0050040ef7d2"
-_AMPLITUDE = "e4962321-2267-11d3-8a4c-0050040ef7d2"
 
 
 def probe_facts(clip: SpotClip, rate: int, channels: int, sample_format: str) -> dict[str, Any]:
     """The part of ffprobe's ``-show_format -show_streams`` output pyaaf2 reads, for a copy
-    we wrote (so no ffprobe is needed at run time)."""
+    we write (so no ffprobe is needed at run time)."""
     return _facts("wav", rate, channels, clip.copy_frames, sample_format)
 
 
@@ -79,117 +83,141 @@ def original_facts(clip: SpotClip, rate: int) -> dict[str, Any] | str:
     return _facts(container, rate, info.channels, info.frames, info.subtype)
 
 
-def _slot_names(track: str, channels: int) -> list[str]:
-    if channels == 1:
-        return [track]
-    if channels == 2:
-        return [f"{track} L", f"{track} R"]
-    return [f"{track} {i}" for i in range(1, channels + 1)]
+def aaf_job(
+    plan: SpotPlan,
+    clips: list[SpotClip],
+    metadata: dict[str, tuple[Bext, str]],
+    final: Path,
+) -> tuple[AafJob, list[str]]:
+    """The composition of ``clips`` (the narration included) in the bundle that ends up
+    at ``final``, and notes on the clips an AAF cannot link. ``metadata``: each copy's
+    bext and iXML, as :func:`foley_tui.spot.copy.read_clip` writes them (their sizes are
+    in the copy's RIFF header)."""
+    options = plan.options
+    rate = options.rate
+    fps = options.frame_rate
+    notes: list[str] = []
+    linked: list[LinkedClip] = []
+    for clip in clips:
+        copy = clip.copy_file
+        if copy is not None:
+            bext, ixml_text = metadata[clip.sound_id]
+            summary = wave_summary(
+                rate,
+                clip.channels,
+                clip.copy_frames,
+                sample_format=options.sample_format,
+                bext=bext,
+                ixml_text=ixml_text,
+            )
+            facts = probe_facts(clip, rate, clip.channels, options.sample_format)
+            where: dict[str, str | None] = {
+                "summary": summary.hex(),
+                "link": (final / copy).as_uri(),
+            }
+            name = copy.rsplit("/", 1)[-1]
+            start = clip.pre
+        else:
+            found = original_facts(clip, rate)
+            if isinstance(found, str):
+                at = " at its URL" if clip.url is not None else ""
+                notes.append(f"{clip.caption}: not in the AAF ({found}; it is referenced{at})")
+                continue
+            facts = found
+            path = str(clip.source) if clip.url is not None else clip.file
+            where = {"path": path, "link": clip.url}
+            name = Path(path).name
+            start = round(clip.in_point_s * rate)
+        linked.append(
+            LinkedClip(
+                sound_id=clip.sound_id,
+                caption=clip.caption,
+                track=clip.track,
+                position=clip.position,
+                length=clip.length,
+                start=start,
+                channels=int(facts["streams"][0]["channels"]),
+                name=name,
+                facts=facts,
+                **where,
+            )
+        )
+    end = max((c.position + c.length for c in linked), default=0)
+    job = AafJob(
+        title=plan.title,
+        rate=rate,
+        tc_nominal=fps.nominal,
+        tc_drop=fps.drop,
+        tc_edit_rate=str(Fraction(fps.fps)),
+        tc_start=int(Fraction(options.start_samples, rate) * fps.fps),
+        tc_length=int(Fraction(end, rate) * fps.fps) + 1,
+        tracks=plan.tracks(),
+        clips=linked,
+    )
+    return job, notes
 
 
 def write_aaf(
     plan: SpotPlan,
     clips: list[SpotClip],
     gains: dict[str, float],
-    channels: dict[str, int],
-    folder: Path,
+    metadata: dict[str, tuple[Bext, str]],
     final: Path,
     path: Path,
 ) -> list[str]:
-    """Write the AAF to ``path`` for the copies in ``folder`` (moved to ``final`` later).
-
-    Returns notes on clips left out of it (an AAF links only WAV copies)."""
-    import aaf2
-    from aaf2.auid import AUID
-
-    options = plan.options
-    rate = options.rate
-    fps = options.frame_rate
-    notes: list[str] = []
-    facts: dict[str, dict[str, Any]] = {}
-    for clip in clips:
-        if clip.copies:
-            chans = channels[clip.sound_id]
-            facts[clip.sound_id] = probe_facts(clip, rate, chans, options.sample_format)
-            continue
-        found = original_facts(clip, rate)
-        if isinstance(found, str):
-            where = " at its URL" if clip.url is not None else ""
-            notes.append(f"{clip.caption}: not in the AAF ({found}; it is referenced{where})")
-        else:
-            facts[clip.sound_id] = found
-    linked = [c for c in clips if c.sound_id in facts]
-    with aaf2.open(str(path), "w") as f:
-        gain_op = f.create.OperationDef(AUID(_MONO_AUDIO_GAIN), "Audio Gain", "")
-        gain_op.media_kind = "sound"
-        gain_op["NumberInputs"].value = 1
-        f.dictionary.register_def(gain_op)
-        amplitude = f.create.ParameterDef(AUID(_AMPLITUDE), "Amplitude", "", "Rational")
-        f.dictionary.register_def(amplitude)
-        gain_op["ParametersDefined"].append(amplitude)
-
-        comp = f.create.CompositionMob()
-        comp.name = plan.title
-        f.content.mobs.append(comp)
-        end = max((c.position + c.length for c in linked), default=0)
-        tc_frames = int(Fraction(end, rate) * fps.fps) + 1
-        tc_slot = comp.create_timeline_slot(edit_rate=fps.fps)
-        tc_slot.name = "TC"
-        start_frames = int(Fraction(options.start_samples, rate) * fps.fps)
-        timecode = f.create.Timecode(fps.nominal, drop=fps.drop, length=tc_frames)
-        timecode.start = start_frames
-        tc_slot.segment = timecode
-
-        masters: dict[str, Any] = {}
-        for clip in linked:
-            copy = clip.copy_file
-            if copy is not None:
-                here, link = folder / copy, (final / copy).as_uri()
-            elif clip.url is not None:
-                here, link = Path(str(clip.source)), clip.url
-            else:
-                here, link = Path(clip.file), None
-            made = aaf2.ama.create_media_link(f, str(here), facts[clip.sound_id])
-            master = made[0]
-            master.name = clip.caption
-            if link is not None:
-                for mob in made[1:]:
-                    if getattr(mob, "descriptor", None) is not None:
-                        for locator in mob.descriptor["Locator"]:
-                            locator["URLString"].value = link
-            masters[clip.sound_id] = master
-
-        for track in plan.tracks():
-            on_track = sorted((c for c in linked if c.track == track), key=lambda c: c.position)
-            if not on_track:
-                continue
-            width = max(channels[c.sound_id] for c in on_track)
-            for ch, name in enumerate(_slot_names(track, width), 1):
-                slot = comp.create_sound_slot(edit_rate=rate)
-                slot.name = name
-                sequence = slot.segment
-                playhead = 0
-                for clip in on_track:
-                    have = channels[clip.sound_id]
-                    if have < ch and have != 1:
-                        continue
-                    if clip.position > playhead:
-                        sequence.components.append(
-                            f.create.Filler("sound", clip.position - playhead)
-                        )
-                    start = clip.pre if clip.copies else round(clip.in_point_s * rate)
-                    source = masters[clip.sound_id].create_source_clip(
-                        slot_id=1 if have == 1 else ch, start=start, length=clip.length
-                    )
-                    gain_db = gains.get(clip.sound_id, 0.0)
-                    if abs(gain_db) > 1e-6:
-                        group = f.create.OperationGroup(gain_op, length=clip.length)
-                        group.media_kind = "sound"
-                        group.segments.append(source)
-                        value = Fraction(10 ** (gain_db / 20)).limit_denominator(1_000_000)
-                        group.parameters.append(f.create.ConstantValue(amplitude, value))
-                        sequence.components.append(group)
-                    else:
-                        sequence.components.append(source)
-                    playhead = clip.position + clip.length
+    """Write the AAF of ``clips`` to ``path`` in this process (the copies are moved to
+    ``final`` later). Returns notes on clips left out of it."""
+    job, notes = aaf_job(plan, clips, metadata, final)
+    write_job(job, lambda: gains, path)
     return notes
+
+
+class AafWorker:
+    """:func:`~foley_tui.spot.aafwrite.write_job` in a process of its own: it makes the
+    mobs as soon as it starts, and the composition once :meth:`finish` hands it the
+    gains. :meth:`close` stops it (a cancel, an error) and waits for it."""
+
+    def __init__(self, job: AafJob, path: Path) -> None:
+        self.path = path
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "foley_tui.spot.aafwrite", str(path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self._send(job.to_json())
+        self.finished = False
+
+    def _send(self, line: str) -> None:
+        stdin: IO[str] | None = self._proc.stdin
+        assert stdin is not None
+        try:
+            stdin.write(line + "\n")
+            stdin.flush()
+        except BrokenPipeError:
+            pass  # it failed: result() says why
+
+    def finish(self, gains: dict[str, float]) -> None:
+        """The gains are known: the composition is made and the file saved."""
+        import json
+
+        self._send(json.dumps(gains))
+        self.finished = True
+
+    def result(self) -> None:
+        """Wait until the AAF is written.
+
+        Raises:
+            OSError: The worker failed (its last words are in the message).
+        """
+        out, err = self._proc.communicate()
+        if self._proc.returncode != 0 or out.strip() != "ok":
+            tail = err.strip().splitlines()[-1:] or [f"exit status {self._proc.returncode}"]
+            raise OSError(f"the AAF could not be written: {tail[0]}")
+
+    def close(self) -> None:
+        """Stop it if it still runs, and reap it."""
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.communicate()

@@ -22,12 +22,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from foley_tui.audio.decode import DecodeError
+from foley_tui.spot.aaf import AafWorker, aaf_job
+from foley_tui.spot.bwf import Bext
 from foley_tui.spot.copy import (
     CopyResult,
     MonoTap,
     SpotCancelled,
+    bwf_metadata,
     clip_gain,
-    gain_known,
+    known_gain,
     needs_gain,
     read_clip,
 )
@@ -142,6 +145,97 @@ def _write(
     results: dict[str, CopyResult] = {}
     problems: dict[str, str] = {}
     written = 0
+    metadata = {c.sound_id: bwf_metadata(c, plan, c.channels) for c in todo if c.copies}
+    wanted = {c.sound_id for c in todo if needs_gain(c, plan)}
+    known: dict[str, float] = {}
+    for clip in todo:
+        if clip.sound_id in wanted and (gain := known_gain(clip)) is not None:
+            known[clip.sound_id] = gain
+    # The AAF is written by a process of its own while this one copies: it needs no
+    # written copy, and its gains as soon as they are known (now, when every one was
+    # measured before; else once the copies are done).
+    worker: AafWorker | None = None
+    aaf_notes: list[str] = []
+    try:
+        if "aaf" in options.formats:
+            job, aaf_notes = aaf_job(plan, todo, metadata, final)
+            worker = AafWorker(job, tmp / "scene.aaf")
+            if wanted <= known.keys():
+                worker.finish(known)
+        gains = _copy_all(plan, todo, tmp, known, metadata, results, problems, progress, cancelled)
+        for clip in todo:
+            if clip.sound_id in results and clip.sound_id in gains:
+                done_clips.append(clip)
+            elif clip.sound_id in results and clip.copy_file is not None:
+                (tmp / clip.copy_file).unlink(missing_ok=True)  # no project names it
+        written = sum(r.bytes_written for sid, r in results.items() if sid in gains)
+        if worker is not None and len(done_clips) != len(todo):
+            # Some clip failed: the AAF is described again without it.
+            worker.close()
+            job, aaf_notes = aaf_job(plan, done_clips, metadata, final)
+            worker = AafWorker(job, tmp / "scene.aaf")
+        if worker is not None and not worker.finished:
+            worker.finish(gains)
+        channels = {sid: r.channels for sid, r in results.items()}
+        if progress is not None:
+            progress(len(todo), total, "projects")
+        files: list[str] = sorted(
+            {c.copy_file.split("/")[0] + "/" for c in done_clips if c.copy_file is not None}
+        )
+        mix_problems: list[str] = []
+        if "mix" in options.formats:
+            if cancelled():
+                raise SpotCancelled
+            mix_problems = _mix(plan, tmp / "mix.wav", cancelled)
+            files.append("mix.wav")
+        texts: dict[str, str] = {}
+        picks = [c for c in done_clips if c.layer != "narration"]
+        if "csv" in options.formats:
+            from foley_tui.spot.cues import write_cues
+
+            texts["cues.csv"] = write_cues(plan, done_clips, gains, problems)
+        if "rpp" in options.formats:
+            from foley_tui.spot.rpp import write_rpp
+
+            texts["scene.RPP"] = write_rpp(plan, done_clips, gains, final)
+        if "otio" in options.formats:
+            from foley_tui.spot.otio import write_otio
+
+            texts["scene.otio"] = write_otio(plan, done_clips, gains, channels, final)
+        if worker is not None:
+            worker.result()
+            plan.warnings.extend(aaf_notes)
+            files.append("scene.aaf")
+    finally:
+        if worker is not None:
+            worker.close()
+    from foley_tui.spot.texts import credits, readme
+
+    credit_text = credits(picks)
+    if credit_text is not None:
+        texts["CREDITS.txt"] = credit_text
+    files += list(texts)
+    texts["README.txt"] = readme(plan, [*files, "README.txt"])
+    files.append("README.txt")
+    for name, text in texts.items():
+        (tmp / name).write_text(text, encoding="utf-8", newline="")
+    return SpotResult(tmp, plan, done_clips, gains, problems, files, written, mix_problems)
+
+
+def _copy_all(
+    plan: SpotPlan,
+    todo: list[SpotClip],
+    tmp: Path,
+    known: dict[str, float],
+    metadata: dict[str, tuple[Bext, str]],
+    results: dict[str, CopyResult],
+    problems: dict[str, str],
+    progress: Progress | None,
+    cancelled: Callable[[], bool],
+) -> dict[str, float]:
+    """Read every clip once (writing its copy), and measure the gains not ``known``.
+    Fills ``results`` and ``problems``; returns the gains of the clips that made it."""
+    total = len(todo) + 1
     # The clip gains are measured on a second thread while this one copies: a gain is a
     # loudness measurement (mostly outside the GIL) of the whole sound, which the copy
     # has just decoded when it read the whole file (else the gain's thread decodes it).
@@ -155,16 +249,17 @@ def _write(
                     progress(i, total, clip.caption)
                 if cancelled():
                     raise SpotCancelled
-                wanted = needs_gain(clip, plan)
-                tap = MonoTap() if wanted and clip.copies and not gain_known(clip) else None
+                measure = needs_gain(clip, plan) and clip.sound_id not in known
+                tap = MonoTap() if measure and clip.copies else None
                 try:
-                    got = read_clip(clip, plan, tmp, cancelled, tap)
+                    got = read_clip(
+                        clip, plan, tmp, cancelled, tap, metadata=metadata.get(clip.sound_id)
+                    )
                 except (DecodeError, OSError) as exc:
                     _failed(plan, problems, clip, exc)
                     continue
                 results[clip.sound_id] = got
-                written += got.bytes_written
-                if wanted:
+                if measure:
                     decoded = tap.decoded() if tap is not None else None
                     pending[clip.sound_id] = pool.submit(clip_gain, clip, decoded)
                     if decoded is not None:
@@ -177,59 +272,16 @@ def _write(
                     continue
                 future = pending.get(clip.sound_id)
                 try:
-                    gains[clip.sound_id] = future.result() if future is not None else 0.0
+                    if future is not None:
+                        gains[clip.sound_id] = future.result()
+                    else:
+                        gains[clip.sound_id] = known.get(clip.sound_id, 0.0)
                 except (DecodeError, OSError) as exc:
                     _failed(plan, problems, clip, exc)
-                    if clip.copy_file is not None:  # no project names it: no orphan copy
-                        (tmp / clip.copy_file).unlink(missing_ok=True)
-                    continue
-                done_clips.append(clip)
+            return gains
         finally:
             for future in pending.values():
                 future.cancel()
-    channels = {sid: r.channels for sid, r in results.items()}
-    if progress is not None:
-        progress(len(todo), total, "projects")
-    files: list[str] = sorted(
-        {c.copy_file.split("/")[0] + "/" for c in done_clips if c.copy_file is not None}
-    )
-    mix_problems: list[str] = []
-    if "mix" in options.formats:
-        if cancelled():
-            raise SpotCancelled
-        mix_problems = _mix(plan, tmp / "mix.wav", cancelled)
-        files.append("mix.wav")
-    texts: dict[str, str] = {}
-    picks = [c for c in done_clips if c.layer != "narration"]
-    if "csv" in options.formats:
-        from foley_tui.spot.cues import write_cues
-
-        texts["cues.csv"] = write_cues(plan, done_clips, gains, problems)
-    if "rpp" in options.formats:
-        from foley_tui.spot.rpp import write_rpp
-
-        texts["scene.RPP"] = write_rpp(plan, done_clips, gains, final)
-    if "otio" in options.formats:
-        from foley_tui.spot.otio import write_otio
-
-        texts["scene.otio"] = write_otio(plan, done_clips, gains, channels, final)
-    if "aaf" in options.formats:
-        from foley_tui.spot.aaf import write_aaf
-
-        aaf_notes = write_aaf(plan, done_clips, gains, channels, tmp, final, tmp / "scene.aaf")
-        plan.warnings.extend(aaf_notes)
-        files.append("scene.aaf")
-    from foley_tui.spot.texts import credits, readme
-
-    credit_text = credits(picks)
-    if credit_text is not None:
-        texts["CREDITS.txt"] = credit_text
-    files += list(texts)
-    texts["README.txt"] = readme(plan, [*files, "README.txt"])
-    files.append("README.txt")
-    for name, text in texts.items():
-        (tmp / name).write_text(text, encoding="utf-8", newline="")
-    return SpotResult(tmp, plan, done_clips, gains, problems, files, written, mix_problems)
 
 
 def _failed(plan: SpotPlan, problems: dict[str, str], clip: SpotClip, exc: Exception) -> None:

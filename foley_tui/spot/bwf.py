@@ -135,6 +135,34 @@ def _fmt(rate: int, channels: int, sample_format: str) -> bytes:
     )
 
 
+def _fmt_chunk(rate: int, channels: int, sample_format: str) -> bytes:
+    return _chunk(b"fmt ", _fmt(rate, channels, sample_format))
+
+
+def _chunks(rate: int, channels: int, sample_format: str, bext: Bext, ixml_text: str) -> bytes:
+    """The chunks before ``data``: ``fmt``, ``fact`` (float), ``bext``, ``iXML``."""
+    header = _fmt_chunk(rate, channels, sample_format)
+    if sample_format == "FLOAT":
+        header += _chunk(b"fact", struct.pack("<I", 0))
+    header += _chunk(b"bext", bext.to_bytes())
+    if ixml_text:
+        header += _chunk(b"iXML", ixml_text.encode("utf-8"))
+    return header
+
+
+def wave_summary(
+    rate: int, channels: int, frames: int, *, sample_format: str, bext: Bext, ixml_text: str = ""
+) -> bytes:
+    """The RIFF header and ``fmt`` chunk of the file :class:`BwfWriter` writes with these
+    arguments once it holds ``frames`` frames: what an AAF's ``WAVEDescriptor`` keeps as
+    its ``Summary`` (``aaf2.ama.get_wave_fmt`` of the written file), known before a byte
+    of the file is written."""
+    width = channels * {"PCM_16": 2, "PCM_24": 3, "FLOAT": 4}[sample_format]
+    data = frames * width
+    riff = 4 + len(_chunks(rate, channels, sample_format, bext, ixml_text)) + 8 + data + data % 2
+    return b"RIFF" + struct.pack("<I", riff) + b"WAVE" + _fmt_chunk(rate, channels, sample_format)
+
+
 class BwfWriter:
     """Write ``path`` as a Broadcast WAV of ``channels`` at ``rate``, block by block.
 
@@ -165,14 +193,10 @@ class BwfWriter:
         self._bytes_per_frame = (
             self.channels * {"PCM_16": 2, "PCM_24": 3, "FLOAT": 4}[sample_format]
         )
-        header = _chunk(b"fmt ", _fmt(self.rate, self.channels, sample_format))
-        self._fact_at = -1
-        if sample_format == "FLOAT":
-            self._fact_at = 12 + len(header) + 8
-            header += _chunk(b"fact", struct.pack("<I", 0))
-        header += _chunk(b"bext", bext.to_bytes())
-        if ixml_text:
-            header += _chunk(b"iXML", ixml_text.encode("utf-8"))
+        header = _chunks(self.rate, self.channels, sample_format, bext, ixml_text)
+        self._fact_at = 12 + len(_fmt_chunk(self.rate, self.channels, sample_format)) + 8
+        if sample_format != "FLOAT":
+            self._fact_at = -1
         self._data_size_at = 12 + len(header) + 4
         self._fh: BinaryIO = open(path, "wb")  # noqa: SIM115 - closed by close()
         try:

@@ -135,11 +135,6 @@ class CopyResult:
     channels: int
 
 
-def _channels(source: SpotClip) -> int:
-    with open_sound(source.source) as handle:
-        return int(handle.channels)
-
-
 def _text(value: object) -> str:
     return value if isinstance(value, str) else ("" if value is None else str(value))
 
@@ -194,21 +189,23 @@ def read_clip(
     folder: Path,
     cancelled: Callable[[], bool] = lambda: False,
     tap: MonoTap | None = None,
+    metadata: tuple[Bext, str] | None = None,
 ) -> CopyResult:
-    """Copy ``clip`` into ``folder`` (when it has a copy) and learn its channels; ``tap``
-    receives what the copy decodes.
+    """Copy ``clip`` into ``folder`` (when it has a copy); ``tap`` receives what the copy
+    decodes; ``metadata``: its bext and iXML when they were made already (the AAF's
+    description of the copy holds their sizes), else :func:`bwf_metadata`'s.
 
     A copy that fails half-way is removed; the error (:class:`DecodeError`, ``OSError``)
     goes to the caller, who lists the clip as skipped.
     """
     options = plan.options
     rate = options.rate
-    channels = _channels(clip)
+    channels = clip.channels
     writer: BwfWriter | None = None
     target = folder / (clip.copy_file or clip.file)
     if clip.copy_file is not None:
         target.parent.mkdir(parents=True, exist_ok=True)
-        bext, ixml_text = bwf_metadata(clip, plan, channels)
+        bext, ixml_text = metadata or bwf_metadata(clip, plan, channels)
         seed = int(names.short_id(clip.sound_id), 16)
         writer = BwfWriter(
             target,
@@ -252,8 +249,15 @@ def clip_gain(clip: SpotClip, decoded: tuple[npt.NDArray[np.float32], int] | Non
     return woven_gain(clip.source, clip.layer, clip.placement, decoded=decoded).clip_db
 
 
+def known_gain(clip: SpotClip) -> float | None:
+    """Its woven gain in dB if it was measured already (in this process: the woven mix,
+    a spot; or an earlier run), else None; 0 for the narration."""
+    if clip.placement is None:
+        return 0.0
+    found = cached_woven_gain(clip.source, clip.layer, clip.placement)
+    return None if found is None else found.clip_db
+
+
 def gain_known(clip: SpotClip) -> bool:
     """Its woven gain was measured already (this process: the woven mix, a spot)."""
-    if clip.placement is None:
-        return True
-    return cached_woven_gain(clip.source, clip.layer, clip.placement) is not None
+    return known_gain(clip) is not None

@@ -166,6 +166,7 @@ class SpotClip:
             it was reached at, which every project references (``file`` is that URL;
             ``source`` is the private temporary file it was read into, as a preview
             is, for its length, channels and clip gain; nothing of it is in the bundle).
+        channels: Its source's channels (and its copy's), from the file's header.
     """
 
     sound_id: str
@@ -189,6 +190,7 @@ class SpotClip:
     placement: ClipPlacement | None = None
     aaf_file: str | None = None
     url: str | None = None
+    channels: int = 1
 
     @property
     def licence(self) -> Mapping[str, Any]:
@@ -313,15 +315,15 @@ def _reach(
     return resolve(dict(candidate), store.data_dir, allow_network=True, remote=store.remote_audio())
 
 
-def _source_frames(source: AudioRef) -> tuple[int, int, str] | str:
-    """(frames, rate, container) of ``source``, or why it cannot be read."""
+def _source_frames(source: AudioRef) -> tuple[int, int, str, int] | str:
+    """(frames, rate, container, channels) of ``source``, or why it cannot be read."""
     from foley_tui.audio.decode import DecodeError, probe
 
     try:
         info = probe(source)
     except DecodeError as exc:
         return str(exc)
-    return info.frames, info.samplerate, info.format
+    return info.frames, info.samplerate, info.format, info.channels
 
 
 #: Containers an AAF links (``aaf2.ama`` describes WAV and AIFF files only).
@@ -346,6 +348,7 @@ class _Draft:
     stacked: bool
     aaf_copy: bool = False
     url: str | None = None
+    channels: int = 1
 
     @property
     def loop(self) -> bool:
@@ -412,7 +415,7 @@ def plan_spot(store: SessionStore, model: SceneModel, options: SpotOptions) -> S
         if isinstance(found, str):
             skip(f"cannot read its audio: {found}")
             continue
-        frames, file_rate, container = found
+        frames, file_rate, container, channels = found
         # A store's blob or a fetched file has no lasting path an editor could open: it
         # is copied even with --reference.
         copied = url is None and (
@@ -445,6 +448,7 @@ def plan_spot(store: SessionStore, model: SceneModel, options: SpotOptions) -> S
                 stacked,
                 aaf_copy,
                 url,
+                channels,
             )
         )
     if stacked_ids and options.layout == "sequential":
@@ -537,6 +541,7 @@ def _place(drafts: list[_Draft], options: SpotOptions) -> list[SpotClip]:
                     stacked=draft.stacked,
                     aaf_file=copy_name if draft.aaf_copy else None,
                     url=draft.url,
+                    channels=draft.channels,
                 )
             )
     return sorted(clips, key=lambda c: (c.position, _layer_rank(c.layer), c.track, c.index))
@@ -555,7 +560,7 @@ def _narration_clip(
     if isinstance(found, str):
         warnings.append(f"narration left out: {found}")
         return None
-    frames, file_rate, container = found
+    frames, file_rate, container, channels = found
     copied = options.copies
     name = names.cut_bytes(names.clean(narration.path.stem, "narration"), names.MAX_NAME_BYTES - 4)
     aaf_copy = not copied and "aaf" in options.formats
@@ -576,6 +581,7 @@ def _narration_clip(
         copied=copied,
         file=f"{NARRATION}/{name}.wav" if copied else str(narration.path),
         aaf_file=f"{NARRATION}/{name}.wav" if aaf_copy else None,
+        channels=channels,
     )
 
 

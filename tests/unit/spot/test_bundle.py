@@ -236,6 +236,33 @@ def test_missing_and_undecodable_audio_is_listed_and_the_rest_written(
     assert any("slam" in line for line in result.summary())
 
 
+def test_audio_that_stops_decoding_mid_copy_is_left_out_of_every_project(
+    data_dir: Path, tmp_path: Path, tones: ToneSession, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A sound whose header reads but whose body does not decode fails while it is
+    copied, after the AAF was described: it is left out of the AAF too, and its copy
+    is gone."""
+    slam = tmp_path / "audio" / "slam.wav"
+    data, rate = sf.read(str(slam), dtype="float32")
+    sf.write(str(slam), np.tile(data, (8, 1)), rate, format="FLAC")  # sniffed, not named
+    body = bytearray(slam.read_bytes())
+    third = len(body) // 3
+    body[third : third + 4000] = np.random.default_rng(3).bytes(4000)
+    slam.write_bytes(bytes(body))
+    rows = scene_rows(tones.session_id, capsys)
+    out = tmp_path / "bundle"
+    result = _spot(data_dir, tones.session_id, out)
+    cues = read_cues(out / "cues.csv")
+    row = next(r for r in cues if r["caption"] == "slam")
+    assert row["status"] == "skipped" and "cannot read its audio" in row["note"]
+    expected = scene_samples(rows, RATE)
+    del expected[tones.ids["slam"]]
+    read = check_bundle(out, expected)
+    assert "slam" not in {c.name for c in read["aaf"]}
+    assert not any("slam" in p.name for p in out.rglob("*.wav"))
+    assert any("slam" in line and "skipped" in line for line in result.summary())
+
+
 def test_no_placed_pick_says_so(data_dir: Path, tmp_path: Path) -> None:
     service = SessionService(data_dir)
     session = service.create("empty")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from foley_tui.spot.bwf import Bext, BwfWriter, ixml
+from foley_tui.spot.bwf import Bext, BwfWriter, ixml, wave_summary
 from tests.spot_check import ffprobe, ixml_user
 
 
@@ -70,3 +70,22 @@ def test_twenty_four_bit_samples_are_rounded_to_the_nearest_step_and_clipped(
     back = sf.read(str(path), dtype="int32")[0] >> 8
     want = np.clip(np.rint(data.astype(np.float64) * 8388608.0), -8388608, 8388607)
     assert np.array_equal(back, want.astype(np.int64))
+
+
+@pytest.mark.parametrize("fmt", ["PCM_16", "PCM_24", "FLOAT"])
+@pytest.mark.parametrize("channels", [1, 2, 6])
+@pytest.mark.parametrize("frames", [0, 1, 4801])
+def test_the_summary_known_beforehand_is_the_written_files_header(
+    tmp_path: Path, fmt: str, channels: int, frames: int
+) -> None:
+    """What the AAF's WAVEDescriptor keeps of a copy before it is written is what
+    pyaaf2 reads from the file once it is (odd sizes padded, iXML in UTF-8)."""
+    from aaf2.ama import get_wave_fmt
+
+    bext = Bext("Door é", 48000 * 3600, coding_history="A=PCM,F=48000,W=24,M=mono")
+    text = ixml({"PROJECT": "p", "NOTE": "a door <slams>"}, {"LAYER": "sfx_fg"}, ["é"] * channels)
+    path = tmp_path / "x.wav"
+    with BwfWriter(path, 44100, channels, sample_format=fmt, bext=bext, ixml_text=text) as w:
+        w.write(np.zeros((frames, channels), dtype=np.float32))
+    expected = wave_summary(44100, channels, frames, sample_format=fmt, bext=bext, ixml_text=text)
+    assert bytes(get_wave_fmt(str(path))) == expected
