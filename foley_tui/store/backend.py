@@ -15,7 +15,15 @@ import contextlib
 import json
 import threading
 import weakref
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import (
+    Callable,
+    Hashable,
+    Iterable,
+    Iterator,
+    Mapping,
+    MutableMapping,
+    Sequence,
+)
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
@@ -474,6 +482,23 @@ class RowsReader(Protocol):
     def quick_rows(self) -> list[Row] | None: ...
 
     def page(self, query: PageQuery) -> Page | None: ...
+
+    def view_ids(self, query: PageQuery) -> list[str] | None:
+        """Every id of a view, in order, from a stored index (None: none to ask)."""
+        ...
+
+    def rows_of(self, ids: Sequence[str]) -> dict[str, Row] | None:
+        """The rows of ``ids`` from a stored index (None: none to ask)."""
+        ...
+
+    def search_texts(self) -> tuple[list[str], list[str]] | None:
+        """Every id in rank order and its search text, from a stored index."""
+        ...
+
+    def verify(self, progress: Callable[[int, int], None] | None = None) -> int | None:
+        """Check every candidate and bring the stored index up to date without building
+        rows; the candidate count (None: no stored index to page from)."""
+        ...
 
     def prepare_filter(self) -> bool: ...
 

@@ -194,8 +194,12 @@ def build_search(path: str) -> bool:
 
 # ---------------------------------------------------------------------------- paging
 #: Sorts of the list and their SQL order (every order ends in the rank, then the id).
-SORTS = ("rank", "caption", "duration", "score", "layer", "onset")
+SORTS = ("rank", "caption", "duration", "score", "layer", "onset", "rate", "channels", "format")
 STATUS_FILTERS = ("all", "undecided", "picked", "rejected")
+
+
+#: What a Row is built from (see :func:`_rows_of`).
+_ROW_COLUMNS = f"r.key, r.pos, {', '.join('r.' + n for n, _, _ in VALUE_SQL)}, r.unreadable, r.name"
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +226,9 @@ _ORDER_TERMS: dict[str, tuple[tuple[str, bool], ...]] = {
     "score": (("(r.score IS NULL)", False), ("r.score", True), ("r.pos", False)),
     "layer": (("(d.layer IS NULL)", False), ("d.layer", False), ("r.pos", False)),
     "onset": (("(d.onset IS NULL)", False), ("d.onset", False), ("r.pos", False)),
+    "rate": (("(r.rate IS NULL)", False), ("r.rate", False), ("r.pos", False)),
+    "channels": (("(r.channels IS NULL)", False), ("r.channels", False), ("r.pos", False)),
+    "format": (("(r.format = '')", False), ("lower(r.format)", False), ("r.pos", False)),
 }
 
 
@@ -381,7 +388,7 @@ def page(
     else:
         (total,) = db.execute(f"SELECT count(*) {base}", params).fetchone()
     offset = max(0, min(offset, max(total - 1, 0)))
-    columns = f"r.key, r.pos, {', '.join('r.' + n for n, _, _ in VALUE_SQL)}, r.unreadable, r.name"
+    columns = _ROW_COLUMNS
     if sort == "rank" and not where and row_count is not None and _dense(db, row_count):
         # The whole list in rank order: the page starts at its position (OFFSET would
         # step over every row before it, a scan of most of a big session).
@@ -394,13 +401,19 @@ def page(
             f"SELECT {columns} {base} ORDER BY {_order_sql(sort)} LIMIT ? OFFSET ?",
             [*params, max(0, limit), offset],
         ).fetchall()
+    rows = _rows_of(found)
+    return Page(rows, total, offset, verified, row_count)
+
+
+def _rows_of(found: list[Any]) -> list[Row]:
+    """The Rows of the index rows ``found`` (``_ROW_COLUMNS``), each checked: a crafted
+    row naming another sound would send a decision to the wrong file."""
     for row in found:
         if not (type(row[0]) is str and type(row[1]) is int and type(row[2]) is str):
             raise sqlite3.DatabaseError("a row of the wrong types")
-        # A crafted row naming another sound would send a decision to the wrong file.
         if type(row[-1]) is not str or decode_name(row[-1]) != row[0]:
             raise sqlite3.DatabaseError("a row whose id is not its file's")
-    rows = [
+    return [
         Row(
             key,
             pos,
@@ -436,4 +449,61 @@ def page(
             _name,
         ) in found
     ]
-    return Page(rows, total, offset, verified, row_count)
+
+
+def view_keys(
+    db: sqlite3.Connection,
+    *,
+    sort: str = "rank",
+    status: str = "all",
+    query: str = "",
+    picks: Mapping[str, tuple[str | None, float | None]] | None = None,
+    rejects: Iterable[str] = (),
+    searchable: bool = True,
+) -> list[str]:
+    """Every sound id of the view (sort, status filter, ``/`` filter), in view order: the
+    whole list a paged listing shows, without a row object for any of them (the rows of
+    the screen come with :func:`rows_by_key`)."""
+    base, params, _ = _view_sql(
+        db,
+        sort=sort,
+        status=status,
+        query=query,
+        picks=picks,
+        rejects=rejects,
+        searchable=searchable,
+    )
+    found = db.execute(f"SELECT r.key {base} ORDER BY {_order_sql(sort)}", params).fetchall()
+    keys = [key for (key,) in found]
+    if any(type(key) is not str for key in keys):
+        raise sqlite3.DatabaseError("a key of the wrong type")
+    return keys
+
+
+def rows_by_key(db: sqlite3.Connection, keys: Sequence[str]) -> dict[str, Row]:
+    """The rows of ``keys`` (by the indexed id; an id the index does not hold is left
+    out), as :func:`page` builds them."""
+    out: dict[str, Row] = {}
+    for start in range(0, len(keys), 500):
+        part = list(keys[start : start + 500])
+        marks = ",".join("?" * len(part))
+        found = db.execute(
+            f"SELECT {_ROW_COLUMNS} FROM rows r WHERE r.key IN ({marks})", part
+        ).fetchall()
+        for row in _rows_of(found):
+            out[row.sound_id] = row
+    return out
+
+
+def search_texts(db: sqlite3.Connection) -> tuple[list[str], list[str]]:
+    """Every id in rank order with its search text (what ``/`` matches, as
+    :func:`search_text` wrote it): a paged list's filter scans these, not rows."""
+    keys: list[str] = []
+    texts: list[str] = []
+    add_key, add_text = keys.append, texts.append
+    for key, text in db.execute("SELECT key, search FROM rows ORDER BY pos"):
+        if type(key) is not str or type(text) is not str:
+            raise sqlite3.DatabaseError("a search text of the wrong type")
+        add_key(key)
+        add_text(text)
+    return keys, texts

@@ -14,8 +14,9 @@ import contextlib
 import math
 import os
 import sqlite3
+import threading
 import time
-from collections.abc import Callable, Mapping, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from foley_tui.domain import Row, whole
@@ -186,6 +187,18 @@ class MappingRows:
     def page(self, query: PageQuery) -> Page | None:
         return None
 
+    def view_ids(self, query: PageQuery) -> list[str] | None:
+        return None
+
+    def search_texts(self) -> tuple[list[str], list[str]] | None:
+        return None
+
+    def rows_of(self, ids: Sequence[str]) -> dict[str, Row] | None:
+        return None
+
+    def verify(self, progress: Callable[[int, int], None] | None = None) -> int | None:
+        return None
+
     def prepare_filter(self) -> bool:
         return False
 
@@ -214,6 +227,12 @@ class IndexedRows:
         #: (scanned_ns, digest, rows, search index built) of the open index connection.
         self._index_info: tuple[int, bytes, int, bool] | None = None
         self._index_verified = False
+        # The index connection serves the opening, the load, the poll and the filter's
+        # worker: one at a time (a view fills a temp table). Rows for the screen come
+        # through a connection of their own, so painting never waits for a filter.
+        self._db_lock = threading.RLock()
+        self._rows_lock = threading.Lock()
+        self._rows_conn: sqlite3.Connection | None = None
 
     def count_hint(self) -> int:
         return self.hint.value
@@ -289,6 +308,85 @@ class IndexedRows:
         :meth:`rows` has checked every file's (mtime, size) in this process. None when
         there is no usable index (call :meth:`rows`).
         """
+        with self._db_lock:
+            view = self._view_of(query)
+            if view is None:
+                return None
+            db, searchable, placed, rejected, row_count = view
+            offset = query.offset
+            try:
+                if query.around is not None:
+                    at = index_db.position(
+                        db,
+                        query.around,
+                        sort=query.sort,
+                        status=query.status,
+                        query=query.query,
+                        picks=placed,
+                        rejects=rejected,
+                        searchable=searchable,
+                        row_count=row_count,
+                    )
+                    if at is not None:
+                        offset = max(0, at - query.limit // 2)
+                return index_db.page(
+                    db,
+                    sort=query.sort,
+                    status=query.status,
+                    query=query.query,
+                    offset=offset,
+                    limit=query.limit,
+                    picks=placed,
+                    rejects=rejected,
+                    verified=self._index_verified,
+                    searchable=searchable,
+                    row_count=row_count,
+                )
+            except sqlite3.Error:
+                self._close_index_db()  # damaged since it was checked: rows() rebuilds it
+                return None
+
+    def view_ids(self, query: PageQuery) -> list[str] | None:
+        """Every id of the view ``query`` asks for (its offset, limit and ``around``
+        aside), in view order, from the stored index: what a paged list shows, with no
+        row built. None when there is no usable index."""
+        with self._db_lock:
+            view = self._view_of(query)
+            if view is None:
+                return None
+            db, searchable, placed, rejected, _ = view
+            try:
+                return index_db.view_keys(
+                    db,
+                    sort=query.sort,
+                    status=query.status,
+                    query=query.query,
+                    picks=placed,
+                    rejects=rejected,
+                    searchable=searchable,
+                )
+            except sqlite3.Error:
+                self._close_index_db()
+                return None
+
+    def search_texts(self) -> tuple[list[str], list[str]] | None:
+        """Every id in rank order and its ``/`` search text, from the stored index (one
+        read, so the two agree); None when there is no usable index."""
+        with self._db_lock:
+            db = self._index_db()
+            if db is None:
+                return None
+            try:
+                return index_db.search_texts(db)
+            except sqlite3.Error:
+                self._close_index_db()
+                return None
+
+    def _view_of(
+        self, query: PageQuery
+    ) -> tuple[sqlite3.Connection, bool, dict[str, tuple[Any, Any]], list[str], int] | None:
+        """The checked connection, whether its search index is built (built now when the
+        query needs it), the decisions as the index's SQL takes them and the row count."""
         db = self._index_db()
         if db is None:
             return None
@@ -310,38 +408,50 @@ class IndexedRows:
             for p in picks.values()
         }
         rejected = list(self.decisions.rejects() if query.rejects is None else query.rejects)
-        offset = query.offset
-        try:
-            if query.around is not None:
-                at = index_db.position(
-                    db,
-                    query.around,
-                    sort=query.sort,
-                    status=query.status,
-                    query=query.query,
-                    picks=placed,
-                    rejects=rejected,
-                    searchable=searchable,
-                    row_count=checked[2],
-                )
-                if at is not None:
-                    offset = max(0, at - query.limit // 2)
-            return index_db.page(
-                db,
-                sort=query.sort,
-                status=query.status,
-                query=query.query,
-                offset=offset,
-                limit=query.limit,
-                picks=placed,
-                rejects=rejected,
-                verified=self._index_verified,
-                searchable=searchable,
-                row_count=checked[2],
-            )
-        except sqlite3.Error:
-            self._close_index_db()  # damaged since it was checked: rows() rebuilds it
-            return None
+        return db, searchable, placed, rejected, checked[2]
+
+    def rows_of(self, ids: Sequence[str]) -> dict[str, Row] | None:
+        """The rows of ``ids`` from the stored index (an id it does not hold is left
+        out): the screen of a paged list. None when there is no usable index."""
+        with self._rows_lock:
+            if self._rows_conn is None:
+                path = self.state.index_path()
+                if path is None or not index_schema.is_regular(path):
+                    return None
+                try:
+                    db = index_schema.connect(path, readonly=True)
+                    if index_schema.check(db) is None:
+                        db.close()
+                        return None
+                except sqlite3.Error:
+                    return None
+                self._rows_conn = db
+            try:
+                return index_db.rows_by_key(self._rows_conn, ids)
+            except sqlite3.Error:
+                self._close_rows_conn()
+                return None
+
+    def _close_rows_conn(self) -> None:
+        if self._rows_conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._rows_conn.close()
+            self._rows_conn = None
+
+    def verify(self, progress: Callable[[int, int], None] | None = None) -> int | None:
+        """What :meth:`rows` does (every file checked, the changed ones parsed, the
+        stored index brought up to date) without building a row, and without keeping
+        the index in memory: a paged list reads the rows of its screen from the file.
+        The number of candidates; None when no index could be written."""
+        with self._db_lock:
+            self._rows_indexed(self.ns, progress, build=False)
+            self._index = None  # the columns of every row: not held for a paged list
+            with self._rows_lock:
+                self._close_rows_conn()  # the file may have been replaced
+            if self._index_db() is None or self._index_info is None:
+                # No index is written for an empty folder: nothing to page yet.
+                return 0 if self.hint.value == 0 else None
+            return self._index_info[2]
 
     def _index_db(self) -> sqlite3.Connection | None:
         """A checked read-only connection to the stored index (kept while it is current)."""
@@ -380,11 +490,12 @@ class IndexedRows:
         return self._index_info is not None and self._index_info[3]
 
     def _close_index_db(self) -> None:
-        if self._index_conn is not None:
-            with contextlib.suppress(sqlite3.Error):
-                self._index_conn.close()
-            self._index_conn = None
-        self._index_info = None
+        with self._db_lock:
+            if self._index_conn is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._index_conn.close()
+                self._index_conn = None
+            self._index_info = None
 
     def _load_index(self, expected_rows: int | None = None) -> CandidateIndex | None:
         if self._index is None:
@@ -403,7 +514,12 @@ class IndexedRows:
         ns: FileNamespace,
         progress: Callable[[int, int], None] | None,
         partial: Callable[[list[Row]], None] | None = None,
+        *,
+        build: bool = True,
     ) -> list[Row]:
+        """The rows of every file checked (see :meth:`rows`); ``build`` False: the same
+        check and index update, no row built (an empty list), and when nothing changed
+        the stored index is not even loaded (:meth:`verify`)."""
         started = time.time_ns()
         try:
             check_folder(ns.path)
@@ -417,11 +533,19 @@ class IndexedRows:
         names, mtimes, sizes = scan_stats(ns.path, temps=temps)
         if temps:  # an interrupted add of ours: swept here, off the first paint
             self.problems.recovered(sweep_temp_names(ns.path, temps))
+        digest = scan_digest(names, mtimes, sizes)
+        self.hint.value = len(names)
+        if not build and self._index_db() is not None and self._index_info is not None:
+            scanned, stored_digest, _, _ = self._index_info
+            if digest == stored_digest and (not mtimes or max(mtimes) < scanned - RACY_NS):
+                # As the hot path below, from the stored index's info alone.
+                self._index_verified = True
+                if progress is not None:
+                    progress(0, 0)
+                return []
         old = self._load_index(len(names))
         if old is not None and not _keys_match(old):
             old = None  # a crafted index naming files with other ids: rebuilt
-        digest = scan_digest(names, mtimes, sizes)
-        self.hint.value = len(names)
         if (
             old is not None
             and digest == old.digest
@@ -433,7 +557,7 @@ class IndexedRows:
             self._index_verified = True
             if progress is not None:
                 progress(0, 0)
-            return old.rows()
+            return old.rows() if build else []
         index = self._rebuild_index(
             ns, old, names, mtimes, sizes, started, digest, progress, partial
         )
@@ -444,7 +568,7 @@ class IndexedRows:
             with contextlib.suppress(OSError, sqlite3.Error):
                 self.state.write_index(index)
         self._index_verified = True
-        return index.rows()
+        return index.rows() if build else []
 
     def _index_problems(self, ns: FileNamespace, index: CandidateIndex) -> None:
         """Report the index's foreign names, folders and unreadable rows as problems."""

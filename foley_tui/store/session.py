@@ -37,7 +37,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import weakref
-from collections.abc import Callable, Hashable, Iterable, Mapping, MutableMapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, MutableMapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -261,6 +261,39 @@ class SessionStore:
         return self.rows_reader.page(
             PageQuery(sort, status, query, offset, limit, around, picks, rejects)
         )
+
+    def view_ids(
+        self,
+        *,
+        sort: str = "rank",
+        status: str = "all",
+        query: str = "",
+        picks: Mapping[str, Pick] | None = None,
+        rejects: Mapping[str, Reject] | None = None,
+    ) -> list[str] | None:
+        """Every sound id of a view (sort, status filter, ``/`` filter as :meth:`page`
+        takes them), in view order, from the backend's index: a list that pages its rows
+        in (:meth:`rows_of`) holds these ids and no row. None when there is no usable
+        index (call :meth:`rows`)."""
+        return self.rows_reader.view_ids(PageQuery(sort, status, query, 0, 0, None, picks, rejects))
+
+    def search_texts(self) -> tuple[list[str], list[str]] | None:
+        """Every candidate id in rank order and the text the ``/`` filter matches for
+        it (caption, tags, id, source, lowercased), from the backend's index in one
+        read; None when there is no usable index."""
+        return self.rows_reader.search_texts()
+
+    def rows_of(self, ids: Sequence[str]) -> dict[str, Row] | None:
+        """The list rows of ``ids`` from the backend's index (an id it does not hold is
+        left out); None when there is no usable index."""
+        return self.rows_reader.rows_of(ids)
+
+    def verify(self, progress: Callable[[int, int], None] | None = None) -> int | None:
+        """:meth:`rows` without the rows: every candidate file checked, the changed ones
+        parsed and the stored index brought up to date, nothing of it kept in memory.
+        The candidate count; None when the backend keeps no index to page from (call
+        :meth:`rows`)."""
+        return self.rows_reader.verify(progress)
 
     def prepare_filter(self) -> bool:
         """Build the index the ``/`` filter of :meth:`page` uses, if it is not built yet

@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import gc
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from foley_tui.domain import Row
@@ -43,6 +43,18 @@ class RedisRows:
 
     def prepare_filter(self) -> bool:
         return False
+
+    def view_ids(self, query: PageQuery) -> list[str] | None:
+        return None  # the list holds a Redis session's rows: no paged list
+
+    def search_texts(self) -> tuple[list[str], list[str]] | None:
+        return None
+
+    def rows_of(self, ids: Sequence[str]) -> dict[str, Row] | None:
+        return None
+
+    def verify(self, progress: Callable[[int, int], None] | None = None) -> int | None:
+        return None
 
     def search_ready(self) -> bool:
         return False

@@ -29,6 +29,9 @@ def _store(data_dir: Path) -> SessionStore:
         cand["sound"]["duration_s"] = None if i % 3 == 0 else float(10 - i)
         cand["rrf_score"] = None if i == 2 else i / 10
         cand["sound"]["tags"] = ["Tag" + str(i % 2)]
+        cand["sound"]["sample_rate"] = None if i == 3 else (44100, 96000, 48000)[i % 3]
+        cand["sound"]["channels"] = None if i == 5 else 1 + i % 2
+        cand["sound"]["format"] = ("WAV", "flac", "", "mp3")[i % 4]
         cands.append(cand)
     store.cache_candidates(cands)
     folder = data_dir / "sessions" / sid / "candidates"
@@ -78,6 +81,9 @@ def _expected(store: SessionStore, sort: str, status: str, query: str) -> list[s
             else inf,
             r.rank,
         ),
+        "rate": lambda r: (inf if r.sample_rate is None else r.sample_rate, r.rank),
+        "channels": lambda r: (inf if r.channels is None else r.channels, r.rank),
+        "format": lambda r: (r.format.lower() or "\uffff", r.rank),
     }
     return [r.sound_id for r in sorted(out, key=keys[sort])]
 
@@ -91,6 +97,8 @@ def test_page_matches_the_list(data_dir: Path, sort: str, status: str, query: st
     page = store.page(sort=sort, status=status, query=query, limit=100)
     assert page is not None
     assert [r.sound_id for r in page.rows] == expected and page.total == len(expected)
+    # The whole view a paged list shows, ids only: the same order.
+    assert store.view_ids(sort=sort, status=status, query=query) == expected
 
 
 def test_the_search_index_is_built_on_first_use(data_dir: Path) -> None:
