@@ -95,3 +95,6 @@ class Outside:
     """The scene event of each candidate added or rewritten (None: it has none)."""
     marks: dict[str, Marks] | None = None
     """Every sound's marks, read by the poll when the journal changed."""
+    ids: list[str] | None = None
+    """Every candidate id in rank order, when candidates changed and the list is paged
+    (its rows are read from the stored index, brought up to date by the poll)."""

@@ -29,6 +29,9 @@ from foley_tui.domain import Row
 
 #: Queries whose matches are kept (each holds two lists of up to every row).
 QUERIES_KEPT = 8
+#: Texts scanned per C call (a few milliseconds: the interpreter may switch threads
+#: between two of them).
+SCAN_SLICE = 8192
 
 
 def search_text(row: Row | None, sound_id: str) -> str:
@@ -99,6 +102,21 @@ class ViewCache:
             if generation == self._generation and same and not self._texts:
                 self._ids, self._texts = ids, texts
 
+    def prepared(self, ids: list[str]) -> bool:
+        """Whether the search texts of ``ids`` (this very list) are built."""
+        with self._lock:
+            return self._ids is ids and bool(self._texts)
+
+    def prepare_texts(self, ids: list[str], texts: list[str]) -> None:
+        """Take ``texts`` (one per id, in order, read elsewhere: a paged listing's from
+        the stored index) as the search texts of ``ids``; kept only if the list did
+        not change meanwhile (any thread)."""
+        if len(texts) != len(ids):
+            return
+        with self._lock:
+            if (self._ids is None or self._ids is ids) and not self._texts:
+                self._ids, self._texts = ids, texts
+
     def matching(self, ids: list[str], rows: Mapping[str, Row], terms: Sequence[str]) -> list[str]:
         """``ids`` (in their order) whose search text holds every one of ``terms``
         (already lowercased). The result is shared with the cache: do not mutate it."""
@@ -124,7 +142,12 @@ class ViewCache:
                 todo = tuple(t for t in key if not any(t in o for o in old))
         # Longest first: the most selective term leaves the least for the others.
         for term in sorted(todo, key=len, reverse=True):
-            mask = list(map(self._contains, base_texts, repeat(term)))
+            # In slices: one C call over 100k texts would hold the GIL throughout, and
+            # the UI thread paints the filter box while a worker runs this.
+            mask: list[bool] = []
+            for start in range(0, len(base_texts), SCAN_SLICE):
+                part = base_texts[start : start + SCAN_SLICE]
+                mask += map(self._contains, part, repeat(term))
             base_ids = list(compress(base_ids, mask))
             base_texts = list(compress(base_texts, mask))
         self._matches[key] = (base_ids, base_texts)
@@ -138,10 +161,12 @@ class ViewCache:
         sort: str,
         sort_key: Callable[[str], Any],
         depends_on: Hashable = None,
+        compute: Callable[[], list[str] | None] | None = None,
     ) -> list[str]:
-        """Every id of ``ids`` in ``sort`` order (``sorted(ids, key=sort_key)``), kept
-        until :meth:`clear` or until ``depends_on`` (what the order depends on besides
-        the rows, e.g. the picks' layers) differs. Shared: do not mutate it."""
+        """Every id of ``ids`` in ``sort`` order (``sorted(ids, key=sort_key)``, or what
+        ``compute`` gives when it gives every id: an index's order), kept until
+        :meth:`clear` or until ``depends_on`` (what the order depends on besides the
+        rows, e.g. the picks' layers) differs. Shared: do not mutate it."""
         self._fresh(ids)
         cache_key = (sort, depends_on)
         order = self._orders.get(cache_key)
@@ -149,7 +174,10 @@ class ViewCache:
             # One order per sort: an older one of the same sort is stale.
             for stale in [k for k in self._orders if k[0] == sort]:
                 del self._orders[stale]
-            order = self._orders[cache_key] = sorted(ids, key=sort_key)
+            found = compute() if compute is not None else None
+            if found is None or len(found) != len(ids):
+                found = sorted(ids, key=sort_key)
+            order = self._orders[cache_key] = found
         return order
 
 

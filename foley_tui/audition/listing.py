@@ -8,10 +8,11 @@ re-applies it when rows, decisions or view settings change.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Hashable, Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any
+from typing import Any, Protocol
 
 from foley_tui.audition.events import PENDING, EventInfo, grouped, is_candidate, is_header
 from foley_tui.audition.filtering import ViewCache, keep_order
@@ -73,6 +74,100 @@ NOT_CONFIRMED = "not confirmed"
 
 _INF = float("inf")
 _rank = attrgetter("rank")
+
+ROWS_KEPT = 3000
+"""Rows a paged listing keeps (a few screens either way of the cursor); the others are
+read again from the session's index when they are shown."""
+PAGE_IN = 120
+"""Rows of the view read in at once on each side of a row shown and not held."""
+#: The sorts and status filters the stored index orders and filters by itself.
+SQL_SORTS = frozenset(
+    {"rank", "caption", "duration", "score", "layer", "rate", "channels", "format"}
+)
+SQL_STATUS = frozenset({"all", "undecided", "picked", "rejected"})
+
+
+class RowSource(Protocol):
+    """Where a paged listing reads its view and rows: the session's stored index
+    (:class:`~foley_tui.store.SessionStore` is one)."""
+
+    def view_ids(
+        self,
+        *,
+        sort: str = "rank",
+        status: str = "all",
+        query: str = "",
+        picks: Mapping[str, Pick] | None = None,
+        rejects: Mapping[str, Reject] | None = None,
+    ) -> list[str] | None: ...
+
+    def rows_of(self, ids: Sequence[str]) -> Mapping[str, Row] | None: ...
+
+    def search_texts(self) -> tuple[list[str], list[str]] | None: ...
+
+    def prepare_filter(self) -> bool: ...
+
+
+class PagedRows(Mapping[str, Row]):
+    """The rows of a paged listing by id: every id of the session is in it, but a row is
+    only read (from the :class:`RowSource`) when asked for, a screen at a time, and only
+    the last :data:`ROWS_KEPT` are held. A 100k-file folder's list holds its ids, not
+    100k rows."""
+
+    def __init__(self, ids: list[str], source: RowSource, keep: int = ROWS_KEPT) -> None:
+        self._ids = ids
+        self._set: set[str] | None = None
+        self._source = source
+        self._keep = keep
+        self._held: OrderedDict[str, Row] = OrderedDict()
+
+    def __contains__(self, key: object) -> bool:
+        if self._set is None:
+            self._set = set(self._ids)
+        return key in self._set
+
+    def __getitem__(self, key: str) -> Row:
+        row = self.get(key)
+        if row is None:
+            raise KeyError(key)
+        return row
+
+    def get(self, key: str, default: Any = None) -> Any:
+        row = self._held.get(key)
+        if row is None:
+            if key not in self:
+                return default
+            self.read([key])
+            row = self._held.get(key)
+            if row is None:
+                return default
+        self._held.move_to_end(key)
+        return row
+
+    def read(self, ids: Sequence[str]) -> None:
+        """Read the rows of ``ids`` not held yet, in one query."""
+        missing = [sid for sid in ids if sid not in self._held and is_candidate(sid)]
+        if not missing:
+            return
+        found = self._source.rows_of(missing) or {}
+        held = self._held
+        for sid in missing:
+            row = found.get(sid)
+            if row is not None:
+                held[sid] = row
+        while len(held) > self._keep:
+            held.popitem(last=False)
+
+    @property
+    def held(self) -> int:
+        """How many rows are in memory now."""
+        return len(self._held)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
 
 
 @dataclass(slots=True)
@@ -212,8 +307,11 @@ class Listing:
     def __init__(self) -> None:
         self.ids: list[str] = []
         """Every candidate id, in the default (rank) order."""
-        self.rows: dict[str, Row] = {}
-        """The list columns by id; empty until loaded (first paint has ids only)."""
+        self.rows: Mapping[str, Row] = {}
+        """The list columns by id; empty until loaded (first paint has ids only). A
+        paged listing's is a :class:`PagedRows` (see :meth:`set_paged`)."""
+        self.source: RowSource | None = None
+        """Where a paged listing reads its view and rows (see :meth:`set_paged`)."""
         self.decisions = Decisions()
         self.marks: dict[str, Marks] = {}
         """Our marks (rating, hidden, region) by id: only marked sounds are in it."""
@@ -317,9 +415,127 @@ class Listing:
     def add_rows(self, rows: list[Row]) -> None:
         """Fill in the columns of rows parsed so far while loading; the ids and their
         order stay as listed until :meth:`set_rows`."""
+        held = self.rows
+        if not isinstance(held, dict):
+            return  # a paged listing reads its rows when they are shown
         for row in rows:
-            self.rows[row.sound_id] = row
+            held[row.sound_id] = row
         self._search.clear()
+
+    @property
+    def rows_held(self) -> int:
+        """How many rows are in memory now (a paged listing's: the few screens read)."""
+        rows = self.rows
+        return rows.held if isinstance(rows, PagedRows) else len(rows)
+
+    @property
+    def paged(self) -> bool:
+        """The rows are read from :attr:`source` as they are shown (not all held)."""
+        return isinstance(self.rows, PagedRows)
+
+    def set_paged(self, ids: list[str]) -> None:
+        """Every candidate id in rank order, their rows read from :attr:`source` when
+        shown. The view changes only with :meth:`set_view` (a query's answer, see
+        :meth:`paged_view`): until then the list shows what it showed."""
+        assert self.source is not None
+        self.rows = PagedRows(ids, self.source)
+        self.ids = ids
+        self._ids_set = None
+        self._page = None
+        self._search.clear()
+
+    def set_view(self, view: list[str], terms: Sequence[str] = ()) -> None:
+        """The view a paged query answered, the ghost picks matching ``terms`` last."""
+        self.view = view + [g for g in self.ghosts() if all(t in g.lower() for t in terms)]
+
+    def page_in(self, index: int) -> None:
+        """Read the rows of the view around ``index`` (a row about to be shown) that a
+        paged listing does not hold: one query for a screen or so either way."""
+        rows = self.rows
+        if isinstance(rows, PagedRows):
+            rows.read(self.view[max(0, index - PAGE_IN) : index + PAGE_IN])
+
+    def paged_view(
+        self,
+        settings: ViewSettings,
+        decisions: Decisions,
+        marks: Mapping[str, Marks],
+    ) -> list[str] | None:
+        """The view of ``settings`` for a paged listing, as :meth:`apply` makes it but
+        with no row: the ``/`` filter scans the search texts read from :attr:`source`
+        (once; then cached and narrowed as :class:`ViewCache` does), the index gives the
+        order of the sorts it knows (once per sort), the rest is done over the ids. Any
+        thread, one at a time (``decisions`` and ``marks`` are the caller's copies);
+        None when the index cannot answer."""
+        source = self.source
+        if source is None:
+            return None
+        whole = self.ids
+        ids = whole
+        terms = settings.query.lower().split()
+        if terms:
+            if not self._search.prepared(whole):
+                read = source.search_texts()
+                if read is None or read[0] != whole:
+                    return None  # the index changed meanwhile: the next load asks again
+                self._search.prepare_texts(whole, read[1])
+                if not self._search.prepared(whole):
+                    return None
+            ids = self._search.matching(whole, self.rows, terms)
+        ids = self._status_filtered(ids, settings.status_filter, decisions, marks)
+        sort = settings.sort
+        if sort != "rank" and whole:
+            if sort in SQL_SORTS:
+
+                def compute() -> list[str] | None:
+                    return source.view_ids(
+                        sort=sort, picks=decisions.picks, rejects=decisions.rejects
+                    )
+
+                inputs = self._sort_inputs(sort, decisions, marks)
+                order = self._search.ordered(whole, sort, lambda sid: 0, inputs, compute)
+            else:
+                key = self._id_key(sort, decisions, marks)
+                order = self._search.ordered(
+                    whole, sort, key, self._sort_inputs(sort, decisions, marks)
+                )
+            ids = keep_order(order, ids, whole)
+        elif ids is whole:
+            ids = list(whole)
+        return grouped(ids, self.events)
+
+    def _id_key(
+        self, sort: str, decisions: Decisions, marks: Mapping[str, Marks]
+    ) -> Callable[[str], Any]:
+        """The order of a sort the index does not know, by id alone (ties: rank)."""
+        provider = self.extra_sorts.get(sort)
+        if provider is not None:
+            values = provider()
+
+            def extra_key(sid: str) -> tuple[int, Any]:
+                value = values.get(sid)
+                if value is None or value == "":
+                    return (1, 0)
+                return (0, value.lower() if isinstance(value, str) else value)
+
+            return extra_key
+        picks = decisions.picks
+        if sort == "rating":
+            none = Marks()
+            return lambda sid: -marks.get(sid, none).rating
+        if sort == "onset":
+
+            def onset_key(sid: str) -> tuple[int, float]:
+                pick = picks.get(sid)
+                onset = pick.onset if pick else None
+                if isinstance(onset, str):
+                    return (1, 0.0)
+                if onset is None:
+                    return (2, 0.0)
+                return (0, float(onset))
+
+            return onset_key
+        return lambda sid: 0  # a sort this session's index cannot order: rank order
 
     def set_rows(self, rows: list[Row]) -> None:
         # The store returns rows in rank order; keep it so the default sort is a copy.
@@ -334,12 +550,24 @@ class Listing:
 
     def prepare_search(self) -> None:
         """Build every row's search text now, so the first keystroke of a ``/`` filter
-        only scans. Safe from a worker thread: the texts are
-        dropped if the rows change meanwhile."""
-        self._search.prepare(self.ids, self.rows)
+        only scans (a paged listing's: the index's search index). Safe from a worker
+        thread: the texts are dropped if the rows change meanwhile."""
+        if self.paged and self.source is not None:
+            whole = self.ids
+            if not self._search.prepared(whole):
+                read = self.source.search_texts()
+                if read is not None and read[0] == whole:
+                    self._search.prepare_texts(whole, read[1])
+            return
+        rows = self.rows
+        assert isinstance(rows, dict)
+        self._search.prepare(self.ids, rows)
 
     def apply(self, settings: ViewSettings) -> list[str]:
-        """Recompute and return ``view`` for ``settings``."""
+        """Recompute and return ``view`` for ``settings`` (a paged listing's view comes
+        from :meth:`paged_view` and :meth:`set_view`: it is returned as it is)."""
+        if self.paged:
+            return self.view
         if self._page is not None and self._page[2] == _page_key(settings):
             # The page was fetched for this view (the index knows no marks: hidden rows
             # are left out here). Only the fetched rows are looked at: the rest of a big
@@ -359,27 +587,7 @@ class Listing:
         terms = settings.query.lower().split()
         if terms:
             ids = self._search.matching(self.ids, self.rows, terms)
-        if wanted == UNPICKED_EVENTS:
-            events = self.events
-            done = {key for key in self.members if self.progress(key)[0]}
-            ids = [sid for sid in ids if sid in events and events[sid] not in done]
-        elif wanted != "all":
-            # A conflict (picked and rejected) shows under both "picked" and "rejected".
-            picks, rejects = self.decisions.picks, self.decisions.rejects
-            if wanted == "picked":
-                ids = [sid for sid in ids if sid in picks]
-            elif wanted == "rejected":
-                ids = [sid for sid in ids if sid in rejects]
-            elif wanted == "undecided":
-                ids = [sid for sid in ids if sid not in picks and sid not in rejects]
-        marks = self.marks
-        if wanted == HIDDEN:
-            ids = [sid for sid in ids if sid in marks and marks[sid].hidden]
-        elif marks:
-            ids = [sid for sid in ids if sid not in marks or not marks[sid].hidden]
-        if wanted.startswith(RATED):
-            least = int(wanted.removeprefix(RATED))
-            ids = [sid for sid in ids if sid in marks and marks[sid].rating >= least]
+        ids = self._status_filtered(ids, wanted, self.decisions, self.marks)
         if settings.sort != "rank" and self.rows:  # ids are kept in rank order
             rows = self.rows
             pending = Row("", rank=len(rows), complete=False)
@@ -396,6 +604,33 @@ class Listing:
             # Picks with no cached candidate: shown last so they can be seen and cleared.
             self.view += [g for g in self.ghosts() if all(t in g.lower() for t in terms)]
         return self.view
+
+    def _status_filtered(
+        self, ids: list[str], wanted: str, decisions: Decisions, marks: Mapping[str, Marks]
+    ) -> list[str]:
+        """``ids`` (in their order) that the status filter ``wanted`` shows; a hidden
+        sound only under the hidden filter."""
+        if wanted == UNPICKED_EVENTS:
+            events = self.events
+            done = {key for key in self.members if self.progress(key)[0]}
+            ids = [sid for sid in ids if sid in events and events[sid] not in done]
+        elif wanted != "all":
+            # A conflict (picked and rejected) shows under both "picked" and "rejected".
+            picks, rejects = decisions.picks, decisions.rejects
+            if wanted == "picked":
+                ids = [sid for sid in ids if sid in picks]
+            elif wanted == "rejected":
+                ids = [sid for sid in ids if sid in rejects]
+            elif wanted == "undecided":
+                ids = [sid for sid in ids if sid not in picks and sid not in rejects]
+        if wanted == HIDDEN:
+            ids = [sid for sid in ids if sid in marks and marks[sid].hidden]
+        elif marks:
+            ids = [sid for sid in ids if sid not in marks or not marks[sid].hidden]
+        if wanted.startswith(RATED):
+            least = int(wanted.removeprefix(RATED))
+            ids = [sid for sid in ids if sid in marks and marks[sid].rating >= least]
+        return ids
 
     def is_ghost(self, sound_id: str) -> bool:
         """A pick (or a row) with no cached candidate, once the list is in."""
@@ -462,16 +697,22 @@ class Listing:
             return []
         return [sid for sid in self.members.get(key, []) if sid != sound_id and sid in picks]
 
-    def _sort_inputs(self, sort: str) -> Hashable:
+    def _sort_inputs(
+        self,
+        sort: str,
+        decisions: Decisions | None = None,
+        marks: Mapping[str, Marks] | None = None,
+    ) -> Hashable:
         """What a sort's order depends on besides the rows (the cached order is kept
         while it is the same)."""
-        picks = self.decisions.picks
+        picks = (decisions or self.decisions).picks
         if sort == "layer":
             return frozenset((sid, p.layer) for sid, p in picks.items())
         if sort == "onset":
             return frozenset((sid, p.onset) for sid, p in picks.items())
         if sort == "rating":
-            return frozenset((sid, m.rating) for sid, m in self.marks.items() if m.rating)
+            marked = self.marks if marks is None else marks
+            return frozenset((sid, m.rating) for sid, m in marked.items() if m.rating)
         return None
 
     def apply_state(self, sound_id: str, state: Mapping[str, Any]) -> None:

@@ -21,6 +21,7 @@ Headless: never imports textual; tested in milliseconds against a temp-dir store
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -28,7 +29,13 @@ from typing import Any
 
 from foley_tui.audition.change import Change, Outside
 from foley_tui.audition.guard import RepeatGuard
-from foley_tui.audition.listing import AGENT_FILE_SORTS, AGENT_SORTS, Listing, ViewSettings
+from foley_tui.audition.listing import (
+    AGENT_FILE_SORTS,
+    AGENT_SORTS,
+    Decisions,
+    Listing,
+    ViewSettings,
+)
 from foley_tui.audition.opening import Opening
 from foley_tui.audition.outside import merge_decisions, merge_marks, read_outside
 from foley_tui.audition.text import cut
@@ -56,6 +63,12 @@ VOLUME_RANGE_DB = (-40.0, 12.0)
 CAPTION_CELLS = 200
 
 _WRITE_ERRORS = (OSError, ValidationError, ValueError, KeyError)
+
+ViewRunner = Callable[
+    [Callable[[], "list[str] | None"], Callable[["list[str] | None"], "Change"]], None
+]
+"""Runs a paged view's query (the first function) in another thread, then its answer
+through the second on the model's thread (see :attr:`AuditionModel.view_runner`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +169,25 @@ class AuditionModel:
         hands the outcome to :meth:`settle`; None: run them at once."""
         self._check: Callable[[], None] | None = None
         """Run before the store calls of the next job (see :meth:`checked`)."""
+        self.pages = False
+        """The list reads its view and rows from the session's stored index, a screen at
+        a time, rather than holding every row (see :meth:`page_rows`)."""
+        self.view_runner: ViewRunner | None = None
+        """Runs a paged view's query off this thread (the screen's worker), then hands
+        its answer back here; None: run it at once."""
+        self._view_seq = 0
+        """Bumped by each view asked for: an older query's answer is dropped."""
+        self._view_shown = 0
+        self._view_lock = threading.Lock()
+        self._moves = 0
+        """Cursor moves by the user (a view answered later keeps the row moved to)."""
+
+    def page_rows(self) -> None:
+        """Read the list from the session's stored index as it is shown (a library
+        folder's: 100k rows are not held), when the store keeps one; the view of each
+        settings is then a query of that index, run by :attr:`view_runner`."""
+        self.pages = True
+        self.listing.source = self.store
 
     # ------------------------------------------------------------------ opening
     def open(self, opening: Opening | None = None) -> Change:
@@ -272,6 +304,26 @@ class AuditionModel:
         swept = tuple(self.store.take_recovered())
         return self._reapply(keep=keep) | Change(data=True, problems=tuple(problems), notices=swept)
 
+    def paged_loaded(
+        self,
+        ids: list[str],
+        picks: Mapping[str, Pick],
+        rejects: Mapping[str, Reject],
+        problems: Sequence[str],
+        generation: int,
+    ) -> Change:
+        """Every file checked and the stored index current (a paged list): the ids in
+        rank order; the view is that index's answer for the view settings."""
+        keep = self.cursor if self.user_moved else self.restore_cursor
+        self.listing.set_paged(ids)
+        if generation == self.generation:  # else our own newer decisions win
+            self.listing.decisions.picks = dict(picks)
+            self.listing.decisions.rejects = dict(rejects)
+        self.loaded = True
+        self.loading = ""
+        swept = tuple(self.store.take_recovered())
+        return self._reapply(keep=keep) | Change(data=True, problems=tuple(problems), notices=swept)
+
     # ------------------------------------------------------------------ cursor
     def sync_cursor(self, sound_id: str | None, index: int) -> None:
         """Where the list's cursor is right now. The screen calls this before every
@@ -294,6 +346,7 @@ class AuditionModel:
                 change |= Change(error=f"Cursor not saved: {exc}")
         if by_user:
             self.user_moved = True
+            self._moves += 1
             self._guard.reset()  # another key came in between: not a held key
             if sound_id is not None and sound_id != before and self.view.autoplay:
                 change |= Change(play=sound_id)
@@ -798,6 +851,8 @@ class AuditionModel:
         view_changed = vs.status_filter != "all" or vs.sort in ("layer", "onset", "rating")
         view_changed = view_changed or hid
         view_changed = view_changed or not listing.contains(sound_id)  # a ghost pick
+        if view_changed and listing.paged:
+            return self._after_write_paged(sound_id, advance=advance, undo=undo, settled=settled)
         if view_changed:
             listing.apply(vs)
         if settled and self.cursor != sound_id:
@@ -826,6 +881,31 @@ class AuditionModel:
             details=True,
         )
 
+    def _after_write_paged(
+        self, sound_id: str, *, advance: bool, undo: tuple[bool, bool], settled: bool
+    ) -> Change:
+        """:meth:`_after_write` of a decision that changes a paged listing's view: the
+        view is a query answered later, so the cursor goes where it would go in the view
+        shown now (the decided row still in it) and the answer keeps it there."""
+        done = Change(rows=frozenset({sound_id}), status=True, details=True)
+        if settled and self.cursor != sound_id:
+            return self._set_undo(undo) | done | self._query_view(keep=self.cursor)
+        cursor = self.listing.cursor_after(
+            sound_id,
+            self.cursor,
+            self.cursor_index,
+            advance=advance and self.settings.auto_advance,
+            moved=False,
+        )
+        play = cursor if cursor is not None and cursor != sound_id and self.view.autoplay else None
+        keep = cursor if cursor is not None else self.cursor
+        return (
+            self._set_undo(undo)
+            | done
+            | Change(cursor=cursor, play=play)
+            | self._query_view(keep=keep)
+        )
+
     def _refresh_undo(self) -> Change:
         """Undo/redo availability, read from the journal now."""
         try:
@@ -841,8 +921,51 @@ class AuditionModel:
 
     # ------------------------------------------------------------------ view
     def _reapply(self, keep: str | None) -> Change:
+        if self.listing.paged:
+            return self._query_view(keep)
         self.listing.apply(self.view)
         return Change(view=True, cursor=keep, status=True)
+
+    def _query_view(self, keep: str | None) -> Change:
+        """Ask the stored index for the view (a paged listing): in :attr:`view_runner`'s
+        thread when there is one, the newest query winning (an older one still waiting
+        is skipped, one answering late is dropped); the list keeps showing what it shows
+        until the answer comes."""
+        self._view_seq += 1
+        seq = self._view_seq
+        settings = replace(self.view)
+        now = self.listing.decisions
+        decisions = Decisions(dict(now.picks), dict(now.rejects))
+        marks = dict(self.listing.marks)
+        moves = self._moves
+        listing = self.listing
+
+        def query() -> list[str] | None:
+            with self._view_lock:  # one at a time: the next one waiting may be stale
+                if seq != self._view_seq:
+                    return None
+                return listing.paged_view(settings, decisions, marks)
+
+        def done(view: list[str] | None) -> Change:
+            if seq != self._view_seq or listing is not self.listing:
+                return Change()
+            self._view_shown = seq
+            if view is None:  # the index is gone (being rebuilt): the next load asks again
+                return Change(status=True)
+            listing.set_view(view, settings.query.lower().split())
+            # The row moved to since the view was asked for wins over the one kept then.
+            cursor = keep if moves == self._moves else self.cursor
+            return Change(view=True, cursor=cursor, status=True)
+
+        if self.view_runner is None:
+            return done(query())
+        self.view_runner(query, done)
+        return Change(status=True)
+
+    @property
+    def view_pending(self) -> bool:
+        """A paged view was asked for and its answer is not shown yet."""
+        return self._view_seq != self._view_shown
 
     def _save_view(self) -> Change:
         try:
@@ -912,7 +1035,9 @@ class AuditionModel:
     def check_outside(self) -> Outside | None:
         """(Poll worker.) What changed on disk since we last looked (see
         :func:`~foley_tui.audition.outside.read_outside`); None when nothing did."""
-        return read_outside(self.store, self._watch, self.listing.rows, self.generation)
+        return read_outside(
+            self.store, self._watch, self.listing.rows, self.generation, paged=self.listing.paged
+        )
 
     def apply_outside(self, outside: Outside) -> Change:
         """Merge what another process wrote, keeping the cursor on its row."""
@@ -928,6 +1053,9 @@ class AuditionModel:
         if outside.rows is not None:
             self.listing.set_rows(outside.rows)
             change |= Change(data=True, candidates=True)
+        if outside.ids is not None:  # a paged list: the candidates changed in its index
+            self.listing.set_paged(outside.ids)
+            change |= Change(data=True, candidates=True)
         if outside.events is not None and self.listing.events_read:
             regroup = self.listing.update_events(outside.events)  # a changed event
             if regroup:
@@ -936,6 +1064,7 @@ class AuditionModel:
         ghosts = any(self.listing.is_ghost(sid) for sid in changed)
         if (
             outside.rows is not None
+            or outside.ids is not None
             or regroup
             or marked
             or (changed and (ghosts or self._view_depends_on_decisions()))

@@ -18,10 +18,17 @@ from foley_tui.store.changes import DecisionWatch
 
 
 def read_outside(
-    store: SessionStore, watch: DecisionWatch, current: Mapping[str, Row], generation: int
+    store: SessionStore,
+    watch: DecisionWatch,
+    current: Mapping[str, Row],
+    generation: int,
+    *,
+    paged: bool = False,
 ) -> Outside | None:
     """Compare the session's files with what we know (``current``: the rows listed),
-    per file; read only what changed. None when nothing did."""
+    per file; read only what changed. None when nothing did. ``paged``: the list reads
+    its rows from the stored index: that is brought up to date and the ids come back
+    instead of the rows."""
     snapshot = watch.snapshot()
     diff = watch.diff(snapshot)
     if diff.empty:
@@ -32,7 +39,10 @@ def read_outside(
     rejects = store.rejects() if diff.rejects else None
     rows: list[Row] | None = None
     events: dict[str, object] | None = None
-    if diff.candidates:
+    ids: list[str] | None = None
+    if diff.candidates and paged and store.verify() is not None:
+        ids = store.view_ids() or []
+    elif diff.candidates:
         rows = store.rows()
         if len(rows) <= EVENT_SCAN_LIMIT:
             # A rewritten candidate may carry a new scene event with the same columns:
@@ -43,11 +53,13 @@ def read_outside(
                 events[row.sound_id] = candidate.get("event") if candidate is not None else None
         if len(rows) == len(current) and all(current.get(r.sound_id) == r for r in rows):
             rows = None
-    problems = tuple(str(p) for p in store.problems()) if diff.decisions or rows else ()
+    problems = tuple(str(p) for p in store.problems()) if diff.decisions or rows or ids else ()
     undo = store.undo_redo() if diff.journal else None  # read here, not on the UI thread
     # Our marks are written with a journal record: read again when the journal moved.
     marks = store.marks() if diff.journal else None
-    return Outside(generation, snapshot, diff, picks, rejects, rows, problems, undo, events, marks)
+    return Outside(
+        generation, snapshot, diff, picks, rejects, rows, problems, undo, events, marks, ids
+    )
 
 
 def merge_marks(listing: Listing, outside: Outside) -> set[str]:

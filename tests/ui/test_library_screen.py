@@ -32,9 +32,19 @@ async def scanned(pilot: Pilot[Any], screen: AuditionScreen, rows: int) -> None:
     scan = screen.query_one(LibraryScan)
     for _ in range(600):  # a bound for a stuck scan, not a target
         await pilot.pause(0.05)
-        if scan.done and len(screen.listing.rows) == rows:
+        if scan.done and len(screen.listing.rows) == rows and not screen.model.view_pending:
             return
     raise AssertionError(f"the scan never listed {rows} rows: {screen.listing.rows}")
+
+
+async def shown(pilot: Pilot[Any], screen: AuditionScreen) -> None:
+    """Wait until the list shows the answer to the view last asked for (a folder's
+    view is a query of its index, answered in a worker)."""
+    for _ in range(600):  # a bound for a stuck query, not a target
+        await pilot.pause()
+        if not screen.model.view_pending:
+            return
+    raise AssertionError("the view's query never answered")
 
 
 async def test_columns_sorts_and_the_category_filter(data_dir: Path, tmp_path: Path) -> None:
@@ -56,11 +66,13 @@ async def test_columns_sorts_and_the_category_filter(data_dir: Path, tmp_path: P
         birds = next(k for k, v in captions.items() if v == "Dawn chorus")
 
         await pilot.press("s")  # the first library sort: the file name
+        await shown(pilot, screen)
         assert screen.model.view.sort == "name"
         assert [s for s in listing.view if s in captions] == [birds, door]  # aa… before zz…
         await pilot.press("s")
         assert screen.model.view.sort == "folder"
         await pilot.press("s", "s")
+        await shown(pilot, screen)
         assert screen.model.view.sort == "category"
         # "AMBForst" (a CatID, no category) sorts before "DOORS/WOOD".
         assert [s for s in listing.view if s in captions] == [birds, door]
@@ -71,7 +83,7 @@ async def test_columns_sorts_and_the_category_filter(data_dir: Path, tmp_path: P
         assert isinstance(modal, CategoryScreen)
         assert modal.categories == [("AMBForst", 1), ("DOORS/WOOD", 1)]
         await pilot.press("down", "down", "enter")  # past "(every category)", AMBForst
-        await pilot.pause()
+        await shown(pilot, screen)
         assert screen.model.view.query == "DOORS WOOD"
         assert [s for s in listing.view if s in captions] == [door]
         assert app.screen is screen

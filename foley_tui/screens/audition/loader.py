@@ -33,6 +33,7 @@ from foley_tui.screens.audition.reports import (
     FileColumnsRead,
     FollowBroken,
     IdsListed,
+    IdsPaged,
     LoadProgress,
     MarksRead,
     OutsideChanged,
@@ -116,6 +117,8 @@ class SessionLoader(Widget):
         # now: the list shows every row, and the next poll tries again.
         with contextlib.suppress(OSError):
             post(MarksRead(store.marks(), self.model.generation))
+        if self.model.pages and self._load_paged(opening):
+            return
         if opening.page is None:
             # The opening read the decisions when the saved view was one to page.
             if opening.decided:
@@ -178,6 +181,39 @@ class SessionLoader(Widget):
                 post(EventsRead(events))
             post(FileColumnsRead(columns))
 
+    def _load_paged(self, opening: Opening) -> bool:
+        """(Load worker.) A list that pages its rows in: every file checked and the
+        stored index brought up to date, then the ids of the whole list, no row held.
+        False when the store keeps no index to page from (the whole list is loaded)."""
+        store = self.model.store
+        if opening.page is not None:
+            # Let the main thread paint the first page before this thread competes
+            # for the GIL with the check of every file.
+            self.painted.wait(timeout=1.0)
+        self.model.begin_load()  # before the files are checked: a write meanwhile is polled
+        last = 0.0
+
+        def progress(done: int, total: int) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if now - last >= 0.05 or done >= total:
+                last = now
+                self.post_message(LoadProgress(done, total))
+
+        if store.verify(progress=progress) is None:
+            return False
+        ids = store.view_ids() or []
+        generation = self.model.generation  # a decision made after this wins over the read
+        problems = [str(p) for p in store.problems()]
+        self.post_message(IdsPaged(ids, problems, store.picks(), store.rejects(), generation))
+        try:
+            can_undo, can_redo = store.undo_redo()  # the whole journal, once
+        except OSError:
+            can_undo = can_redo = False
+        self.post_message(UndoRead(can_undo, can_redo, generation))
+        store.warm()
+        return True
+
     # -- what the workers report ------------------------------------------------------
     def on_session_opened(self, message: SessionOpened) -> None:
         self.open(message.opening)
@@ -203,6 +239,13 @@ class SessionLoader(Widget):
     def on_rows_loaded(self, message: RowsLoaded) -> None:
         m = message
         self.apply(self.model.loaded_rows(m.rows, m.picks, m.rejects, m.problems, m.generation))
+        self._follow_writers()
+
+    def on_ids_paged(self, message: IdsPaged) -> None:
+        m = message
+        self.apply(self.model.paged_loaded(m.ids, m.picks, m.rejects, m.problems, m.generation))
+        if not self.painted.is_set():
+            self.call_after_refresh(self._painted)
         self._follow_writers()
 
     def on_events_read(self, message: EventsRead) -> None:

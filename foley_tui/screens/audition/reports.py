@@ -112,6 +112,26 @@ class RowsLoaded(Message, bubble=False):
         """The screen's decision counter when the decisions were read."""
 
 
+class IdsPaged(Message, bubble=False):
+    """Every file checked and the stored index current, for a list that pages its rows
+    in: the candidate ids in rank order, the problems and the decisions."""
+
+    def __init__(
+        self,
+        ids: list[str],
+        problems: list[str],
+        picks: dict[str, Pick],
+        rejects: dict[str, Reject],
+        generation: int,
+    ) -> None:
+        super().__init__()
+        self.ids = ids
+        self.problems = problems
+        self.picks = picks
+        self.rejects = rejects
+        self.generation = generation
+
+
 class EventsRead(Message, bubble=False):
     """The scene event of each candidate that carries one (sound id -> event dict)."""
 

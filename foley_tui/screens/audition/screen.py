@@ -17,6 +17,7 @@ One class that composes its parts instead of inheriting them:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 from collections.abc import Callable
@@ -115,6 +116,10 @@ class AuditionScreen(Screen[None]):
         # Cursor and view saves between two flushes are written behind, off this thread.
         store.meta_doc.write_behind = True
         if library is not None:
+            # A folder of 100k sounds: the list reads its rows from the session's index
+            # as they are shown, and each view is a query of that index in a worker.
+            self.model.page_rows()
+            self.model.view_runner = self._run_view
             self.model.sorts = LIBRARY_SORTS
             self.model.listing.extra_sorts = {
                 sort: functools.partial(library.sort_values, sort) for sort in EXTRA_SORTS
@@ -156,6 +161,20 @@ class AuditionScreen(Screen[None]):
         self._problems_seen: set[str] = set()
         self._quitting = False
         self._quit_done = False
+
+    def _run_view(
+        self,
+        query: Callable[[], list[str] | None],
+        done: Callable[[list[str] | None], Change],
+    ) -> None:
+        """A paged view's query in a worker thread; its answer is applied here."""
+
+        def work() -> None:
+            view = query()
+            with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+                self.app.call_from_thread(lambda: self.apply(done(view)))
+
+        self.run_worker(work, thread=True, group="view", exit_on_error=False, name="view")
 
     # -- state the parts and the app read ---------------------------------------------
     @property
