@@ -37,6 +37,9 @@ from foley_tui.keys.bindings import bindings
 if TYPE_CHECKING:
     from foley_tui.library.source import LibraryColumns
 
+_PLAIN = Style()
+"""A cell with no style of its own."""
+
 GHOST = "no cached candidate: foley plan drops it"
 """The mark of a pick whose candidate is not cached (``c`` clears it)."""
 
@@ -200,6 +203,7 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         """Ids whose audio the decoder had to mend (non-finite samples played as
         silence; marked with !)."""
         self._cache: dict[tuple[str, int, bool], Strip] = {}
+        self._styles: dict[tuple[str | bool, ...], Style] = {}
         self._last_posted: str | None = None
         self.library: Callable[[str], LibraryColumns | None] | None = None
         """A library folder's columns by sound id: set, the list shows a librarian's
@@ -338,6 +342,32 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
             self.move_to(round(self.scroll_offset.y) + event.y - 1, by_user=True)
 
     # -- rendering ---------------------------------------------------------------------
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The styles of a paint are looked up once for all its lines (each lookup walks
+        # the DOM: a millisecond a line otherwise), and again at the next paint (focus
+        # or a theme may have changed them).
+        self._styles.clear()
+        return super().render_lines(crop)
+
+    def get_component_rich_style(
+        self, *names: str, partial: bool = False, default: Style | None = None
+    ) -> Style:
+        if default is not None:
+            return super().get_component_rich_style(*names, partial=partial, default=default)
+        key: tuple[str | bool, ...] = (*names, partial)
+        style = self._styles.get(key)
+        if style is None:
+            style = super().get_component_rich_style(*names, partial=partial)
+            self._styles[key] = style
+        return style
+
+    @property
+    def _base_style(self) -> Style:
+        style = self._styles.get(())
+        if style is None:
+            style = self._styles[()] = self.rich_style
+        return style
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         columns = Columns.for_width(width)
@@ -348,11 +378,14 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         index = round(self.scroll_offset.y) + y - 1
         view = self.listing.view
         if index >= len(view):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self._base_style)
         sound_id = view[index]
         key = (sound_id, width, index == self.cursor)
         strip = self._cache.get(key)
         if strip is None:
+            if is_candidate(sound_id):
+                # A paged list reads the rows around this one in one go, not row by row.
+                self.listing.page_in(index)
             if is_header(sound_id):
                 strip = self._render_header(key_of(sound_id), width)
             elif not is_candidate(sound_id):  # a row of the first paint not fetched yet
@@ -436,7 +469,7 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
         row = listing.rows.get(sound_id)
         status = listing.decisions.status(sound_id)
         pick = listing.decisions.picks.get(sound_id)
-        base = self.rich_style
+        base = self._base_style
         status_style = self.get_component_rich_style(f"candidate-list--{status.value}")
         glyph = GLYPHS[status] + self._audio_glyph(sound_id)
         ghost = row is None and listing.rows and not listing.contains(sound_id)
@@ -516,16 +549,17 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
     def _render_library_row(
         self, sound_id: str, c: LibraryLayout, width: int, is_cursor: bool
     ) -> Strip:
+        plain = _PLAIN
         listing = self.listing
         row = listing.rows.get(sound_id)
         status = listing.decisions.status(sound_id)
-        base = self.rich_style
+        base = self._base_style
         status_style = self.get_component_rich_style(f"candidate-list--{status.value}")
         glyph = GLYPHS[status] + self._audio_glyph(sound_id)
         assert self.library is not None
         lib = self.library(sound_id)
         complete = row is not None and row.complete and not row.unreadable
-        text_style = Style()
+        text_style = plain
         if row is not None and row.unreadable:
             description = f"! {row.unreadable}"
             text_style = self.get_component_rich_style("candidate-list--unreadable")
@@ -545,30 +579,40 @@ class CandidateList(ScrollView, can_focus=True, inherit_bindings=False):
             rate = f"{row.sample_rate / 1000:g}k"
         cells = [
             (column(glyph, c.glyph), status_style),
-            (column(name, c.name), Style()),
-            (column(lib.folder if lib else "", c.folder), Style()),
+            (column(name, c.name), plain),
+            (column(lib.folder if lib else "", c.folder), plain),
             (column(description, c.description), text_style),
-            (column(lib.category if lib else "", c.category), Style()),
-            (column(lib.library if lib else "", c.library), Style()),
+            (column(lib.category if lib else "", c.category), plain),
+            (column(lib.library if lib else "", c.library), plain),
             (
                 column(
                     format_duration(row.duration_s) if complete and row else "",
                     c.duration,
                     right=True,
                 ),
-                Style(),
+                plain,
             ),
-            (column(rate, c.rate, right=True), Style()),
-            (column(str(lib.bit_depth or "") if lib else "", c.bits, right=True), Style()),
+            (column(rate, c.rate, right=True), plain),
+            (column(str(lib.bit_depth or "") if lib else "", c.bits, right=True), plain),
             (
                 column(str(row.channels or "") if complete and row else "", c.channels, right=True),
-                Style(),
+                plain,
             ),
-            (column(row.format if complete and row else "", c.format), Style()),
+            (column(row.format if complete and row else "", c.format), plain),
         ]
-        segments = [Segment(text, base + style) for text, style in cells]
         if is_cursor:
+            # Post-applied so the cursor colours win over each cell's own style.
             cursor = self.get_component_rich_style("candidate-list--cursor")
-            segments = [Segment(seg.text, (seg.style or base) + cursor) for seg in segments]
+            cells = [(text, style + cursor) for text, style in cells]
             base = base + cursor
-        return Strip(segments).adjust_cell_length(width, base)
+        # Neighbouring cells of one style are one segment: most cells have none of
+        # their own, and every segment costs each later step of the paint.
+        merged: list[tuple[str, Style]] = []
+        for text, style in cells:
+            if merged and merged[-1][1] == style:
+                merged[-1] = (merged[-1][0] + text, style)
+            else:
+                merged.append((text, style))
+        return Strip([Segment(text, base + style) for text, style in merged]).adjust_cell_length(
+            width, base
+        )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import Input
 
 from foley_tui.keys.bindings import bindings
@@ -13,6 +15,12 @@ class FilterInput(Input):
     :mod:`foley_tui.keys.keymap`) and gives the list the focus back."""
 
     BINDINGS = bindings("filter")
+
+    # An Input sets its virtual width to its text's on every keystroke, and Textual's
+    # virtual size lays the whole screen out when it changes. This box has a fixed size
+    # (app.tcss) and no scrollbar: its text's width only bounds its own horizontal
+    # scroll, so a change repaints the box and lays nothing out.
+    virtual_size = Reactive(Size(0, 0), layout=False)
 
     def action_clear_filter(self) -> None:
         self.value = ""
