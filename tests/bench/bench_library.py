@@ -190,6 +190,46 @@ def ui(big: Path, files: int, runs: int) -> dict[str, Any]:
     return out
 
 
+def revisit(big: Path, home: Path, data: Path, files: int, runs: int) -> dict[str, Any]:
+    """Revisits of ``big`` in the app (tmux, 120x40) on STATE/home and STATE/data where
+    it was opened and scanned before: each round a bare Textual app, then the app until
+    its first rows are on screen; then one revisit until its scan is done, for the
+    app's peak RSS (VmHWM) with the folder's list loaded and the tree walked again."""
+    from tests.bench.bench_ui import BARE_APP, FOLEY_TUI, Pane, _bare, _env, _rss_mb
+
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "foley_tui")], check=True)
+    command = f"exec {FOLEY_TUI} open '{big}' --no-audio"
+    env = _env(home, data)
+    bare: list[float] = []
+    first: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "bare.py"
+        script.write_text(BARE_APP)
+        for _ in range(runs):  # interleaved: a bare app, then a revisit
+            bare.append(_bare(env, script))
+            pane = Pane(command, env, height=40)
+            try:
+                first.append(pane.wait(_has_rows, timeout=300))
+                pane.keys("q")
+            finally:
+                pane.close()
+    pane = Pane(command, env, height=40)
+    try:
+        pane.wait(lambda t: f"{big.name}: {files} files" in t, timeout=900)  # scanned
+        rss = _rss_mb(pane.pid())
+        pane.keys("q")
+    finally:
+        pane.close()
+    return {
+        "revisit_bare_app_s": statistics.median(bare),
+        "revisit_first_rows_s": statistics.median(first),
+        "revisit_ratio": statistics.median(first) / statistics.median(bare),
+        "revisit_runs_s": first,
+        "revisit_bare_runs_s": bare,
+        "revisit_rss_mb": rss,
+    }
+
+
 SLASH_QUERIES = ("door slam", "folder 0421", "rain tin")
 
 
@@ -370,9 +410,21 @@ def main() -> None:
         help="only / in the app, on STATE/home and STATE/data where the big tree was opened "
         "(and scanned) before; repeated --runs times",
     )
+    parser.add_argument(
+        "--revisit",
+        type=Path,
+        metavar="STATE",
+        help="only revisits in the app (tmux), on STATE/home and STATE/data as --slash",
+    )
     args = parser.parse_args()
     big_n, read_n = (10_000, 1_000) if args.quick else (100_000, 10_000)
     big = make_tree(CACHE / f"library{big_n}", big_n, 100)
+    if args.revisit is not None:
+        found = revisit(big, args.revisit / "home", args.revisit / "data", big_n, args.runs)
+        for key, value in found.items():
+            print(f"{key:28} {value}")
+        print("load average", os.getloadavg())
+        return
     if args.slash is not None:
         runs = [slash(big, args.slash / "home", args.slash / "data") for _ in range(args.runs)]
         for key in runs[0]:
