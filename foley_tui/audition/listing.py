@@ -382,6 +382,9 @@ class Listing:
     def contains(self, sound_id: str) -> bool:
         if self._page is not None:
             return True  # not known yet: no pick is a ghost before the list is in
+        rows = self.rows
+        if isinstance(rows, PagedRows):
+            return sound_id in rows  # its set of every id: one of them is enough
         if self._ids_set is None:
             self._ids_set = set(self.ids)
         return sound_id in self._ids_set
