@@ -20,26 +20,22 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from foley_tui.library import ucs
-from foley_tui.library.metadata import FileMeta, read_open
+from foley_tui.library.metadata import FileMeta
+from foley_tui.library.reading import CHUNK, KEYWORD_SEP, File, Reader, read_row
 from foley_tui.library.scan import Found, Skipped, walk
 
 SCHEMA_VERSION = 2
-#: Files read per batch (one transaction; the progress callback runs between batches).
-BATCH = 256
-#: Below this many files to read, a refresh reads them in its own thread; above it, in
-#: worker processes (metadata parsing is Python: one process per CPU is the speed-up).
-PROCESS_THRESHOLD = 400
+#: Rows stored per transaction (the progress callback runs between batches).
+BATCH = 1000
 #: On a first visit, how many files are read (in the refresh's own thread) before the
 #: rest of the tree is listed: a screen of rows or so.
 FIRST_BATCH = 64
-#: Separates keywords in their column (no keyword holds it).
-KEYWORD_SEP = "\x1f"
 
 _COLUMNS = (
     "rel, size, mtime_ns, sha256, format, duration, rate, bits, channels, description, "
@@ -123,89 +119,6 @@ Progress = Callable[[str, int, int], None]
 """``progress(phase, done, total)``: phase ``walk`` (total 0: unknown yet) or ``read``."""
 
 
-def read_file(root: str, rel: str, size: int | None = None) -> tuple[str | None, FileMeta]:
-    """(SHA-256 or None, metadata) of one file, opened once for both: the metadata
-    readers parse the header chunks or tags, then the hash reads the content."""
-    path = Path(root, rel)
-    try:
-        fh = open(path, "rb")  # noqa: SIM115 (the with below closes it)
-    except OSError as exc:
-        return None, FileMeta(problem=f"cannot be read ({exc.strerror or exc})")
-    with fh:
-        meta = read_open(fh, path, size)
-        if meta.problem is not None and meta.problem.startswith("cannot be read"):
-            return None, meta
-        try:
-            fh.seek(0)
-            digest = hashlib.file_digest(fh, "sha256").hexdigest()
-        except OSError as exc:
-            meta.problem = f"cannot be read ({exc.strerror or exc})"
-            return None, meta
-    return digest, meta
-
-
-def read_row(root: str, found: tuple[str, int, int]) -> tuple[Any, ...]:
-    """The index row of one file (``found``: its rel, size and mtime), read whole in a
-    worker process: a row of plain values crosses back cheaper than a FileMeta."""
-    rel, size, mtime_ns = found
-    sha, meta = read_file(root, rel, size)
-    return _row_of(rel, size, mtime_ns, sha, meta)
-
-
-def _read_many(root: str, files: list[tuple[str, int, int]]) -> Iterator[tuple[Any, ...]]:
-    """The rows of ``files`` ((rel, size, mtime) each), in order."""
-    done = 0
-    if len(files) >= PROCESS_THRESHOLD and (os.cpu_count() or 1) >= 2:
-        import functools
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-        from concurrent.futures.process import BrokenProcessPool
-
-        # spawn: the caller is a thread of a running app; forking it copies its locks.
-        context = multiprocessing.get_context("spawn")
-        workers = min(os.cpu_count() or 2, 4)
-        try:
-            with ProcessPoolExecutor(workers, mp_context=context) as pool:
-                rows = pool.map(functools.partial(read_row, root), files, chunksize=64)
-                for row in rows:
-                    yield row
-                    done += 1
-            return
-        except (BrokenProcessPool, OSError):
-            pass  # no worker processes here (a frozen or embedded interpreter): read on
-    for found in files[done:]:
-        yield read_row(root, found)
-
-
-def _row_of(rel: str, size: int, mtime_ns: int, sha: str | None, meta: FileMeta) -> tuple[Any, ...]:
-    u = meta.ucs
-    return (
-        rel,
-        size,
-        mtime_ns,
-        sha,
-        meta.format,
-        meta.duration_s,
-        meta.sample_rate,
-        meta.bit_depth,
-        meta.channels,
-        meta.description,
-        meta.library,
-        meta.vendor,
-        u.catid,
-        u.category,
-        u.subcategory,
-        u.fx_name,
-        u.creator,
-        u.source,
-        KEYWORD_SEP.join(u.keywords),
-        meta.problem,
-        meta.warning,
-        json.dumps(meta.fields, ensure_ascii=False),
-        None,
-    )
-
-
 def _entry_of(row: Sequence[Any], fields: dict[str, str] | None = None) -> Entry:
     (rel, size, mtime, sha, fmt, duration, rate, bits, channels, description, library) = row[:11]
     (vendor, catid, category, sub, fx_name, creator, source, keywords, problem, warning) = row[
@@ -227,6 +140,10 @@ def _entry_of(row: Sequence[Any], fields: dict[str, str] | None = None) -> Entry
         warning,
     )
     return Entry(rel, size, mtime, sha, meta)
+
+
+class _Stopped(Exception):
+    """The refresh's ``stop`` said so between two batches."""
 
 
 class LibraryIndex:
@@ -398,10 +315,11 @@ class LibraryIndex:
         stored: Callable[[], None] | None = None,
     ) -> Refresh:
         """Walk the folder, read what changed, and store it (see the module docstring).
-        ``stop``: checked between batches; a stopped refresh keeps what it stored.
-        ``stored``: called after each batch is stored (rows can fill in meanwhile)."""
+        The files to read go to the reader as the walk finds them (worker processes read
+        a big folder while the rest of it is listed). ``stop``: checked between batches;
+        a stopped refresh keeps what it stored. ``stored``: called after each batch is
+        stored (rows can fill in meanwhile)."""
         report = progress or (lambda phase, done, total: None)
-        found: list[Found] = []
         result = Refresh()
         with self._lock:
             known = {
@@ -410,64 +328,76 @@ class LibraryIndex:
                     "SELECT rel, size, mtime_ns, sha256 FROM files"
                 )
             }
-        # A first visit has nothing to show until files are read: the first few found
-        # are read and stored at once, before the rest of the tree is even listed, so
-        # the list's first rows do not wait for a walk and a read of the whole folder.
-        early: list[tuple[Any, ...]] = []
-        first = FIRST_BATCH if not known else 0
-        for item in walk(self.root):
-            if isinstance(item, Found):
-                found.append(item)
-                if len(found) == first:
-                    early = [read_row(str(self.root), (f.rel, f.size, f.mtime_ns)) for f in found]
-                    self._store(early)
-                    report("read", len(early), 0)
-                    if stored is not None:
-                        stored()
-                elif len(found) % 5000 == 0:
-                    report("walk", len(found), 0)
-            else:
-                result.skipped.append(item)
-        result.files = len(found)
-        current = {f.rel for f in found}
-        gone = {rel: known[rel][2] for rel in known.keys() - current}
-        read_early = {row[0] for row in early}
-        to_read = [
-            f
-            for f in found
-            if f.rel not in read_early
-            and known.get(f.rel, (None, None))[:2] != (f.size, f.mtime_ns)
-        ]
-        report("read", 0, len(to_read))
-        with self._lock, self._db:
-            self._db.execute("DELETE FROM skipped")
-            self._db.executemany(
-                "INSERT OR REPLACE INTO skipped VALUES (?, ?)",
-                ((s.rel, s.reason) for s in result.skipped),
-            )
+        root = str(self.root)
+        current: set[str] = set()
         batch: list[tuple[Any, ...]] = []
-        done = len(early)
-        fresh_by_sha: dict[str, str] = {row[3]: row[0] for row in early if row[3]}
-        stopped = False
-        files = [(f.rel, f.size, f.mtime_ns) for f in to_read]
-        for row in _read_many(str(self.root), files):
-            rel, sha = row[0], row[3]
-            batch.append(row)
-            if sha and rel not in known:
-                fresh_by_sha.setdefault(sha, rel)
-            done += 1
-            if len(batch) >= BATCH:
+        fresh_by_sha: dict[str, str] = {}
+        done = 0
+        total = 0  # files to read: known once the walk is over
+
+        def take(rows: Iterable[tuple[Any, ...]], *, now: bool = False) -> None:
+            nonlocal batch, done
+            for row in rows:
+                rel, sha = row[0], row[3]
+                batch.append(row)
+                if sha and rel not in known:
+                    # The rows come in no particular order: the first new path of a
+                    # content, in path order, is where a file of that content moved.
+                    first = fresh_by_sha.get(sha)
+                    if first is None or rel < first:
+                        fresh_by_sha[sha] = rel
+                done += 1
+            if batch and (now or len(batch) >= BATCH):
                 self._store(batch)
                 batch = []
-                report("read", done, len(to_read))
+                report("read", done, total)
                 if stored is not None:
                     stored()
                 if stop is not None and stop():
-                    stopped = True
-                    break
-        if batch:
-            self._store(batch)
-        if gone and not stopped:
+                    raise _Stopped
+
+        stopped = False
+        # A first visit has nothing to show until files are read: the first few found
+        # are read and stored at once, before the rest of the tree is even listed, so
+        # the list's first rows do not wait for a walk and a read of the whole folder.
+        early: list[File] | None = [] if not known else None
+        with Reader(root) as reader:
+            try:
+                for item in walk(self.root):
+                    if not isinstance(item, Found):
+                        result.skipped.append(item)
+                        continue
+                    current.add(item.rel)
+                    listed = (item.size, item.mtime_ns)
+                    if early is not None:
+                        early.append((item.rel, *listed))
+                        if len(early) == FIRST_BATCH:
+                            take([read_row(root, f) for f in early], now=True)
+                            early = None
+                    elif known.get(item.rel, (None, None))[:2] != listed:
+                        reader.add((item.rel, *listed))
+                        if reader.added % CHUNK == 0:
+                            take(reader.ready())
+                    if len(current) % 5000 == 0:
+                        report("walk", len(current), 0)
+                result.files = len(current)
+                for found in early or ():  # a tree smaller than the first batch
+                    reader.add(found)
+                total = reader.added + (FIRST_BATCH if not known and early is None else 0)
+                report("read", done, total)
+                with self._lock, self._db:
+                    self._db.execute("DELETE FROM skipped")
+                    self._db.executemany(
+                        "INSERT OR REPLACE INTO skipped VALUES (?, ?)",
+                        ((s.rel, s.reason) for s in result.skipped),
+                    )
+                for row in reader.finish():
+                    take((row,))
+                take((), now=True)
+            except _Stopped:
+                stopped = True
+        gone = {rel: known[rel][2] for rel in known.keys() - current} if not stopped else {}
+        if gone:
             shas = {sha for sha in gone.values() if sha}
             with self._lock, self._db:
                 self._db.executemany("DELETE FROM files WHERE rel = ?", ((r,) for r in gone))
@@ -481,7 +411,7 @@ class LibraryIndex:
             )
         result.read = done
         result.problems = self.problems()
-        report("read", done, len(to_read))
+        report("read", done, total)
         return result
 
     def _store(self, rows: list[tuple[Any, ...]]) -> None:

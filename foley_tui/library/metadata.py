@@ -106,12 +106,12 @@ def read_metadata(path: Path) -> FileMeta:
         return read_open(fh, path)
 
 
-def read_open(fh: BinaryIO, path: Path, size: int | None = None) -> FileMeta:
+def read_open(fh: BinaryIO, path: str | os.PathLike[str], size: int | None = None) -> FileMeta:
     """The metadata of the sound file open as ``fh`` (at ``path``, ``size`` bytes when the
-    caller knows it). The file is opened once for everything: the head that says its
-    format, the library's parse of the chunks or tags it needs (they seek past the audio,
-    never read it) and, afterwards, the caller's content hash. Never raises for a bad
-    file; leaves ``fh`` at no particular position."""
+    caller knows it). ``fh`` is the file itself, or its bytes already read (a
+    ``BytesIO``: a scan reads a small file once for this and its content hash). The
+    library's parse reads only the chunks or tags it needs (they seek past the audio).
+    Never raises for a bad file; leaves ``fh`` at no particular position."""
     try:
         head = fh.read(16)
         fh.seek(0)
@@ -119,7 +119,7 @@ def read_open(fh: BinaryIO, path: Path, size: int | None = None) -> FileMeta:
         return FileMeta(problem=f"cannot be read ({exc.strerror or exc})")
     if not head:
         return FileMeta(problem="empty file (0 bytes)")
-    suffix = path.suffix
+    stem, suffix = os.path.splitext(os.path.basename(path))
     named = _EXTENSION_FORMAT.get(suffix.lower())
     found = sniff(head)
     if found is None and named != "w64":
@@ -129,7 +129,7 @@ def read_open(fh: BinaryIO, path: Path, size: int | None = None) -> FileMeta:
         if kind == "wav":
             meta = _read_wav(fh, size)
         elif kind == "w64":
-            meta = _read_sndfile(path)
+            meta = _read_sndfile(os.fspath(path))
         else:
             meta = _read_tagged(fh, kind)
     except _Unreadable as exc:
@@ -138,7 +138,7 @@ def read_open(fh: BinaryIO, path: Path, size: int | None = None) -> FileMeta:
         meta.problem = "MP4 audio: its tags are read, but the player does not decode it"
     if named is not None and named != kind and meta.problem is None:
         meta.warning = f"named {suffix} but holds {kind.upper()}"
-    _fill_ucs(meta, path)
+    _fill_ucs(meta, stem)
     return meta
 
 
@@ -268,6 +268,22 @@ def _ixml_fields(tree: Any) -> Iterator[tuple[str, str]]:
 
 
 # ---------------------------------------------------------------------------- tags
+#: What tinytag's ``as_dict()`` holds besides tags (the columns have them already).
+_TAG_PROPERTIES = frozenset(
+    {
+        "filename",
+        "filesize",
+        "duration",
+        "samplerate",
+        "channels",
+        "bitrate",
+        "bitdepth",
+        "is_lossless",
+        "mime_type",
+    }
+)
+
+
 def _read_tagged(fh: BinaryIO, kind: str) -> FileMeta:
     from tinytag import TinyTag, TinyTagException
 
@@ -300,11 +316,8 @@ def _read_tagged(fh: BinaryIO, kind: str) -> FileMeta:
     )
     fields = meta.fields
     for key, value in tag.as_dict().items():
-        if key in ("filename", "filesize", "duration", "samplerate", "channels", "bitrate"):
-            continue
-        if key in ("bitdepth", "is_lossless", "mime_type"):
-            continue
-        _put(fields, f"tag.{key}", value)
+        if key not in _TAG_PROPERTIES:
+            _put(fields, f"tag.{key}", value)
     first = _first(fields)
     # ffmpeg writes an MP3's comment and description as TXXX frames: tinytag keeps them
     # in .other (as_dict() names them as written, ``description``, ``_comment``).
@@ -314,11 +327,11 @@ def _read_tagged(fh: BinaryIO, kind: str) -> FileMeta:
     return meta
 
 
-def _read_sndfile(path: Path) -> FileMeta:
+def _read_sndfile(path: str) -> FileMeta:
     import soundfile
 
     try:
-        info = soundfile.info(str(path))
+        info = soundfile.info(path)
     except (RuntimeError, soundfile.LibsndfileError) as exc:
         raise _Unreadable(f"not audio libsndfile can read ({exc})") from None
     if info.samplerate <= 0 or info.channels <= 0:
@@ -335,15 +348,24 @@ def _read_sndfile(path: Path) -> FileMeta:
 
 # ---------------------------------------------------------------------------- shared
 def _put(fields: dict[str, str], key: str, value: object) -> None:
-    if len(fields) >= MAX_FIELDS or value is None or isinstance(value, bytes | bytearray):
+    if len(fields) >= MAX_FIELDS or value is None:
         return
-    if isinstance(value, list | tuple):
-        text = "; ".join(str(v) for v in value if v not in (None, ""))
+    if type(value) is str:  # most fields: no conversion
+        text = value
+    elif isinstance(value, bytes | bytearray):
+        return
+    elif isinstance(value, list | tuple):
+        if len(value) == 1 and type(value[0]) is str:  # tinytag's one value of a tag
+            text = value[0]
+        else:
+            text = "; ".join(str(v) for v in value if v not in (None, ""))
     elif isinstance(value, Mapping):
         text = "; ".join(f"{k}={v}" for k, v in value.items() if v not in (None, ""))
     else:
         text = str(value)
-    text = "".join(ch for ch in text if ch.isprintable() or ch in "\t\n").strip()
+    if not text.isprintable():  # control characters out; tabs and line breaks kept
+        text = "".join(ch for ch in text if ch.isprintable() or ch in "\t\n")
+    text = text.strip()
     if text:
         fields[key] = text[:MAX_FIELD_CHARS]
 
@@ -361,11 +383,15 @@ def _first(fields: Mapping[str, str]) -> Any:
     return first
 
 
-def _fill_ucs(meta: FileMeta, path: Path) -> None:
+def _fill_ucs(meta: FileMeta, stem: str) -> None:
     """UCS from the embedded fields, blanks filled from the file name; the name's FXName,
     creator and source stand in for a missing description, vendor and library."""
-    embedded = ucs.from_fields({k: v for k, v in meta.fields.items() if k.startswith("ixml.")})
-    meta.ucs = embedded.merged(ucs.from_file_name(path.stem))
+    ixml = {k: v for k, v in meta.fields.items() if k.startswith("ixml.")}
+    named = ucs.from_file_name(stem)
+    if ixml:
+        meta.ucs = ucs.from_fields(ixml).merged(named)
+    else:
+        meta.ucs = named
     if not meta.description and meta.ucs.fx_name:
         meta.description = meta.ucs.fx_name
     if not meta.library and meta.ucs.source:

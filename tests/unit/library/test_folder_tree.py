@@ -3,6 +3,7 @@ broken and read-only; its cached index; its session's candidates, as foley reads
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import stat
@@ -281,3 +282,65 @@ def test_a_first_visit_caches_its_first_rows_before_the_tree_is_walked(
     walked.clear()
     again = FolderSource(library, store.session_id).refresh(store, synced=synced)
     assert again.refresh.read == 0 and seen == []
+
+
+def _index_state(index: LibraryIndex) -> list[tuple[Any, ...]]:
+    return [(e.rel, e.size, e.sha256, e.meta, index.fields(e.rel)) for e in index.entries()] + [
+        ("problems", index.problems())
+    ]
+
+
+def test_worker_processes_read_what_the_scan_thread_reads(
+    library: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big folder is read by worker processes fed during the walk: the index they
+    build is the one the scan's own thread builds, duplicates, broken files and all, and
+    a file moved between two such scans is found again by its content."""
+    from foley_tui.library import reading
+
+    shutil.copy(library / "glass.mp3", library / "weather" / "glass again.mp3")
+    (library / "empty.wav").write_bytes(b"")
+    (library / "notes.flac").write_text("a text file named as a sound")
+    wav = (library / "doors" / "DOORWood_Slam_JD_Lib.wav").read_bytes()
+    (library / "cut.wav").write_bytes(wav[:100])
+    alone = LibraryIndex(library, cache_dir=tmp_path / "alone")
+    assert alone.refresh().read == 8
+    monkeypatch.setattr(reading, "PROCESS_THRESHOLD", 1)
+    monkeypatch.setattr(reading, "CHUNK", 2)
+    with reading.Reader(str(library)) as reader:
+        for e in alone.entries():
+            reader.add((e.rel, e.size, e.mtime_ns))
+        rows = list(reader.finish())
+        assert reader.in_processes
+    assert sorted(row[0] for row in rows) == [e.rel for e in alone.entries()]
+    pooled = LibraryIndex(library, cache_dir=tmp_path / "pooled")
+    assert pooled.refresh().read == 8
+    assert _index_state(pooled) == _index_state(alone)
+    os.rename(library / "weather" / "rain.flac", library / "rain moved.flac")
+    again = pooled.refresh()
+    assert again.moved == [("weather/rain.flac", "rain moved.flac")]
+    assert again.read == 1
+
+
+def test_big_and_grown_files_are_read_from_the_file(
+    library: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files above the whole-read bound are parsed from the file and hashed in blocks:
+    the same index as reading them whole; a file that grew after the walk listed it is
+    read as it is now."""
+    from foley_tui.library import reading
+
+    whole = LibraryIndex(library, cache_dir=tmp_path / "whole")
+    whole.refresh()
+    monkeypatch.setattr(reading, "WHOLE_READ", 64)
+    streamed = LibraryIndex(library, cache_dir=tmp_path / "streamed")
+    streamed.refresh()
+    assert _index_state(streamed) == _index_state(whole)
+    monkeypatch.undo()
+    path = library / "weather" / "rain.flac"
+    listed = path.stat().st_size
+    with path.open("ab") as fh:
+        fh.write(b"\0" * 10)
+    sha, meta = reading.read_file(str(library), "weather/rain.flac", listed)
+    assert sha == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert meta.problem is None and meta.format == "flac"
