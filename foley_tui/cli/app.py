@@ -132,7 +132,10 @@ def _launch(
     if service is None:
         service = SessionService(data)
     try:
-        store = service.get(session_id)
+        # Not recorded as opened here: the opening thread does it (a session foley made
+        # and we never opened has no state folder yet, and making one waits for the
+        # disk), off the thread that starts the app.
+        store = service.get(session_id, touch=False)
     except (SessionServiceError, OSError) as exc:  # OSError: a store server unreachable
         raise CliError(str(exc)) from None
     # The session's first screen is read in a thread from here, while Textual and the app

@@ -22,8 +22,10 @@ if TYPE_CHECKING:
 
 #: Progress lines drawn per second at most (each crosses from the worker to the UI).
 PROGRESS_PER_S = 8
-#: The longest the scan waits for the list's first paint before it starts anyway.
-FIRST_PAINT_WAIT_S = 2.0
+#: The longest the scan waits for the list's first paint before it starts anyway (a bound
+#: for a list never drawn: on a loaded machine the first paint can take seconds, and the
+#: scan's walk and reads would slow it down).
+FIRST_PAINT_WAIT_S = 10.0
 #: How long the summary stays once the scan is done.
 SUMMARY_S = 6.0
 

@@ -230,6 +230,39 @@ def revisit(big: Path, home: Path, data: Path, files: int, runs: int) -> dict[st
     }
 
 
+def first_scan(tree: Path, files: int) -> float:
+    """Seconds of one first scan of ``tree`` (metadata, SHA-256, cache write) in a fresh
+    cache."""
+    with tempfile.TemporaryDirectory() as cache:
+        index = LibraryIndex(tree, cache_dir=Path(cache))
+        start = time.perf_counter()
+        result = index.refresh()
+        seconds = time.perf_counter() - start
+        assert result.read == files, (result.read, result.problems[:3])
+        index.close()
+    return seconds
+
+
+def scan_only(tree: Path, files: int, runs: int) -> dict[str, Any]:
+    """``--scan``: the first scan and a scandir walk of the same tree, alternately."""
+    scans: list[float] = []
+    walks: list[float] = []
+    loads: list[float] = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        scandir_walk(str(tree))
+        walks.append(time.perf_counter() - start)
+        scans.append(first_scan(tree, files))
+        loads.append(os.getloadavg()[0])
+    return {
+        "read_files": files,
+        "first_scan_s": [round(s, 3) for s in scans],
+        "first_scan_files_per_s_median": round(files / statistics.median(scans)),
+        "read_scandir_s": [round(s, 4) for s in walks],
+        "load_average": loads,
+    }
+
+
 SLASH_QUERIES = ("door slam", "folder 0421", "rain tin")
 
 
@@ -404,6 +437,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--ui", action="store_true", help="also the app in tmux (first visit)")
     parser.add_argument(
+        "--scan",
+        action="store_true",
+        help="only the first scan of the 10k tree (1k with --quick), each run beside a "
+        "scandir walk of the same tree",
+    )
+    parser.add_argument(
         "--slash",
         type=Path,
         metavar="STATE",
@@ -434,20 +473,15 @@ def main() -> None:
         return
     small = make_tree(CACHE / f"library-read{read_n}", read_n, 100)
     results: dict[str, Any] = {"files": big_n, "read_files": read_n, "runs": args.runs}
+    if args.scan:
+        print(json.dumps(scan_only(small, read_n, args.runs), indent=2))
+        return
 
     results["walk_scandir_s"] = median_time(lambda: scandir_walk(str(big)), args.runs)
     results["walk_library_s"] = median_time(lambda: sum(1 for _ in walk(big)), args.runs)
     results["walk_ratio"] = results["walk_library_s"] / results["walk_scandir_s"]
 
-    first: list[float] = []
-    for _ in range(args.runs):
-        with tempfile.TemporaryDirectory() as cache:
-            index = LibraryIndex(small, cache_dir=Path(cache))
-            start = time.perf_counter()
-            result = index.refresh()
-            first.append(time.perf_counter() - start)
-            assert result.read == read_n, (result.read, result.problems[:3])
-            index.close()
+    first = [first_scan(small, read_n) for _ in range(args.runs)]
     results["first_scan_s"] = statistics.median(first)
     results["first_scan_files_per_s"] = read_n / results["first_scan_s"]
     results["read_scandir_s"] = median_time(lambda: scandir_walk(str(small)), args.runs)

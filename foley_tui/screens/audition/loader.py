@@ -51,6 +51,13 @@ if TYPE_CHECKING:
     from foley_tui.store.history import LedgerWatch
 
 
+#: The longest the load waits for the first rows to be on screen. A bound for a screen
+#: that is never drawn, not a time to expect: on a loaded machine the first paint can
+#: come seconds after the load starts, and starting the load's folder listings then would
+#: slow the paint down by as much.
+PAINT_WAIT_S = 10.0
+
+
 class SessionLoader(Widget):
     """The load, poll and ledger workers of one audition screen."""
 
@@ -132,8 +139,8 @@ class SessionLoader(Widget):
             else:
                 post(IdsListed(store.candidate_ids(), picks, rejects))
         # Let the main thread paint the rows before this thread competes for the GIL
-        # with seconds of index work.
-        self.painted.wait(timeout=1.0)
+        # with seconds of index work (the change token below lists the whole folder).
+        self.painted.wait(timeout=PAINT_WAIT_S)
         generation = self.model.generation
         try:
             can_undo, can_redo = store.undo_redo()  # the whole journal, once
