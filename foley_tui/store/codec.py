@@ -93,8 +93,10 @@ def decode_name(name: str) -> str | None:
         return None
 
 
-# A character no canonical name holds, and a ``%`` that starts no uppercase escape.
-_NOT_IN_NAMES = re.compile(r"[^A-Za-z0-9_.~%\n-]|%(?![0-9A-F]{2})")
+# The bytes a listing of canonical names holds (joined by newlines), and a ``%`` that
+# starts no uppercase escape.
+_NAME_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.~%\n-"
+_BAD_PERCENT = re.compile(r"%(?![0-9A-F]{2})")
 #: Past this many escape passes, unquoting the joined names at once is cheaper.
 _MAX_UNQUOTE_PASSES = 16
 
@@ -112,16 +114,21 @@ def decode_names(names: Sequence[str]) -> list[str | None]:
     if not names:
         return []
     joined = "\n".join(names) + "\n"
+    try:
+        listing = joined.encode("ascii")
+    except UnicodeEncodeError:  # a character no canonical name holds
+        return [decode_name(name) for name in names]
     if (
         joined.count("\n") != len(names)
         or joined.count(SUFFIX + "\n") != len(names)  # every name ends in .json
         or joined[0] == "."
         or "\n." in joined  # a hidden name (".json" alone included)
-        or _NOT_IN_NAMES.search(joined)
+        or listing.translate(None, _NAME_BYTES)  # a character no canonical name holds
+        or _BAD_PERCENT.search(joined)
         or _ESCAPED_UNRESERVED.search(joined)
     ):
         return [decode_name(name) for name in names]
-    raw = joined.replace(SUFFIX + "\n", "\n").encode("ascii")
+    raw = listing.replace(SUFFIX.encode() + b"\n", b"\n")
     try:
         raw = _unescape(raw)
         text = raw.decode("utf-8")  # strict: invalid UTF-8 is foreign

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import operator
 import os
 import stat as stat_mod
 import time
 from collections.abc import Iterator, Mapping, MutableMapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from foley_tui.safe_io import MAX_RECORD_BYTES, UnsafeFileError, kind_of, read_capped
 from foley_tui.store.codec import (
@@ -165,6 +166,11 @@ def open_folder(path: str) -> int:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
             check_folder(path)  # raises the precise refusal
         raise
+
+
+_entry_name = operator.attrgetter("name")
+_is_hidden = operator.methodcaller("startswith", ".")
+_is_plain_file = operator.methodcaller("is_file", follow_symlinks=False)
 
 
 def _entry_kind(entry: os.DirEntry[str]) -> str:
@@ -345,13 +351,13 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
         """
         entries: list[ScanEntry] = []
         problems: list[StoreProblem] = []
-        listed, dir_fd = self._listed(known, problems)
+        listed, keys, dir_fd = self._listed(known, problems)
         if dir_fd is None:
             self.problems = problems
             return entries, problems
         append = entries.append
         try:
-            for entry, key in listed:
+            for entry, key in zip(listed, keys, strict=True):
                 name = entry.name
                 if stat:
                     try:
@@ -372,37 +378,49 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
         entry object per file (the first paint of a session with no index needs only
         these); the foreign names found are in :attr:`problems` as after a scan."""
         problems: list[StoreProblem] = []
-        listed, dir_fd = self._listed(known, problems)
+        _entries, keys, dir_fd = self._listed(known, problems)
         if dir_fd is not None:
             os.close(dir_fd)
         self.problems = problems
-        return [key for _, key in listed]
+        return keys
 
     def _listed(
         self, known: Mapping[str, str] | None, problems: list[StoreProblem]
-    ) -> tuple[list[tuple[os.DirEntry[str], str]], int | None]:
-        """(entry, key) of every canonical regular file of the folder, and the open
-        folder descriptor (None when it cannot be opened); foreign names, other kinds
-        of entry and an unreadable folder go to ``problems``."""
+    ) -> tuple[list[os.DirEntry[str]], list[str], int | None]:
+        """Every canonical regular file of the folder as parallel lists of its entry and
+        its key, and the open folder descriptor (None when it cannot be opened); foreign
+        names, other kinds of entry and an unreadable folder go to ``problems``.
+
+        A first open lists 100k names before its first frame: the usual folder (regular
+        files only, every name foley's, none hidden) is checked in bulk, with no Python
+        code run per entry; any other entry sends the listing through the exact per-entry
+        checks."""
         try:
             dir_fd = open_folder(self.path)
         except FileNotFoundError:
-            return [], None
+            return [], [], None
         except OSError as exc:
             problems.append(self._problem("", self.path, exc.strerror or str(exc)))
-            return [], None
+            return [], [], None
         try:
             # scandir of the descriptor: what was checked is what is listed.
             with os.scandir(dir_fd) as iterator:
-                entries = [entry for entry in iterator if entry.name[0] != "."]
+                entries = list(iterator)
+            names = list(map(_entry_name, entries))
+            if any(map(_is_hidden, names)):
+                entries = [entry for entry in entries if entry.name[0] != "."]
+                names = list(map(_entry_name, entries))
             if known is None:  # in bulk: a first open lists 100k names
-                keys = decode_names([entry.name for entry in entries])
+                keys = decode_names(names)
             else:
-                keys = [known.get(entry.name) or decode_name(entry.name) for entry in entries]
+                keys = [known.get(name) or decode_name(name) for name in names]
         except BaseException:
             os.close(dir_fd)
             raise
-        listed: list[tuple[os.DirEntry[str], str]] = []
+        if None not in keys and all(map(_is_plain_file, entries)):
+            return entries, cast("list[str]", keys), dir_fd
+        kept: list[os.DirEntry[str]] = []
+        kept_keys: list[str] = []
         for entry, key in zip(entries, keys, strict=True):
             if key is None:
                 path = os.path.join(self.path, entry.name)
@@ -414,8 +432,9 @@ class FileNamespace(MutableMapping[str, dict[str, Any]]):
                     self._problem(key, os.path.join(self.path, entry.name), _entry_kind(entry))
                 )
             else:
-                listed.append((entry, key))
-        return listed, dir_fd
+                kept.append(entry)
+                kept_keys.append(key)
+        return kept, kept_keys, dir_fd
 
     def read(self, key: str, *, retry: bool = True) -> dict[str, Any]:
         """The record of ``key``: its file's bytes through the byte layer, decoded with
