@@ -196,7 +196,7 @@ class SessionLoader(Widget):
         if opening.page is not None:
             # Let the main thread paint the first page before this thread competes
             # for the GIL with the check of every file.
-            self.painted.wait(timeout=1.0)
+            self.painted.wait(timeout=PAINT_WAIT_S)
         self.model.begin_load()  # before the files are checked: a write meanwhile is polled
         last = 0.0
 
