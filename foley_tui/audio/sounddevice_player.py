@@ -13,12 +13,14 @@ machine (the way audio applications are built: all the work ahead of the device)
   stream never spins a CPU; play() cuts the nap short.
 * The audio callback only copies mixed frames out of an output ring allocated up front,
   replaces non-finite samples and clamps to the ceiling: no lock, no allocation of
-  samples, no mixing, whatever plays. A feeder thread does everything else ahead of it:
-  it decodes each voice ahead (about a second for a preview, the premixed stems of a
-  scene), and mixes every voice (previews included, fading ones too), the scene's lane
-  gains and its limiter into the ring, keeping it as deep as the longest gap it has seen
-  between two of its visits (25 to 50 ms, :data:`~foley_tui.audio.stream_engine.RING_MAX_S`):
-  that depth is how late a mute, solo, volume change or pause is heard at most.
+  samples, no mixing, whatever plays. Two threads do everything else ahead of it: a
+  reader decodes each voice ahead (about a second for a preview, the premixed stems of a
+  scene; it alone touches files, so a read that blocks on the disk never holds up the
+  mix), and a feeder mixes every voice (previews included, fading ones too), the scene's
+  lane gains and its limiter into the ring, keeping it as deep as the longest gap it has
+  seen between two of its visits (25 to 50 ms,
+  :data:`~foley_tui.audio.stream_engine.RING_MAX_S`): that depth is how late a mute,
+  solo, volume change or pause is heard at most.
 * ``play()`` opens the file and decodes just the first block (a few hundred microseconds,
   whatever the file's length; the resampler comes ready-made from a pool), or takes it
   from a bounded cache of recently played or prefetched heads (:meth:`prefetch`); it
@@ -37,7 +39,7 @@ machine (the way audio applications are built: all the work ahead of the device)
   stream gracefully (PortAudio drains its buffers).
 
 State callbacks always run on the player's own notifier thread, never on the caller's.
-The callback, ring, mixing, feeder and loudness machinery is in
+The callback, ring, mixing, reader, feeder and loudness machinery is in
 :mod:`foley_tui.audio.stream_engine`; this module opens the stream and holds the public
 player API.
 """
@@ -116,7 +118,9 @@ class SoundDevicePlayer(StreamEngine):
         if sys.getswitchinterval() > SWITCH_INTERVAL_S:
             sys.setswitchinterval(SWITCH_INTERVAL_S)
         self._feeder = threading.Thread(target=self._feed_loop, name="foley-feeder", daemon=True)
+        self._reader = threading.Thread(target=self._read_loop, name="foley-reader", daemon=True)
         self._feeder.start()
+        self._reader.start()
         try:
             with audio_ceiling():
                 self._stream.start()
@@ -218,8 +222,8 @@ class SoundDevicePlayer(StreamEngine):
     @at_audio_ceiling
     def play_scene(self, scene: Scene, start_s: float = 0.0, end_s: float | None = None) -> None:
         """Mix ``scene`` from ``start_s`` (to ``end_s``) through the same stream as a
-        preview: the feeder premixes the stems (decoding, placing) as it decodes a file,
-        then applies the lane gains and the limiter as it mixes the ring, so mute, solo
+        preview: the reader premixes the stems (decoding, placing) as it decodes a file,
+        the feeder applies the lane gains and the limiter as it mixes the ring, so mute, solo
         and volume are heard within the ring's depth; the callback's work is the same for
         one voice or thirty-two."""
         with self._lock:
@@ -251,7 +255,7 @@ class SoundDevicePlayer(StreamEngine):
         key = self._scene_key(scene, start_s, end_s)
         try:
             # As much as a preview's cached head: the first device periods need no
-            # premixing by the feeder while they play.
+            # premixing by the reader while they play.
             voice = self._scene_voice(scene, start_s, end_s, int(HEAD_S * self.samplerate))
         except Exception:  # a hint: play_scene() reports any real problem
             return
@@ -379,7 +383,7 @@ class SoundDevicePlayer(StreamEngine):
             self._settings.loop = loop
             voice = self._voice
             if voice is not None:
-                # Read by the feeder at its next block; if the end is already queued this
+                # Read by the reader at its next block; if the end is already queued this
                 # pass ends and the setting applies to the next play.
                 voice.loop = loop
         self._notifier.emit(self.status())
@@ -454,13 +458,15 @@ class SoundDevicePlayer(StreamEngine):
         with contextlib.suppress(Exception):
             self._stream.close()
         self._wake.set()
+        self._read_wake.set()
         self._feeder.join(timeout=2)
+        self._reader.join(timeout=2)
         self._measure_pool.shutdown(wait=False, cancel_futures=True)
         with self._lock:
             prepared, self._prepared = self._prepared, None
             if prepared is not None:
                 prepared[1].stems.close()  # a prefetched scene's open files
-            for voice in [self._voice, *self._fading, *self._ended]:
+            for voice in [self._voice, *self._fading, *self._ended, *self._retired]:
                 if voice is not None:
                     voice.close_decoder()
             self._voice = None

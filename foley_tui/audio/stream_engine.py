@@ -1,7 +1,16 @@
 """The machinery behind :class:`~foley_tui.audio.sounddevice_player.SoundDevicePlayer`:
-the feeder thread that decodes and mixes ahead of the device, the output ring it mixes
-into, the PortAudio callback that copies out of it, voice creation/swapping and the
-loudness worker (see that module's docstring for the design).
+the reader thread that decodes each voice ahead, the feeder thread that mixes ahead of
+the device, the output ring it mixes into, the PortAudio callback that copies out of it,
+voice creation/swapping and the loudness worker (see that module's docstring for the
+design).
+
+The reader and the feeder are apart so that nothing the disk does reaches the device: a
+read that blocks (a file that left the page cache while other work saturates the disk)
+holds up the reader alone, while the feeder goes on mixing what the voice has decoded
+(up to :data:`READ_AHEAD_S` of a preview, :data:`SCENE_READ_AHEAD_S` of a scene's stems).
+The reader hands each decoded block over by appending it to the voice's queue (a deque:
+no lock), and it alone opens, reads and closes decoders, so the feeder never waits on a
+decoder's lock either.
 
 Headless: never imports textual.
 """
@@ -22,7 +31,7 @@ from foley_tui.audio.base import PlayerState, PlayerStatus, Source
 from foley_tui.audio.decode import BlockDecoder, DecodeError, ResamplerPool, sanitise
 from foley_tui.audio.loudness import LoudnessCache, db_to_gain, match_gain_db, measure_file
 from foley_tui.audio.player_common import Notifier, PlayerSettings
-from foley_tui.audio.priority import ask_realtime, audio_ceiling
+from foley_tui.audio.priority import CEILING_PRIORITY, ask_realtime, audio_ceiling
 from foley_tui.audio.ring import OutputRing
 from foley_tui.audio.voice import HeadCache, Ramp, Voice
 
@@ -120,7 +129,10 @@ class StreamEngine:
     _measuring: set[str]
     _measure_pool: ThreadPoolExecutor
     _ended: deque[Voice]
+    _retired: deque[Voice]
     _wake: threading.Event
+    _read_wake: threading.Event
+    _read_gate: threading.Lock
     _kick: threading.Event
     _idle_due: float
     _ring: OutputRing
@@ -167,7 +179,9 @@ class StreamEngine:
         self._measuring = set()
         self._measure_pool = ThreadPoolExecutor(1, thread_name_prefix="foley-loudness")
         self._ended = deque()
-        self._wake = threading.Event()
+        self._retired = deque()  # voices whose decoders the reader closes
+        self._wake = threading.Event()  # the feeder's: something to mix or report
+        self._read_wake = threading.Event()  # the reader's: a voice has room to decode
         self.underruns = 0
         self._kick = kick if kick is not None else threading.Event()
         self._idle_due = 0.0
@@ -175,9 +189,11 @@ class StreamEngine:
         # The mix's state (the ring and its buffers, allocated once). Reentrant: a
         # caller holding the mix (held()) may mix itself.
         self._mix_lock = threading.RLock()
-        # Held by the feeder while it mixes and decodes (not while it waits): held()
-        # takes it, so nothing of the feeder's runs meanwhile.
+        # Held by the feeder while it mixes (not while it waits), and by the reader
+        # while it decodes: held() takes both, so nothing of theirs runs meanwhile. The
+        # feeder never takes the reader's.
         self._gate = threading.Lock()
+        self._read_gate = threading.Lock()
         self._ring = ring if ring is not None else OutputRing(int(RING_CAPACITY_S * rate))
         # Room to mix anything the ring may hold at once (a switch mixes the new voice
         # over every queued frame).
@@ -227,9 +243,9 @@ class StreamEngine:
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
-        """Nothing is switched, mixed or reported while this is held (the device's
-        callback still copies out what is queued: it takes no lock)."""
-        with self._gate, self._lock, self._mix_lock:
+        """Nothing is switched, decoded, mixed or reported while this is held (the
+        device's callback still copies out what is queued: it takes no lock)."""
+        with self._gate, self._read_gate, self._lock, self._mix_lock:
             yield
 
     @property
@@ -394,6 +410,7 @@ class StreamEngine:
         if voice is not None:
             self._last_duration = voice.duration
         self._wake.set()
+        self._read_wake.set()
 
     def _cut_over(self, voice: Voice | None) -> None:
         """Rewrite the queued mix so ``voice`` replaces what sounds (mix lock held).
@@ -449,8 +466,8 @@ class StreamEngine:
             ring.clip(start, pending, self._limit_state[0])
             if voice.finished and voice.end_ring is None:
                 voice.end_ring = start + written
-        self._rendering = True
         self._render_first()
+        self._rendering = True
 
     def _render_first(self) -> None:
         """Mix up to the ring's depth now (mix lock held): the next callbacks have it,
@@ -605,18 +622,46 @@ class StreamEngine:
                 # A device that runs dry while idle will while playing: reopening it
                 # now, in silence, costs nothing audible.
                 self._watch_device()
-                idle = self._voice is None and not self._fading
-                if idle and not self._resamplers.refill():
-                    self._wake.set()  # more to build: come straight back
                 continue
             with self._gate:
                 self._top_up()
                 self._check_end()
                 self._watch_device()
-                decoded = self._decode_step()
-                self._top_up()
-            if not decoded:
-                self._nap()
+                self._ask_read()
+            self._nap()
+
+    def _ask_read(self) -> None:
+        """Wake the reader when the sounding voice has room for another block."""
+        voice = self._voice
+        if (
+            voice is not None
+            and not voice.eof
+            and voice.buffered < (voice.read_ahead or self._read_ahead)
+        ):
+            self._read_wake.set()
+
+    # -- reader thread ---------------------------------------------------------------
+    def _read_loop(self) -> None:
+        # The reader holds the GIL while it decodes: it runs above every normal process
+        # (so none preempts it while it holds the GIL) and below the callback and the
+        # feeder, which preempt it and take the GIL at its next switch.
+        ask_realtime(CEILING_PRIORITY)
+        while not self._closed:
+            self._close_retired()
+            with self._read_gate:
+                read = self._decode_step()
+            if read:
+                continue
+            if self._voice is None and not self._resamplers.refill(limit=1):
+                continue  # idle: build the next ready-made resampler
+            self._read_wake.wait()
+            self._read_wake.clear()
+
+    def _close_retired(self) -> None:
+        """Close the decoders of the voices the feeder has reaped (reader thread: a
+        close may wait for the voice's lock, held while its decoder reads)."""
+        while self._retired:
+            self._retired.popleft().close_decoder()
 
     def _watch_device(self) -> None:
         """Open the device with a larger buffer when it keeps running dry (its own
@@ -700,7 +745,10 @@ class StreamEngine:
         voice = self._voice
         fading = self._fading
         sounding = voice is not None and not voice.finished and not voice.paused
-        self._rendering = sounding or bool(fading)
+        # Set once the frames are in the ring (below): a callback that finds the ring
+        # empty while a sound starts from silence is no underrun, it is the moment
+        # before the sound.
+        rendering = sounding or bool(fading)
         frames = min(frames, len(self._scratch), self._ring.free)
         if voice is not None and sounding:
             # Only what the voice has decoded: a hole in the ring would be a hole in it.
@@ -708,6 +756,7 @@ class StreamEngine:
         elif not fading:
             frames = 0
         if frames <= 0:
+            self._rendering = rendering
             return 0
         out = self._scratch[:frames]
         out.fill(0.0)
@@ -735,12 +784,14 @@ class StreamEngine:
         if voice is not None and voice.finished and voice.end_ring is None:
             voice.end_ring = ring.write + own
         if not made:
+            self._rendering = rendering
             return 0
         block = out[:made]
         sanitise(block)
         self._lower_ceiling(ceiling, ring.write + made)
         np.clip(block, -ceiling, ceiling, out=block)
         ring.push(block)
+        self._rendering = rendering
         return made
 
     def _render_voice(self, voice: Voice, out: np.ndarray, frames: int) -> int:
@@ -768,10 +819,10 @@ class StreamEngine:
         self._ended.append(voice)
 
     def _decode_step(self) -> bool:
-        """Decode one block ahead for the sounding voice, if it wants one; True if it
-        did (the loop then comes straight back to top the ring up)."""
+        """Decode one block ahead for the sounding voice, if it wants one (reader
+        thread); True if it did (the reader then comes straight back for the next)."""
         voice = self._voice
-        if voice is None or voice.eof:
+        if voice is None or voice.eof or voice.dying:
             return False
         ahead = voice.read_ahead or self._read_ahead
         if voice.buffered >= ahead:
@@ -779,6 +830,7 @@ class StreamEngine:
         with voice.lock:
             self._fill(voice)
             warning = voice.nonfinite_warning()
+        self._wake.set()  # the feeder: more to mix
         if warning != voice.warning:
             self._warn(voice, warning)
         self._resamplers.refill(limit=1)  # replace the one this voice took
@@ -833,10 +885,12 @@ class StreamEngine:
             voice.eof = True
 
     def _reap(self) -> None:
-        """Close decoders of finished voices and report natural ends (feeder thread)."""
+        """Hand finished voices to the reader to close and report natural ends (feeder
+        thread)."""
         while self._ended:
             voice = self._ended.popleft()
-            voice.close_decoder()
+            self._retired.append(voice)
+            self._read_wake.set()
             if voice.dying:
                 continue
             with self._lock:

@@ -74,16 +74,94 @@ ALSA_LIB = Path("/usr/lib/x86_64-linux-gnu/alsa-lib")
 SHM = Path("/dev/shm")
 
 
-def worker(folder: Path, seconds: float) -> None:
+#: Callbacks a traced run keeps (a minute of 5 ms periods, with room).
+TRACE_SLOTS = 1 << 16
+
+
+def _traced_player() -> Any:
+    """A SoundDevicePlayer whose callback stamps every call (``--trace``): when it ran
+    (``time.monotonic``), when PortAudio's thread woke for it (``time_info.currentTime``,
+    the same clock on Linux), the frames, whether the device flagged an underflow and
+    whether the player counted one. The difference between the two times is how long
+    the callback waited for the GIL; a long interval between two wake-ups is the
+    callback's thread scheduled late."""
+    from foley_tui.audio.player import SoundDevicePlayer
+
+    class Traced(SoundDevicePlayer):  # type: ignore[misc]
+        def __init__(self) -> None:
+            self.trace = np.zeros((TRACE_SLOTS, 5), dtype=np.float64)
+            self.traced = 0
+            super().__init__()
+
+        def pull(
+            self, outdata: np.ndarray, frames: int, time_info: Any = None, status: Any = None
+        ) -> None:
+            entered = time.monotonic()
+            counted = self.underruns
+            super().pull(outdata, frames, time_info, status)
+            slot = self.traced
+            if slot < TRACE_SLOTS:
+                row = self.trace[slot]
+                row[0] = entered
+                row[1] = getattr(time_info, "currentTime", 0.0) or 0.0
+                row[2] = frames
+                row[3] = bool(status is not None and status.output_underflow)
+                row[4] = self.underruns - counted
+                self.traced = slot + 1
+
+    return Traced()
+
+
+def _trace_report(trace: np.ndarray, started: float, returned: float) -> dict[str, Any]:
+    """Where the underruns of a traced run fell, and what the callback looked like then."""
+    if not len(trace):
+        return {}
+    entered, woke = trace[:, 0], trace[:, 1]
+    # PortAudio's ALSA host stamps with the wall clock: brought onto time.monotonic.
+    woke = woke - (time.time() - time.monotonic())
+    interval = np.diff(entered, prepend=entered[0]) * 1e3
+    woke_interval = np.diff(woke, prepend=woke[0]) * 1e3
+    gil_wait = (entered - woke) * 1e3 if trace[:, 1].any() else np.zeros(len(trace))
+    events = []
+    for i in np.flatnonzero(trace[:, 4] > 0):
+        events.append(
+            {
+                "at_s": round(float(entered[i] - started), 3),
+                "device_flag": bool(trace[i, 3]),
+                "counted": int(trace[i, 4]),
+                "frames": int(trace[i, 2]),
+                "interval_ms": round(float(interval[i]), 2),
+                "woke_interval_ms": round(float(woke_interval[i]), 2),
+                "gil_wait_ms": round(float(gil_wait[i]), 2),
+                "worst_gil_wait_before_ms": round(float(gil_wait[max(i - 8, 0) : i + 1].max()), 2),
+                "worst_woke_interval_before_ms": round(
+                    float(woke_interval[max(i - 8, 0) : i + 1].max()), 2
+                ),
+            }
+        )
+    return {
+        "play_scene_ms": round((returned - started) * 1e3, 2),
+        "callbacks": len(trace),
+        "longest_interval_ms": round(float(interval.max()), 2),
+        "longest_woke_interval_ms": round(float(woke_interval.max()), 2),
+        "gil_wait_p99_ms": round(float(np.percentile(gil_wait, 99)), 3),
+        "gil_wait_max_ms": round(float(gil_wait.max()), 2),
+        "underrun_events": events,
+    }
+
+
+def worker(folder: Path, seconds: float, trace: bool = False) -> None:
     """The player process: play the scene for ``seconds``, print the counters."""
     import foley_tui
     from foley_tui.audio.player import SoundDevicePlayer
 
-    player = SoundDevicePlayer()
+    player = _traced_player() if trace else SoundDevicePlayer()
     scene = make_scene(folder, folder / "narration.flac")
     time.sleep(0.5)  # the stream runs idle first, as in the app
     before = player.underruns
+    started = time.monotonic()
     player.play_scene(scene, 0.0, seconds)
+    returned = time.monotonic()
     time.sleep(seconds + 0.5)
     out: dict[str, Any] = {
         "underruns": player.underruns - before,
@@ -91,6 +169,9 @@ def worker(folder: Path, seconds: float) -> None:
         "latency_ms": player.latency_s * 1e3,
         "code": str(Path(foley_tui.__file__).parent),
     }
+    if trace:
+        out["trace"] = _trace_report(player.trace[: player.traced], started, returned)
+        out["trace"]["started"] = started
     for name in ("ring_ms", "realtime"):
         value = getattr(player, name, None)
         if value is not None:
@@ -112,7 +193,9 @@ def gaps_of(recording: np.ndarray, rate: int, gap_ms: float = GAP_MS) -> list[fl
     return [float(k) * 1e3 / rate for k in steps[steps > shortest]]
 
 
-def one_run(folder: Path, env: dict[str, str], seconds: float, src: Path | None) -> dict[str, Any]:
+def one_run(
+    folder: Path, env: dict[str, str], seconds: float, src: Path | None, trace: bool = False
+) -> dict[str, Any]:
     record = folder / "record.raw"
     parec = subprocess.Popen(
         [
@@ -129,13 +212,23 @@ def one_run(folder: Path, env: dict[str, str], seconds: float, src: Path | None)
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    canary_log = folder / "canary.log"
+    canary = _canary(canary_log) if trace else None
     try:
         time.sleep(0.5)
         worker_env = dict(env)
         if src is not None:
             worker_env["FOLEY_BENCH_SRC"] = str(src)
         done = subprocess.run(
-            [sys.executable, __file__, "--worker", str(folder), "--seconds", str(seconds)],
+            [
+                sys.executable,
+                __file__,
+                "--worker",
+                str(folder),
+                "--seconds",
+                str(seconds),
+                *(["--trace"] if trace else []),
+            ],
             env=worker_env,
             capture_output=True,
             text=True,
@@ -146,7 +239,18 @@ def one_run(folder: Path, env: dict[str, str], seconds: float, src: Path | None)
     finally:
         parec.terminate()
         parec.wait(timeout=10)
+        if canary is not None:
+            canary.kill()
+            canary.wait(timeout=10)
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    if canary is not None and "trace" in result:
+        late = _canary_late(canary_log)
+        started = result["trace"]["started"]
+        result["trace"]["canary_late"] = [
+            (round(t - started, 3), late_ms) for t, late_ms in late if late_ms > 10.0
+        ]
+        result["trace"]["canary_worst_ms"] = max((ms for _, ms in late), default=0.0)
+        canary_log.unlink()
     result["alsa_lines"] = done.stderr.count("underrun occurred")
     data = np.fromfile(record, dtype=np.float32)
     data = data[: len(data) - len(data) % 2].reshape(-1, 2)
@@ -182,6 +286,41 @@ def _server_scheduling(pid: int, realtime: bool) -> str:
     return ", ".join(states)
 
 
+#: A canary (``--trace``): a thread in a process of its own, at the callback's real-time
+#: priority, that sleeps 2 ms at a time and notes every wake-up later than
+#: CANARY_LATE_MS. When it is late at the moment the callback is, the machine (the
+#: kernel, the hypervisor) held real-time threads off, not anything in the player.
+CANARY_PRIORITY = 10
+CANARY_LATE_MS = 5.0
+_CANARY = """
+import os, sys, time
+try:
+    os.sched_setscheduler(0, os.SCHED_RR, os.sched_param({priority}))
+except OSError:
+    print("normal", flush=True)
+out = open(sys.argv[1], "w", buffering=1)
+while True:
+    t = time.monotonic()
+    time.sleep(0.002)
+    late = (time.monotonic() - t - 0.002) * 1e3
+    if late > {late}:
+        out.write(f"{{t:.6f}} {{late:.2f}}\\n")
+"""
+
+
+def _canary(path: Path) -> subprocess.Popen[bytes]:
+    script = _CANARY.format(priority=CANARY_PRIORITY, late=CANARY_LATE_MS)
+    return subprocess.Popen([sys.executable, "-c", script, str(path)])
+
+
+def _canary_late(path: Path) -> list[tuple[float, float]]:
+    """(monotonic time, ms late) of each late wake-up of the canary."""
+    if not path.exists():
+        return []
+    rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
+    return [(float(t), float(late)) for t, late in rows]
+
+
 def _busy(count: int) -> list[subprocess.Popen[bytes]]:
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
 
@@ -195,6 +334,7 @@ def run(
     label: str = "ours",
     realtime_server: bool = True,
     tmp: Path | None = None,
+    trace: bool = False,
 ) -> dict[str, Any] | None:
     if (
         shutil.which("pulseaudio") is None
@@ -239,7 +379,7 @@ def run(
             load_before = os.getloadavg()[0]
             hogs = _busy(busy)
             time.sleep(2.0)  # the load is there before the scene starts
-            results = [one_run(folder, env, seconds, src) for _ in range(runs)]
+            results = [one_run(folder, env, seconds, src, trace) for _ in range(runs)]
         finally:
             for hog in hogs:
                 hog.kill()
@@ -274,6 +414,21 @@ def report(result: dict[str, Any]) -> None:
             f"{r['longest_gap_ms']:.1f} ms) in {r['recorded_s']:.1f} s; device latency "
             f"{r['latency_ms']:.1f} ms{extra} ({r['code']})"
         )
+        trace = r.get("trace")
+        if trace:
+            print(
+                f"    trace: play_scene {trace['play_scene_ms']:.1f} ms, {trace['callbacks']} "
+                f"callbacks, longest interval {trace['longest_interval_ms']:.1f} ms (woken "
+                f"{trace['longest_woke_interval_ms']:.1f} ms), GIL wait p99 "
+                f"{trace['gil_wait_p99_ms']:.2f} ms, max {trace['gil_wait_max_ms']:.1f} ms"
+            )
+            for event in trace["underrun_events"]:
+                print(f"    underrun: {json.dumps(event)}")
+            print(
+                f"    canary (a real-time thread in another process): worst wake-up "
+                f"{trace.get('canary_worst_ms', 0.0):.1f} ms late; over 10 ms late at "
+                f"{trace.get('canary_late', [])}"
+            )
 
 
 def main(
@@ -283,6 +438,7 @@ def main(
     busy: int = BUSY,
     realtime_server: bool = True,
     tmp: Path | None = None,
+    trace: bool = False,
 ) -> dict[str, Any]:
     results: dict[str, Any] = {}
     if baseline is not None:
@@ -294,11 +450,12 @@ def main(
             label="baseline",
             realtime_server=realtime_server,
             tmp=tmp,
+            trace=trace,
         )
         if base is not None:
             report(base)
             results["baseline"] = base
-    ours = run(runs, seconds, busy=busy, realtime_server=realtime_server, tmp=tmp)
+    ours = run(runs, seconds, busy=busy, realtime_server=realtime_server, tmp=tmp, trace=trace)
     if ours is not None:
         report(ours)
         results["ours"] = ours
@@ -322,9 +479,20 @@ if __name__ == "__main__":
         help="leave the sound server's scheduling as it sets it up (not real-time)",
     )
     parser.add_argument("--tmp", type=Path, help="where the bench's files go (/dev/shm)")
+    parser.add_argument(
+        "--trace", action="store_true", help="stamp every callback; say where underruns fell"
+    )
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is not None:
-        worker(args.worker, args.seconds)
+        worker(args.worker, args.seconds, args.trace)
     else:
-        main(args.runs, args.seconds, args.baseline, args.busy, not args.server_as_is, args.tmp)
+        main(
+            args.runs,
+            args.seconds,
+            args.baseline,
+            args.busy,
+            not args.server_as_is,
+            args.tmp,
+            args.trace,
+        )
