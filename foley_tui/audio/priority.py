@@ -40,6 +40,13 @@ REALTIME_PRIORITY = 10
 #: at its next switch).
 CEILING_PRIORITY = 5
 
+#: The reader thread's priority (it decodes every voice ahead): above every normal
+#: process, so none preempts it while it holds the GIL, and below everything on the way
+#: to the device (the callback, the feeder, the sound server's threads and the ALSA
+#: plugin's, which run at the ceiling's priority): its long decoding never keeps one of
+#: them waiting for a CPU.
+READER_PRIORITY = 2
+
 _REALTIME_POLICIES = frozenset(
     getattr(os, name) for name in ("SCHED_RR", "SCHED_FIFO") if hasattr(os, name)
 )

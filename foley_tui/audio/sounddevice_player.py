@@ -7,10 +7,13 @@ How :class:`SoundDevicePlayer` gets sound out, promptly and without dropouts on 
 machine (the way audio applications are built: all the work ahead of the device):
 
 * ONE callback ``OutputStream`` is opened at the device's own default rate, stereo
-  float32, ``latency='low'``, and left running (idle it writes silence). Opening a stream
-  per play costs ~0.8 ms, switching sound inside a running stream far less. On a sink
-  that is not clocked (an ALSA ``file`` PCM in tests) idle callbacks nap, so an idle
-  stream never spins a CPU; play() cuts the nap short.
+  float32, ``latency='low'``, and kept open. Opening a stream per play costs ~0.8 ms,
+  switching sound inside a running stream far less. Once nothing has sounded for
+  :data:`~foley_tui.audio.stream_engine.IDLE_REST_S` the stream rests (stopped, still
+  open: no callback, and the feeder and the reader wait on events), so an idle player
+  costs no CPU; the next sound starts it again inside play(), after its first frames
+  are in the ring. On a sink that is not clocked (an ALSA ``file`` PCM in tests) idle
+  callbacks nap, so a running idle stream never spins a CPU; play() cuts the nap short.
 * The audio callback only copies mixed frames out of an output ring allocated up front,
   replaces non-finite samples and clamps to the ceiling: no lock, no allocation of
   samples, no mixing, whatever plays. Two threads do everything else ahead of it: a
@@ -128,6 +131,7 @@ class SoundDevicePlayer(StreamEngine):
             self.close()
             raise AudioUnavailable(f"cannot start the output stream: {exc}") from None
         self._running = True
+        self._wake.set()  # the feeder watches the running stream (and rests it)
 
     def _open_stream(self, latency: str | float) -> Any:
         """Open (not start) the output. Called at a real-time priority: the threads the
@@ -158,6 +162,7 @@ class SoundDevicePlayer(StreamEngine):
                 self._stream.close()
             self._running = False
             self._realtime_asked = False  # the new stream's callback thread asks again
+            self._started()
             for choice in (latency, "low"):  # never left without a stream
                 try:
                     stream = self._open_stream(choice)
@@ -168,6 +173,53 @@ class SoundDevicePlayer(StreamEngine):
                 self._running = True
                 return choice == latency
             return False
+
+    @property
+    def output_running(self) -> bool:
+        """The output stream runs: a sound plays, or one did within the last
+        :data:`~foley_tui.audio.stream_engine.IDLE_REST_S`; otherwise it rests (stopped,
+        no callback runs) until the next sound starts it."""
+        return self._running
+
+    def _rest_output(self) -> bool:
+        """Stop the stream while nothing sounds (feeder thread). Aborted, not drained:
+        what the device still holds is silence by now, and a drain through a sound
+        server can take longer than a play() may wait for the stream's lock."""
+        with self._stream_lock:
+            if self._closed or not self._running or not self.idle:
+                return False
+            try:
+                self._stream.abort()
+            except self._sd.PortAudioError:
+                return False
+            self._running = False
+            return True
+
+    def _wake_output(self) -> None:
+        """Start the resting stream (the caller of play(), at the audio ceiling): the
+        new sound's first frames are in the ring already, and the first callback of
+        the started stream copies them out. Always under the stream's lock: a rest
+        the feeder began before this sound must have finished before it is undone."""
+        sd = self._sd
+        with self._stream_lock:
+            if self._closed or self._running:
+                return
+            self._realtime_asked = False  # a started stream has a new callback thread
+            self._started()
+            try:
+                self._stream.start()
+            except sd.PortAudioError:
+                # The device went away while resting: open it again, as at start-up.
+                with contextlib.suppress(Exception):
+                    self._stream.close()
+                try:
+                    stream = self._open_stream("low")
+                    stream.start()
+                except (sd.PortAudioError, ValueError) as exc:
+                    self._error = f"cannot start the output stream: {exc}"
+                    return
+                self._stream = stream
+            self._running = True
 
     # -- Player protocol -------------------------------------------------------------
     def start(self) -> None:

@@ -31,7 +31,7 @@ from foley_tui.audio.base import PlayerState, PlayerStatus, Source
 from foley_tui.audio.decode import BlockDecoder, DecodeError, ResamplerPool, sanitise
 from foley_tui.audio.loudness import LoudnessCache, db_to_gain, match_gain_db, measure_file
 from foley_tui.audio.player_common import Notifier, PlayerSettings
-from foley_tui.audio.priority import CEILING_PRIORITY, ask_realtime, audio_ceiling
+from foley_tui.audio.priority import READER_PRIORITY, ask_realtime, audio_ceiling
 from foley_tui.audio.ring import OutputRing
 from foley_tui.audio.voice import HeadCache, Ramp, Voice
 
@@ -89,6 +89,19 @@ JITTER_HALF_LIFE_S = 5.0
 LATENCY_STEPS_S = (0.05, 0.1, 0.2)
 UNDERRUNS_TO_RAISE = 3
 UNDERRUN_WINDOW_S = 10.0
+
+#: The output stream rests (stopped: no callback, no feeder visit) once nothing has
+#: sounded for this long; the next sound starts it again before its play() returns.
+IDLE_REST_S = 2.0
+
+#: A device's underflow flag in the frames it is handed just after its stream starts, while
+#: nothing sounds, is the start itself (the device's buffer being filled), not a device
+#: running dry: neither counted nor a reason to raise the latency.
+START_GRACE_S = 0.1
+
+#: While the stream runs idle the feeder looks at the device this often (a device that
+#: runs dry while idle is reopened in silence, see StreamEngine._watch_device).
+IDLE_POLL_S = 0.02
 
 #: Idle naps on an unpaced sink (see StreamEngine._idle_nap).
 IDLE_AHEAD_S = 0.020
@@ -214,6 +227,8 @@ class StreamEngine:
         self._latency_step = 0
         self._realtime_asked = False  # asked by the first callback of each stream
         self.realtime = False  # the callback thread runs at a real-time priority
+        self._idle_since: float | None = None  # when the feeder last found nothing to mix
+        self._grace_until = int(START_GRACE_S * rate)  # frames_out where a start's grace ends
 
     # -- public read-only state (diagnostics, tests) ---------------------------------
     @property
@@ -409,6 +424,7 @@ class StreamEngine:
             self._cut_over(voice)
         if voice is not None:
             self._last_duration = voice.duration
+            self._wake_output()  # its first frames are in the ring already
         self._wake.set()
         self._read_wake.set()
 
@@ -549,8 +565,7 @@ class StreamEngine:
         if not self._realtime_asked:
             self._ask_realtime()
         if status is not None and status.output_underflow:
-            self.underruns += 1
-            self._device_underruns += 1
+            self._device_ran_dry()
         self.frames_out += frames
         if frames > self._period:
             self._period = frames  # the most the callback may be copying at a time
@@ -566,6 +581,20 @@ class StreamEngine:
             elif self._rendering:
                 self.underruns += 1  # the feeder fell behind: this block has a hole
         self._limit(outdata, frames, first)
+
+    def _device_ran_dry(self) -> None:
+        """The device's underflow flag: an underrun when something sounds (a hole in
+        it); in silence no one hears it, but a device that runs dry while idle will
+        while playing (see :meth:`_watch_device`), unless it is a stream's start."""
+        if self._rendering or self._ring.queued:
+            self.underruns += 1
+            self._device_underruns += 1
+        elif self.frames_out >= self._grace_until:
+            self._device_underruns += 1
+
+    def _started(self) -> None:
+        """A stream (re)started: its first frames have a grace (see START_GRACE_S)."""
+        self._grace_until = self.frames_out + int(START_GRACE_S * self.samplerate)
 
     def _ask_realtime(self) -> None:
         """Once per stream, from its callback thread: a real-time priority, if the
@@ -617,12 +646,9 @@ class StreamEngine:
             self._reap()
             if self._voice is None and not self._fading:
                 self._rendering = False
-                self._wake.wait(0.02)
-                self._wake.clear()
-                # A device that runs dry while idle will while playing: reopening it
-                # now, in silence, costs nothing audible.
-                self._watch_device()
+                self._idle_wait()
                 continue
+            self._idle_since = None
             with self._gate:
                 self._top_up()
                 self._check_end()
@@ -643,9 +669,9 @@ class StreamEngine:
     # -- reader thread ---------------------------------------------------------------
     def _read_loop(self) -> None:
         # The reader holds the GIL while it decodes: it runs above every normal process
-        # (so none preempts it while it holds the GIL) and below the callback and the
-        # feeder, which preempt it and take the GIL at its next switch.
-        ask_realtime(CEILING_PRIORITY)
+        # (so none preempts it while it holds the GIL) and below the audio path, whose
+        # threads preempt it (and take the GIL at its next switch).
+        ask_realtime(READER_PRIORITY)
         while not self._closed:
             self._close_retired()
             with self._read_gate:
@@ -662,6 +688,38 @@ class StreamEngine:
         close may wait for the voice's lock, held while its decoder reads)."""
         while self._retired:
             self._retired.popleft().close_decoder()
+
+    def _idle_wait(self) -> None:
+        """Nothing to mix: wait for play() (or a reap, or close). While the stream runs
+        idle, look at the device every IDLE_POLL_S; once nothing has sounded for
+        IDLE_REST_S, rest the stream and wait without a timeout: an idle player then
+        costs no CPU at all."""
+        if not self.output_running:
+            self._wake.wait()
+            self._wake.clear()
+            return
+        now = time.monotonic()
+        if self._idle_since is None:
+            self._idle_since = now
+        self._wake.wait(IDLE_POLL_S)
+        self._wake.clear()
+        # A device that runs dry while idle will while playing: reopening it now, in
+        # silence, costs nothing audible.
+        self._watch_device()
+        if time.monotonic() - self._idle_since >= IDLE_REST_S and self._rest_output():
+            self._idle_since = None
+
+    @property
+    def output_running(self) -> bool:
+        """The output stream runs (it rests once nothing has sounded for IDLE_REST_S)."""
+        return False
+
+    def _rest_output(self) -> bool:
+        """Stop the output stream if nothing sounds; True if it stopped (feeder)."""
+        return False
+
+    def _wake_output(self) -> None:
+        """Start the output stream again if it rests (the caller of a new sound)."""
 
     def _watch_device(self) -> None:
         """Open the device with a larger buffer when it keeps running dry (its own

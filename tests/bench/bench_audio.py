@@ -11,6 +11,9 @@ Measured in the same run:
   and a 10-minute file, all at 48 kHz so the device (44.1 kHz) resamples: *cold* (head
   cache cleared before each play: open the file, decode the first block) and *warm*
   (the head was prefetched, as the UI does when the cursor lands on a row);
+* ``wav_short_rested``: warm, after the player's idle stream has rested (stopped once
+  nothing sounded for a while): play() starts the stream again, so this is key-to-sound
+  after the app sat idle;
 * spawning ``aplay`` per preview (alsa-utils, WAV only);
 * spawning a Python player process: a tiny ``python -c`` sounddevice script, and our own
   ``foley-tui play FILE``.
@@ -85,7 +88,7 @@ FILES = {
     "flac_short": "short.flac",
     "flac_10min": "long.flac",
 }
-CASES = [f"{name}_{mode}" for name in FILES for mode in ("cold", "warm")]
+CASES = [f"{name}_{mode}" for name in FILES for mode in ("cold", "warm")] + ["wav_short_rested"]
 
 
 def worker(folder: Path) -> None:
@@ -121,6 +124,10 @@ def worker(folder: Path) -> None:
                 player.clear_cache()
             else:
                 player.prefetch(source)  # what the UI does when the cursor lands on a row
+            if mode == "rested":  # the app sat idle: the stream rests
+                deadline = time.monotonic() + 30
+                while getattr(player, "output_running", False) and time.monotonic() < deadline:
+                    time.sleep(0.01)
             watcher.arm()
             t0 = time.perf_counter()
             player.play(source)
@@ -298,6 +305,11 @@ def report(results: dict[str, Any]) -> None:
             f"{warm['key_to_sound_ms']:7.3f} {cold['play_call_ms']:12.3f}"
             f" {cold['p10_key_to_sound_ms']:9.3f} {cold['min_key_to_sound_ms']:9.3f}"
         )
+    rested = ours["wav_short_rested"]
+    print(
+        f"  SoundDevicePlayer {'wav_short, rested':19} {'':7} {rested['key_to_sound_ms']:7.3f} "
+        f"{rested['play_call_ms']:12.3f}  (warm, the idle stream stopped; play() starts it)"
+    )
     for name, label in (
         ("aplay", "spawn aplay (WAV)"),
         ("python_sounddevice", "spawn python -c sounddevice"),

@@ -172,16 +172,21 @@ class FakeStream:
         latency = kwargs.get("latency")
         self.latency = latency if isinstance(latency, float) else 0.0087
         self.started = self.stopped = self.closed = self.aborted = False
+        self.running = False
+        self.starts = 0
         FakeStream.instances.append(self)
 
     def start(self) -> None:
-        self.started = True
+        self.started = self.running = True
+        self.starts += 1
 
     def stop(self) -> None:
         self.stopped = True
+        self.running = False
 
     def abort(self) -> None:
         self.aborted = True
+        self.running = False
 
     def close(self) -> None:
         self.closed = True

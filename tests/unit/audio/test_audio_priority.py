@@ -202,9 +202,14 @@ class Underflow:
 def test_a_device_that_runs_dry_while_idle_is_reopened_larger_before_anything_plays(
     player: SoundDevicePlayer, tmp_path: Path
 ) -> None:
-    from foley_tui.audio.stream_engine import LATENCY_STEPS_S, UNDERRUNS_TO_RAISE
+    from foley_tui.audio.stream_engine import (
+        LATENCY_STEPS_S,
+        START_GRACE_S,
+        UNDERRUNS_TO_RAISE,
+    )
 
     first = FakeStream.instances[-1]
+    first.pull(int(START_GRACE_S * player.samplerate))  # past the start itself
     for _ in range(UNDERRUNS_TO_RAISE):
         first.pull(256, Underflow())
     reopened = threading.Event()

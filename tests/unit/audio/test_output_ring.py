@@ -280,3 +280,69 @@ def test_only_portaudios_own_thread_asks_for_a_real_time_priority(
         assert fresh.realtime
     finally:
         fresh.close()
+
+
+def test_an_idle_stream_rests_and_the_next_sound_starts_it(
+    player: SoundDevicePlayer, tmp_path: Path
+) -> None:
+    """Once nothing has sounded for a while the stream stops (no callback costs CPU while
+    the app idles); the next play() starts it again itself, its first frames already in
+    the ring, so the sound is whole from its first frame."""
+    from foley_tui.audio.base import PlayerState
+
+    from .test_audio_player import Recorder
+
+    stream = FakeStream.instances[-1]
+    rng = np.random.default_rng(5)
+    data = rng.uniform(-0.9, 0.9, (RATE // 10, 2)).astype(np.float32)
+    src = write(tmp_path / "a.wav", data)
+    recorder = Recorder()
+    player.set_state_callback(recorder)
+    player.play(src)
+    drain(stream, player, len(data) + 1024)
+    recorder.wait_for(PlayerState.STOPPED)
+    for _ in range(30_000):  # a state, not a time: the feeder rests the idle stream
+        if not player.output_running:
+            break
+        threading.Event().wait(0.001)
+    assert not player.output_running
+    assert not stream.running and not stream.closed  # stopped (aborted: silence), open
+    starts = stream.starts
+    player.play(src)
+    assert player.output_running and stream.running and stream.starts == starts + 1
+    out = drain(stream, player, len(data) + 1024)
+    np.testing.assert_array_equal(out[: len(data)], data)
+    assert FakeStream.instances[-1] is stream  # the same stream, not a new one
+
+
+def _wait_for_rest(player: SoundDevicePlayer) -> None:
+    """Until the feeder rests the idle stream (it looks at the device all the while)."""
+    for _ in range(30_000):
+        if not player.output_running:
+            return
+        threading.Event().wait(0.001)
+    raise AssertionError("the idle stream never rested")
+
+
+def test_a_start_that_flags_an_underflow_in_silence_is_no_underrun(
+    player: SoundDevicePlayer, tmp_path: Path
+) -> None:
+    """A stream's first callbacks may carry the device's underflow flag (its buffer
+    being filled): in silence that is neither an underrun reported nor a reason to raise
+    the latency, at the first start and at every start after a rest."""
+    from foley_tui.audio.stream_engine import UNDERRUNS_TO_RAISE
+
+    stream = FakeStream.instances[-1]
+    for _ in range(UNDERRUNS_TO_RAISE + 1):
+        stream.pull(256, Underflow())  # the fixture's stream has just started
+    _wait_for_rest(player)
+    assert len(FakeStream.instances) == 1 and player.status().underruns == 0
+    player.play(write(tmp_path / "a.wav", const(0.5, RATE)))  # starts the stream again
+    player.stop()
+    while not player.idle:
+        stream.pull(256)  # the stop's fade
+    for _ in range(UNDERRUNS_TO_RAISE + 1):
+        stream.pull(256, Underflow())
+    _wait_for_rest(player)
+    assert len(FakeStream.instances) == 1 and player.status().underruns == 0
+    assert player.latency_s == stream.latency  # never reopened larger
