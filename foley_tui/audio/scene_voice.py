@@ -1,6 +1,6 @@
-"""A scene in the real-time player: stems premixed by the feeder, then its bus.
+"""A scene in the real-time player: stems premixed by the reader, then its bus.
 
-The player's feeder thread reads a :class:`SceneDecoder` as if it were a file decoder:
+The player's reader thread reads a :class:`SceneDecoder` as if it were a file decoder:
 each read is a block of :class:`~foley_tui.audio.mixer.StemMix` stems (every voice decoded,
 resampled and placed sample-accurately, summed per lane), queued on the
 :class:`SceneVoice` about :data:`~foley_tui.audio.stream_engine.SCENE_READ_AHEAD_S`
@@ -27,7 +27,7 @@ from foley_tui.audio.voice import Voice
 
 
 class SceneDecoder:
-    """A :class:`StemMix` seen by the player's feeder as if it were a file decoder."""
+    """A :class:`StemMix` seen by the player's reader as if it were a file decoder."""
 
     def __init__(self, stems: StemMix) -> None:
         self.stems = stems
@@ -106,7 +106,7 @@ class SceneVoice(Voice):
         return self._emitted
 
     def push(self, block: Stems) -> None:
-        """Queue a block the feeder read from :attr:`scene_decoder` (feeder thread)."""
+        """Queue a block the reader read from :attr:`scene_decoder` (reader thread)."""
         if len(block):
             self._stem_chunks.append((block, self.stems.last_start))
             self.produced += len(block)

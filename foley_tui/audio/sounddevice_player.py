@@ -53,6 +53,7 @@ import contextlib
 import math
 import sys
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 from foley_tui.audio.base import SCENE_HOW, PlayerStatus, Source, StateCallback
@@ -221,6 +222,13 @@ class SoundDevicePlayer(StreamEngine):
                 self._stream = stream
             self._running = True
 
+    def _ready_output(self) -> None:
+        """Start a resting stream ahead of a likely play (a prefetch), and keep a running
+        idle one from resting for another IDLE_REST_S."""
+        self._idle_since = time.monotonic()  # the feeder's idle clock starts again
+        self._wake_output()
+        self._wake.set()
+
     # -- Player protocol -------------------------------------------------------------
     def start(self) -> None:
         """Nothing to do: this player is ready once constructed."""
@@ -301,9 +309,10 @@ class SoundDevicePlayer(StreamEngine):
         files) into a ready voice, so a play_scene() with the same scene, start and loop
         region only swaps it in (mute, solo and volume may change in between: they apply
         after the stems). Call it from a worker; one prepared scene is kept. Never
-        raises."""
+        raises. A resting stream starts now (see :meth:`prefetch`)."""
         if self._closed:
             return
+        self._ready_output()
         key = self._scene_key(scene, start_s, end_s)
         try:
             # As much as a preview's cached head: the first device periods need no
@@ -473,9 +482,15 @@ class SoundDevicePlayer(StreamEngine):
     def prefetch(self, source: Source) -> None:
         """Decode the head of ``source`` into the bounded cache so a later play() reads no
         disk (call it from a worker when the cursor lands on a row). Never raises: a
-        source that cannot be decoded is not cached, and its play() reports why."""
+        source that cannot be decoded is not cached, and its play() reports why.
+
+        A prefetch says a play may follow: a resting stream starts now, in silence, so
+        its start is over before the sound comes."""
         key = (source.identity, self.samplerate)
-        if self._closed or key in self._heads:
+        if self._closed:
+            return
+        self._ready_output()
+        if key in self._heads:
             return
         try:
             decoder = BlockDecoder(source.path, self.samplerate, pool=self._resamplers)

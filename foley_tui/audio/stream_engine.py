@@ -41,7 +41,7 @@ SWITCH_FADE_S = 0.010
 #: Fade-in when starting mid-sound (seek, resume); a start at 0 plays the file as is.
 ENTRY_FADE_S = 0.004
 
-#: How far the feeder decodes a preview ahead of the mix.
+#: How far the reader decodes a preview ahead of the mix.
 READ_AHEAD_S = 1.0
 
 #: Gain changes (volume, measured loudness arriving) are ramped over this time.
@@ -64,7 +64,7 @@ SWITCH_INTERVAL_S = 0.0005
 #: heard after at most this long plus the ring).
 SCENE_READ_AHEAD_S = 0.2
 
-#: Frames a scene is premixed per feeder step.
+#: Frames a scene is premixed per reader step.
 SCENE_STEP_FRAMES = 2048
 
 #: Frames the feeder mixes into the output ring per step (voices, lane gains, limiter).
@@ -110,10 +110,10 @@ IDLE_NAP_S = 0.002
 
 
 class StreamEngine:
-    """Callback, mix, feeder and voice handling, without a device: built headless at a
-    sample rate. The feeder thread calls :meth:`mix` and the device's callback
-    :meth:`pull`; :class:`~foley_tui.audio.sounddevice_player.SoundDevicePlayer` adds
-    the stream, the feeder thread and the player's API.
+    """Callback, mix, reader, feeder and voice handling, without a device: built
+    headless at a sample rate. The feeder thread calls :meth:`mix` and the device's
+    callback :meth:`pull`; :class:`~foley_tui.audio.sounddevice_player.SoundDevicePlayer`
+    adds the stream, the reader and feeder threads and the player's API.
 
     ``ring``: the output ring to mix into (default: one of :data:`RING_CAPACITY_S`);
     ``kick``: the event an idle callback naps on, which play() and the feeder set (see
@@ -376,7 +376,7 @@ class StreamEngine:
             head, info = cached
             voice = Voice(source, None, info, self.samplerate, 0.0, loop)
             voice.push(head)
-            voice.skip = len(head)  # the feeder decodes on from the start and drops these
+            voice.skip = len(head)  # the reader decodes on from the start and drops these
         else:
             decoder = BlockDecoder(source.path, self.samplerate, start_s, self._resamplers)
             decoder.loop = loop
@@ -451,7 +451,7 @@ class StreamEngine:
             old.dying = True
             old.pausing = False
         if level <= 0.0:
-            self._ended.extend(olds)  # silent in the ring already; the feeder closes them
+            self._ended.extend(olds)  # silent in the ring already; the feeder retires them
             self._fading = []
         else:
             keep = []
@@ -698,15 +698,15 @@ class StreamEngine:
             self._wake.wait()
             self._wake.clear()
             return
-        now = time.monotonic()
         if self._idle_since is None:
-            self._idle_since = now
+            self._idle_since = time.monotonic()
         self._wake.wait(IDLE_POLL_S)
         self._wake.clear()
         # A device that runs dry while idle will while playing: reopening it now, in
         # silence, costs nothing audible.
         self._watch_device()
-        if time.monotonic() - self._idle_since >= IDLE_REST_S and self._rest_output():
+        since = self._idle_since  # once: a prefetch on another thread moves it on
+        if since is not None and time.monotonic() - since >= IDLE_REST_S and self._rest_output():
             self._idle_since = None
 
     @property

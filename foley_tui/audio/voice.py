@@ -1,6 +1,6 @@
 """A voice (one sound being played) and the per-frame ramps behind its fades and gain.
 
-The feeder thread queues decoded blocks on a :class:`Voice` and renders them into the
+The reader thread queues decoded blocks on a :class:`Voice`; the feeder renders them into the
 output ring, multiplied by two :class:`Ramp` s: the envelope (fade in/out on switch, stop,
 pause) and the gain (volume x loudness match), so no change ever clicks. A
 :class:`HeadCache` keeps the decoded start of recently played or prefetched sounds, so
@@ -59,10 +59,10 @@ class Ramp:
 
 
 class Voice:
-    """One sound being played: chunks decoded by the feeder, rendered by it into the
+    """One sound being played: chunks decoded by the reader, rendered by the feeder into the
     output ring ahead of the device."""
 
-    #: Frames the feeder keeps queued for this voice (None: the player's default).
+    #: Frames the reader keeps queued for this voice (None: the player's default).
     read_ahead: int | None = None
     #: The largest sample the device may receive while this voice sounds (0 dBFS).
     ceiling: float = 1.0
@@ -77,7 +77,7 @@ class Voice:
         loop: bool,
     ) -> None:
         self.source = source
-        # Owned by the feeder once play() returns; None until the feeder opens it (a play
+        # Owned by the reader once play() returns; None until the reader opens it (a play
         # served from a cached head touches no disk at all).
         self.decoder = decoder
         self.info = info
@@ -89,10 +89,10 @@ class Voice:
         self.head: Frames | None = None
         self.head_off = 0
         self.head_index = 0
-        self.produced = 0  # output frames queued by the feeder
+        self.produced = 0  # output frames queued by the reader
         self.consumed = 0  # output frames rendered into the ring
-        self.skip = 0  # output frames the feeder must drop (already served from a head)
-        self.eof = False  # the feeder queued the last frame
+        self.skip = 0  # output frames the reader must drop (already served from a head)
+        self.eof = False  # the reader queued the last frame
         self.finished = False  # the callback played the last frame
         self.reported = False
         self.position = start_s
@@ -102,8 +102,8 @@ class Voice:
         self.pausing = False
         self.dying = False  # fading out for good
         self.error: str | None = None
-        self.warning: str | None = None  # set by the feeder (see nonfinite_warning)
-        self.lock = threading.Lock()  # feeder vs close of the decoder
+        self.warning: str | None = None  # set by the reader (see nonfinite_warning)
+        self.lock = threading.Lock()  # a read vs a close of the decoder (reader, close())
         # (ring frame, output index of this voice) where its rendered stretches start:
         # which of its frames the device has been handed (its heard position).
         self.ring_marks: deque[tuple[int, int]] = deque()
@@ -166,7 +166,7 @@ class Voice:
         return min(position, self.duration)
 
     def nonfinite_warning(self) -> str | None:
-        """What the decoder replaced by silence so far, as a warning (feeder thread)."""
+        """What the decoder replaced by silence so far, as a warning (reader thread)."""
         decoder = self.decoder
         if decoder is None or not decoder.nonfinite:
             return None

@@ -102,8 +102,8 @@ def _run(
     env.update(HOME=str(home), FOLEY_DATA_DIR=str(data_dir), TERM="xterm-256color", LANG="C.UTF-8")
     if alsa is not None:
         env["ALSA_CONFIG_PATH"] = str(alsa)
-    if src is not None:
-        env["PYTHONPATH"] = str(src)
+    # This checkout's foley_tui (or ``src``'s), whichever the venv's install points at.
+    env["PYTHONPATH"] = str(src if src is not None else ROOT)
     flag = "" if alsa is not None else "--no-audio "
     command = f"exec {FOLEY_TUI} {flag}open {session_id}"
     subprocess.run(

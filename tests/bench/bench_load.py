@@ -29,7 +29,12 @@ blocks the player's feeder (it decodes on the thread that fills the ring) for as
 the disk takes, which is another bench's subject. ``--tmp DIR`` puts them elsewhere.
 
 ``--baseline DIR`` runs the player from another checkout's ``foley_tui`` first (a
-same-run baseline of an older engine); ``--busy N`` sets the busy loops. Needs ``pulseaudio``,
+same-run baseline of an older engine); with ``--interleave`` its runs alternate with ours
+under one server and one set of busy loops, so a load that drifts (others' work on a
+shared machine) affects both alike. ``--trace`` stamps every callback and runs a
+real-time canary in a process of its own, and says for each underrun whether the
+callback waited for the GIL, its thread woke late, or every real-time thread on the
+machine did. ``--busy N`` sets the busy loops. Needs ``pulseaudio``,
 ``pulseaudio-utils`` and ``libasound2-plugins`` (skipped without them). Runnable
 standalone (``python tests/bench/bench_load.py [--runs N] [--seconds S]``); writes
 tests/bench/results/bench_load.json.
@@ -87,7 +92,7 @@ def _traced_player() -> Any:
     callback's thread scheduled late."""
     from foley_tui.audio.player import SoundDevicePlayer
 
-    class Traced(SoundDevicePlayer):  # type: ignore[misc]
+    class Traced(SoundDevicePlayer):
         def __init__(self) -> None:
             self.trace = np.zeros((TRACE_SLOTS, 5), dtype=np.float64)
             self.traced = 0
@@ -155,9 +160,12 @@ def worker(folder: Path, seconds: float, trace: bool = False) -> None:
     import foley_tui
     from foley_tui.audio.player import SoundDevicePlayer
 
-    player = _traced_player() if trace else SoundDevicePlayer()
     scene = make_scene(folder, folder / "narration.flac")
-    time.sleep(0.5)  # the stream runs idle first, as in the app
+    player: Any = _traced_player() if trace else SoundDevicePlayer()
+    # The stream runs idle first, as in the app when a scene is about to play (its
+    # prefetch starts a resting stream): what is measured is the scene on a running
+    # stream, not a stream's start.
+    time.sleep(0.5)
     before = player.underruns
     started = time.monotonic()
     player.play_scene(scene, 0.0, seconds)
@@ -335,7 +343,10 @@ def run(
     realtime_server: bool = True,
     tmp: Path | None = None,
     trace: bool = False,
+    alternate: Path | None = None,
 ) -> dict[str, Any] | None:
+    """``alternate``: another checkout's engine, run before ours in every round (one
+    server, one set of busy loops: both see the same machine)."""
     if (
         shutil.which("pulseaudio") is None
         or shutil.which("parec") is None
@@ -379,7 +390,12 @@ def run(
             load_before = os.getloadavg()[0]
             hogs = _busy(busy)
             time.sleep(2.0)  # the load is there before the scene starts
-            results = [one_run(folder, env, seconds, src, trace) for _ in range(runs)]
+            results = []
+            alternated = []
+            for _ in range(runs):
+                if alternate is not None:
+                    alternated.append(one_run(folder, env, seconds, alternate, trace))
+                results.append(one_run(folder, env, seconds, src, trace))
         finally:
             for hog in hogs:
                 hog.kill()
@@ -395,6 +411,7 @@ def run(
         "server": server_note,
         "files": str(folder.parent),
         "runs": results,
+        **({"baseline_runs": alternated} if alternate is not None else {}),
     }
 
 
@@ -404,7 +421,10 @@ def report(result: dict[str, Any]) -> None:
         f"per run, load {result['load_before']:.1f} before -> {result['load_after']:.1f}; "
         f"sound server: {result['server']}; files in {result['files']}"
     )
-    for i, r in enumerate(result["runs"], 1):
+    runs = result["runs"]
+    if "baseline_runs" in result:  # interleaved: the baseline's run, then ours, per round
+        runs = [r for pair in zip(result["baseline_runs"], runs, strict=True) for r in pair]
+    for i, r in enumerate(runs, 1):
         extra = f", ring {r['ring_ms']:.1f} ms" if "ring_ms" in r else ""
         if "realtime" in r:
             extra += ", real-time callback" if r["realtime"] else ", normal-priority callback"
@@ -439,9 +459,25 @@ def main(
     realtime_server: bool = True,
     tmp: Path | None = None,
     trace: bool = False,
+    interleave: bool = False,
 ) -> dict[str, Any]:
     results: dict[str, Any] = {}
-    if baseline is not None:
+    if baseline is not None and interleave:
+        both = run(
+            runs,
+            seconds,
+            busy=busy,
+            label="interleaved, baseline then ours",
+            realtime_server=realtime_server,
+            tmp=tmp,
+            trace=trace,
+            alternate=baseline,
+        )
+        if both is not None:
+            report(both)
+            results["interleaved"] = both
+        baseline = None
+    elif baseline is not None:
         base = run(
             runs,
             seconds,
@@ -455,7 +491,11 @@ def main(
         if base is not None:
             report(base)
             results["baseline"] = base
-    ours = run(runs, seconds, busy=busy, realtime_server=realtime_server, tmp=tmp, trace=trace)
+    ours = (
+        None
+        if interleave and results
+        else run(runs, seconds, busy=busy, realtime_server=realtime_server, tmp=tmp, trace=trace)
+    )
     if ours is not None:
         report(ours)
         results["ours"] = ours
@@ -480,6 +520,11 @@ if __name__ == "__main__":
     )
     parser.add_argument("--tmp", type=Path, help="where the bench's files go (/dev/shm)")
     parser.add_argument(
+        "--interleave",
+        action="store_true",
+        help="with --baseline: alternate its runs with ours under one server and load",
+    )
+    parser.add_argument(
         "--trace", action="store_true", help="stamp every callback; say where underruns fell"
     )
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
@@ -495,4 +540,5 @@ if __name__ == "__main__":
             not args.server_as_is,
             args.tmp,
             args.trace,
+            args.interleave,
         )

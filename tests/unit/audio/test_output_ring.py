@@ -315,6 +315,22 @@ def test_an_idle_stream_rests_and_the_next_sound_starts_it(
     assert FakeStream.instances[-1] is stream  # the same stream, not a new one
 
 
+def test_a_prefetch_starts_a_resting_stream_ahead_of_the_play(
+    player: SoundDevicePlayer, tmp_path: Path
+) -> None:
+    """The cursor landing on a row (a prefetch) says a play may follow: the resting
+    stream starts then, in silence, and the play finds it running."""
+    stream = FakeStream.instances[-1]
+    src = write(tmp_path / "a.wav", const(0.5, RATE // 10))
+    _wait_for_rest(player)
+    player.prefetch(src)
+    assert player.output_running and stream.running
+    starts = stream.starts
+    player.play(src)
+    assert stream.starts == starts  # already running: play() only switches
+    assert drain(stream, player, 1024).any()
+
+
 def _wait_for_rest(player: SoundDevicePlayer) -> None:
     """Until the feeder rests the idle stream (it looks at the device all the while)."""
     for _ in range(30_000):
