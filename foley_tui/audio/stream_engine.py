@@ -94,9 +94,9 @@ UNDERRUN_WINDOW_S = 10.0
 #: sounded for this long; the next sound starts it again before its play() returns.
 IDLE_REST_S = 2.0
 
-#: A device's underflow flag in the frames it is handed just after its stream starts, while
-#: nothing sounds, is the start itself (the device's buffer being filled), not a device
-#: running dry: neither counted nor a reason to raise the latency.
+#: A device's underflow flag in the frames it is handed just after its stream starts is
+#: the start itself (the device's buffer being filled), not a device running dry: no
+#: reason to raise the latency (and, while nothing sounds, no underrun either).
 START_GRACE_S = 0.1
 
 #: While the stream runs idle the feeder looks at the device this often (a device that
@@ -584,12 +584,13 @@ class StreamEngine:
 
     def _device_ran_dry(self) -> None:
         """The device's underflow flag: an underrun when something sounds (a hole in
-        it); in silence no one hears it, but a device that runs dry while idle will
-        while playing (see :meth:`_watch_device`), unless it is a stream's start."""
+        it; in silence no one hears it). Past a stream's start, a device that runs dry
+        is one to open with a larger buffer, sounding or not (see :meth:`_watch_device`);
+        at its start it is the start itself (a reopen's own start must not count as a
+        reason to raise the latency again)."""
         if self._rendering or self._ring.queued:
             self.underruns += 1
-            self._device_underruns += 1
-        elif self.frames_out >= self._grace_until:
+        if self.frames_out >= self._grace_until:
             self._device_underruns += 1
 
     def _started(self) -> None:
