@@ -30,6 +30,7 @@ runs only this part (on a 1k session; no tmux needed).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -191,6 +192,9 @@ def _median(runs: list[dict[str, float]], key: str) -> float | None:
 
 # -- key to sound ------------------------------------------------------------------------
 
+# As the app runs in a terminal: Pilot's run_test turns tooltips and notifications off by
+# default, and without its tooltip a screen raises (and formats) a NoMatches on every key
+# Textual handles with a widget focused, a cost no real run has.
 _KEY_CHILD = """
 import asyncio, sys, time
 sys.path.insert(0, {root!r})
@@ -214,11 +218,11 @@ async def main():
 
     player.play = timed_play  # when the UI hands the sound to the player
     app = FoleyApp(service.get({session!r}), player, service=service)
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with app.run_test(size=(120, 30), tooltips=True, notifications=True) as pilot:
         await pilot.pause()
         await app.workers.wait_for_complete()
         await pilot.pause()
-        for _ in range({presses}):
+        while True:
             print("ready", flush=True)
             command = (await asyncio.to_thread(sys.stdin.readline)).split()
             if not command or command[0] != "go":
@@ -240,62 +244,228 @@ async def main():
 asyncio.run(main())
 """
 
+# The app in a terminal of its own (a pty), run as `foley-tui` runs it: the key is the
+# byte written to the terminal, so the time includes the kernel's pty, Textual's input
+# thread reading and parsing it and handing it to the app's loop (what Pilot skips).
+_PTY_CHILD = """
+import os, sys, time
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from foley_tui.app.foley_app import FoleyApp
+from foley_tui.audio.player import make_player
+from foley_tui.store import SessionService
 
-def key_to_sound(data: Path, session_id: str, presses: int = KEY_PRESSES * 3) -> dict[str, Any]:
-    from tests.alsa_capture import AlsaCapture, SoundWatcher
+out = {fd}
+service = SessionService(Path({data!r}))
+player = make_player(None)
+if not player.available:
+    os.write(out, f"no-device {{player.unavailable_reason}}\\n".encode())
+    sys.exit(0)
+real_play = player.play
 
-    capture = AlsaCapture.create(Path(tempfile.mkdtemp(prefix="bench-ui-alsa-")))
-    code = _KEY_CHILD.format(root=str(ROOT), data=str(data), session=session_id, presses=presses)
-    child = subprocess.Popen(
-        [sys.executable, "-c", code],
-        env=capture.env(),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        bufsize=1,
-    )
-    assert child.stdin is not None and child.stdout is not None
-    modes = ("same", "moved_warm", "moved_cold")
-    latencies: dict[str, list[float]] = {mode: [] for mode in modes}
-    to_play: dict[str, list[float]] = {mode: [] for mode in modes}
-    press = 0
+def timed_play(*args, **kwargs):
+    stamp = time.perf_counter()
+    real_play(*args, **kwargs)
+    os.write(out, f"play {{stamp!r}}\\n".encode())
+
+player.play = timed_play
+
+class Bench(FoleyApp):
+    CSS_PATH = str(Path(sys.modules[FoleyApp.__module__].__file__).with_name("app.tcss"))
+
+    def on_mount(self) -> None:
+        self.set_timer(1.0, self.ready)
+
+    def ready(self) -> None:
+        if any(w.is_running for w in self.workers):
+            self.set_timer(0.2, self.ready)
+        else:
+            os.write(out, b"ready\\n")
+
+Bench(service.get({session!r}), player, service=service).run()
+"""
+
+
+class _KeyChild:
+    """One checkout's app, headless (Pilot) or in a pty, with its own ALSA capture."""
+
+    def __init__(self, src: Path, data: Path, session_id: str, *, pty_mode: bool) -> None:
+        from tests.alsa_capture import AlsaCapture, SoundWatcher
+
+        self.pty_mode = pty_mode
+        self.capture = AlsaCapture.create(Path(tempfile.mkdtemp(prefix="bench-ui-alsa-")))
+        home = self.capture.config_path.parent / "home"
+        home.mkdir()
+        env = self.capture.env()
+        env.update(HOME=str(home), FOLEY_DATA_DIR=str(data), TERM="xterm-256color")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        self.error: str | None = None
+        self.proc: subprocess.Popen[str]
+        if pty_mode:
+            import fcntl
+            import pty
+            import struct
+            import termios
+            import threading
+
+            self.master, slave = pty.openpty()
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
+            read_end, write_end = os.pipe()
+            code = _PTY_CHILD.format(
+                root=str(src), data=str(data), session=session_id, fd=write_end
+            )
+            self.log = (self.capture.config_path.parent / "stderr.log").open("w")
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", code],
+                stdin=slave,
+                stdout=slave,
+                stderr=self.log,
+                pass_fds=(write_end,),
+                env=env,
+                start_new_session=True,
+                text=True,
+            )
+            os.close(slave)
+            os.close(write_end)
+            self.stamps = os.fdopen(read_end, "r", buffering=1)
+            # The app's frames must be read or its writes to the terminal block.
+            threading.Thread(target=self._drain, daemon=True).start()
+            line = self.stamps.readline().strip()
+            if line != "ready":
+                self.proc.wait()
+                tail = Path(self.log.name).read_text().strip().splitlines()[:8]
+                self.error = line or "the app ended: " + " | ".join(tail)
+        else:
+            code = _KEY_CHILD.format(root=str(src), data=str(data), session=session_id)
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", code],
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                bufsize=1,
+            )
+            self.watcher = SoundWatcher(self.capture)
+            assert self.proc.stdout is not None
+            line = self.proc.stdout.readline().strip()
+            if line != "ready":
+                self.error = line or "the app ended"
+
+    def _drain(self) -> None:
+        with contextlib.suppress(OSError):
+            while os.read(self.master, 65536):
+                pass
+
+    def press(self, mode: str) -> tuple[float, float | None]:
+        """(key to play() ms, key to first sound ms or None in a pty) for one press."""
+        return self._press_pty(mode) if self.pty_mode else self._press_pilot(mode)
+
+    def _press_pilot(self, mode: str) -> tuple[float, float | None]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.capture.truncate()
+        self.watcher.arm()
+        self.proc.stdin.write(f"go {mode.replace('_', '-')}\n")
+        self.proc.stdin.flush()
+        pressed = self.proc.stdout.readline().split()
+        t_sound = self.watcher.wait()
+        if self.proc.stdout.readline().strip() != "ready":
+            raise RuntimeError("the app under test stopped")
+        t_key, t_play = float(pressed[1]), float(pressed[2])
+        return (t_play - t_key) * 1000, (t_sound - t_key) * 1000
+
+    def _press_pty(self, mode: str) -> tuple[float, float | None]:
+        import select
+
+        if mode != "same":
+            os.write(self.master, b"j")
+            time.sleep(0.2)
+        # A stamp left from an earlier press (none is expected) is not this one's.
+        while select.select([self.stamps], [], [], 0)[0]:
+            self.stamps.readline()
+        t_key = time.perf_counter()
+        os.write(self.master, b" ")
+        line = self.stamps.readline().split()
+        if not line or line[0] != "play":
+            raise RuntimeError(f"no play from the app under test: {line}")
+        os.write(self.master, b"\x1b")  # escape: stop
+        time.sleep(0.25)
+        return (float(line[1]) - t_key) * 1000, None
+
+    def close(self) -> None:
+        if self.pty_mode:
+            os.write(self.master, b"\x11")  # ctrl+q
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            os.close(self.master)
+            self.log.close()
+        else:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+            self.watcher.close()
+        shutil.rmtree(self.capture.config_path.parent, ignore_errors=True)
+
+
+def key_to_sound(
+    data: Path,
+    session_id: str,
+    presses: int = KEY_PRESSES,
+    *,
+    baseline: Path | None = None,
+    pty_mode: bool = False,
+) -> dict[str, Any]:
+    """``presses`` per mode, modes interleaved; with ``baseline``, the same app from that
+    checkout too, one press each in turn (the same load for both)."""
+    sources = {"ours": ROOT} if baseline is None else {"baseline": baseline, "ours": ROOT}
+    modes = ("same", "moved_warm") if pty_mode else ("same", "moved_warm", "moved_cold")
+    children: dict[str, _KeyChild] = {}
+    to_play: dict[str, dict[str, list[float]]] = {k: {m: [] for m in modes} for k in sources}
+    to_sound: dict[str, dict[str, list[float]]] = {k: {m: [] for m in modes} for k in sources}
+    loads = [os.getloadavg()[0]]
     try:
-        with SoundWatcher(capture) as watcher:
-            while True:
-                line = child.stdout.readline().strip()
-                if line.startswith("no-device"):
-                    return {"error": line}
-                if line != "ready":
-                    break
-                mode = modes[press % len(modes)]
-                press += 1
-                capture.truncate()
-                watcher.arm()
-                child.stdin.write(f"go {mode.replace('_', '-')}\n")
-                child.stdin.flush()
-                pressed = child.stdout.readline().split()
-                t_sound = watcher.wait()
-                latencies[mode].append((t_sound - float(pressed[1])) * 1000)
-                to_play[mode].append((float(pressed[2]) - float(pressed[1])) * 1000)
+        for label, src in sources.items():
+            children[label] = child = _KeyChild(src, data, session_id, pty_mode=pty_mode)
+            if child.error is not None:
+                return {"error": f"{label}: {child.error}"}
+        for press in range(presses * len(modes)):
+            mode = modes[press % len(modes)]
+            order = list(children.items())
+            if press % 2:
+                order.reverse()
+            for label, child in order:
+                play_ms, sound_ms = child.press(mode)
+                to_play[label][mode].append(play_ms)
+                if sound_ms is not None:
+                    to_sound[label][mode].append(sound_ms)
+        loads.append(os.getloadavg()[0])
     finally:
-        child.stdin.close()
-        child.wait(timeout=30)
-        shutil.rmtree(capture.config_path.parent, ignore_errors=True)
-    result: dict[str, Any] = {}
-    for mode in modes:
-        runs = latencies[mode]
-        if not runs:
-            continue
-        result[mode] = {
-            "key_to_play_call_median_ms": round(statistics.median(to_play[mode]), 3),
-            "median_ms": round(statistics.median(runs), 3),
-            "p90_ms": round(sorted(runs)[max(int(len(runs) * 0.9) - 1, 0)], 3),
-            "runs": len(runs),
-        }
-    if "moved_warm" in result and "moved_cold" in result:
-        result["cold_over_warm_ratio"] = round(
-            result["moved_cold"]["median_ms"] / result["moved_warm"]["median_ms"], 2
-        )
+        for child in children.values():
+            child.close()
+    result: dict[str, Any] = {
+        "start": "the byte written to the app's pty" if pty_mode else "Pilot's press()",
+        "load_1min": [round(x, 2) for x in loads],
+    }
+    for label in sources:
+        figures: dict[str, Any] = {}
+        for mode in modes:
+            plays, sounds = to_play[label][mode], to_sound[label][mode]
+            if not plays:
+                continue
+            row: dict[str, Any] = {
+                "key_to_play_call_median_ms": round(statistics.median(plays), 3),
+                "runs": len(plays),
+            }
+            if sounds:
+                row["median_ms"] = round(statistics.median(sounds), 3)
+                row["p90_ms"] = round(sorted(sounds)[max(int(len(sounds) * 0.9) - 1, 0)], 3)
+            figures[mode] = row
+        warm, cold = figures.get("moved_warm", {}), figures.get("moved_cold", {})
+        if "median_ms" in warm and "median_ms" in cold:
+            figures["cold_over_warm_ratio"] = round(cold["median_ms"] / warm["median_ms"], 2)
+        result[label] = figures
     return result
 
 
@@ -374,18 +544,22 @@ def _write_results(results: dict[str, Any], name: str) -> None:
     (out / name).write_text(json.dumps(results, indent=2))
 
 
-def main_key_to_sound() -> dict[str, Any]:
-    """Only the key-to-sound part (``--key-to-sound``)."""
+def main_key_to_sound(baseline: Path | None = None, *, pty_mode: bool = False) -> dict[str, Any]:
+    """Only the key-to-sound part (``--key-to-sound``; ``--pty``: in a terminal)."""
     root = Path(tempfile.mkdtemp(prefix="bench-ui-"))
     data = root / "data"
     data.mkdir(parents=True)
     try:
-        sound = key_to_sound(data, _write_foley_session(data, SIZES[0]))
+        session_id = _write_foley_session(data, SIZES[0])
+        sound = key_to_sound(data, session_id, baseline=baseline, pty_mode=pty_mode)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print(f"key to sound (space -> first non-zero frame at the ALSA file PCM): {sound}")
+    print("key to sound (space -> play() and the first non-zero frame at the ALSA file PCM):")
+    print(json.dumps(sound, indent=2))
     results = {"key_to_sound": sound}
-    _write_results(results, "bench_ui_key_to_sound.json")
+    _write_results(
+        results, "bench_ui_key_to_sound_pty.json" if pty_mode else "bench_ui_key_to_sound.json"
+    )
     return results
 
 
@@ -468,9 +642,23 @@ def main() -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    if "--key-to-sound" in sys.argv[1:]:
-        main_key_to_sound()
-    elif "--reopen" in sys.argv[1:]:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--key-to-sound", action="store_true", help="only key-to-sound")
+    parser.add_argument(
+        "--pty", action="store_true", help="key-to-sound with the app in a pty, not Pilot"
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="key-to-sound: also the app from this checkout, press for press (first)",
+    )
+    parser.add_argument("--reopen", action="store_true", help="only reopen and first open")
+    args = parser.parse_args()
+    if args.key_to_sound or args.pty or args.baseline:
+        main_key_to_sound(args.baseline, pty_mode=args.pty)
+    elif args.reopen:
         main_reopen()
     else:
         main()
