@@ -20,6 +20,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.notifications import Notification, Notify
@@ -133,6 +134,18 @@ class FoleyApp(App[None]):
             self._unnotify(notice, refresh=False)
         if stale:
             self._refresh_notifications()
+
+    async def on_event(self, event: events.Event) -> None:
+        # A key arrives here first, before Textual looks up its binding: the audition
+        # screen plays its play key at once (AuditionScreen.play_key); any other key, or
+        # the play key where it means something else, takes Textual's own path.
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            screen = self.screen
+            if isinstance(screen, AuditionScreen) and screen.play_key(event.key):
+                if not self.app_focus:  # as Textual's own handling of a key does
+                    self.app_focus = True
+                return
+        await super().on_event(event)
 
     def get_default_screen(self) -> AuditionScreen:
         return self.make_audition(self.store)

@@ -49,6 +49,7 @@ __all__ = [
     "Also",
     "KeySpec",
     "Scope",
+    "bound_keys",
     "check_keymap",
     "conflicts",
     "key_problem",
@@ -198,6 +199,13 @@ def effective(keymap: Mapping[str, str]) -> dict[str, list[str]]:
         spec.id: [k.strip() for k in keymap.get(spec.id, spec.keys).split(",") if k.strip()]
         for spec in KEYS
     }
+
+
+def bound_keys(binding_id: str, keymap: Mapping[str, str]) -> frozenset[str]:
+    """The keys ``binding_id`` answers to after the user's ``keymap``, as Textual names
+    them in a key event (``space``, ``question_mark``)."""
+    keys = keymap.get(binding_id, BY_ID[binding_id].keys)
+    return frozenset(normalize(k.strip()) for k in keys.split(",") if k.strip())
 
 
 def conflicts(keymap: Mapping[str, str]) -> list[str]:

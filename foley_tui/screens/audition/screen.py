@@ -37,6 +37,7 @@ from foley_tui.audition.model import AuditionModel
 from foley_tui.audition.opening import OpeningRead
 from foley_tui.config import Settings
 from foley_tui.keys.bindings import bindings
+from foley_tui.keys.keymap import bound_keys, specs
 from foley_tui.screens.audition.dialogs import DecisionDialogs
 from foley_tui.screens.audition.links import AppLinks
 from foley_tui.screens.audition.loader import SessionLoader
@@ -158,6 +159,10 @@ class AuditionScreen(Screen[None]):
             self.set_class(True, "-wide" if wide else "-narrow", update=False)
         self._binding_state: tuple[bool, ...] = ()
         self._list: CandidateList | None = None
+        # The play key as remapped, less any key of the app's own (checked before the
+        # screen's when Textual looks a key up).
+        app_keys = frozenset().union(*(bound_keys(s.id, self.links.keymap) for s in specs("app")))
+        self._play_keys = bound_keys("play-stop", self.links.keymap) - app_keys
         self._problems_seen: set[str] = set()
         self._quitting = False
         self._quit_done = False
@@ -399,6 +404,25 @@ class AuditionScreen(Screen[None]):
 
     def action_next_undecided(self) -> None:
         self.run_intent(self.model.next_undecided)
+
+    def play_key(self, key: str) -> bool:
+        """The play key pressed on the list: played now, before Textual builds the chain
+        of bindings from the focused widget to the app to look the key up (most of the
+        UI's share of key-to-sound). True when played; False leaves the key to Textual's
+        own lookup, which then finds the same binding or the key's other meaning: another
+        widget has the focus (a text box types the space), a widget is maximised, or the
+        action does not apply (no row).
+
+        What Textual's lookup does besides is not needed here: none of this screen's
+        widgets has a tooltip for the key to hide."""
+        if key not in self._play_keys or self.maximized is not None:
+            return False
+        if self._list is None or self.focused is not self._list:
+            return False
+        if not self.check_action("play_stop", ()):
+            return False
+        self.action_play_stop()
+        return True
 
     def action_play_stop(self) -> None:
         if (sound_id := self.current_id) is not None:
