@@ -118,6 +118,18 @@ async def test_an_idle_timeline_rests_its_playhead_timer(data_dir: Path, tmp_pat
         assert screen.view.playhead_s is None
 
 
+async def test_an_idle_audition_screen_mounts_no_progress_bar(session: Session) -> None:
+    """A mounted ProgressBar runs a timer every second (fifteen a second without a
+    total), hidden or not: find-similar's bar is mounted only while a search analyses
+    (``test_the_first_search_shows_a_progress_bar_while_it_analyses``)."""
+    from textual.widgets import ProgressBar
+
+    app = session.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert not screen.query(ProgressBar)
+
+
 async def _until(pilot: Pilot[Any], done: Callable[[], bool]) -> None:
     for _ in range(400):
         if done():

@@ -86,13 +86,14 @@ async def test_the_first_search_shows_a_progress_bar_while_it_analyses(
     app = session.app(FakePlayer())
     async with app.run_test(size=SIZE) as pilot:
         screen = await ready(pilot)
-        await pilot.press("equals_sign")
         search = screen.query_one(SimilarSearch)
-        bar = search.query_one(ProgressBar)
+        assert not search.query(ProgressBar)  # mounted only while a search analyses
+        await pilot.press("equals_sign")
         for _ in range(400):
-            if search.display and bar.total is not None:
+            if search.display and search.query(ProgressBar):
                 break
             await pilot.pause(0.05)
+        bar = search.query_one(ProgressBar)
         # Every sound is to analyse; the bar is at 0 or 1 of them (updates are paced).
         assert search.display and bar.total == len(IDS) and bar.progress in (0, 1)
         label = str(search.query_one("#similar-label", Static).render())
@@ -103,6 +104,7 @@ async def test_the_first_search_shows_a_progress_bar_while_it_analyses(
             if isinstance(app.screen, SimilarScreen):
                 break
         assert isinstance(app.screen, SimilarScreen) and not search.display
+        assert not search.query(ProgressBar)
         await pilot.press("escape")
         await settle(pilot)
         analysed = calls

@@ -52,8 +52,13 @@ class SimilarSearch(Widget):
         self.highlight = highlight
 
     def compose(self) -> ComposeResult:
+        # The bar is mounted only while a search analyses: a mounted ProgressBar runs a
+        # timer every second (and without a total, fifteen a second), shown or not.
         yield Static("", id="similar-label")
-        yield ProgressBar(total=None, show_eta=False, id="similar-progress")
+
+    def _drop_bar(self) -> None:
+        for bar in self.query(ProgressBar):
+            bar.remove()
 
     def start(self, sound_id: str | None) -> None:
         if sound_id is None:
@@ -97,6 +102,7 @@ class SimilarSearch(Widget):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state in (WorkerState.ERROR, WorkerState.CANCELLED):
             self.display = False
+            self._drop_bar()
         failure = worker_failure(event)
         if failure is not None:
             self.notify(failure, severity="error", timeout=8)
@@ -104,16 +110,25 @@ class SimilarSearch(Widget):
     def on_similar_progress(self, message: SimilarProgress) -> None:
         """Features are being computed: the bar shows how far (only the first search
         of a session's sounds analyses them; later ones read the cache)."""
-        self.display = message.done < message.total
+        running = message.done < message.total
+        self.display = running
         self.query_one("#similar-label", Static).update(
             f"Find similar: analysing {message.done:,} of {message.total:,} sounds (once)"
         )
-        self.query_one("#similar-progress", ProgressBar).update(
-            total=message.total, progress=message.done
-        )
+        if not running:
+            self._drop_bar()
+            return
+        bars = self.query(ProgressBar)
+        if bars:
+            bar = bars.first()
+        else:
+            bar = ProgressBar(total=message.total, show_eta=False, id="similar-progress")
+            self.mount(bar)
+        bar.update(total=message.total, progress=message.done)
 
     def on_similar_found(self, message: SimilarFound) -> None:
         self.display = False
+        self._drop_bar()
         if message.result is None:
             self.notify(message.error or "no answer", title="Similar", severity="warning")
             return
