@@ -119,9 +119,9 @@ async def test_an_idle_timeline_rests_its_playhead_timer(data_dir: Path, tmp_pat
 
 
 async def test_an_idle_audition_screen_mounts_no_progress_bar(session: Session) -> None:
-    """A mounted ProgressBar runs a timer every second (fifteen a second without a
-    total), hidden or not: find-similar's bar is mounted only while a search analyses
-    (``test_the_first_search_shows_a_progress_bar_while_it_analyses``)."""
+    """A mounted ProgressBar runs timers of its own (its ETA clock; its animation while
+    it has no total), hidden or not: find-similar's bar is mounted only while a search
+    analyses (``test_the_first_search_shows_a_progress_bar_while_it_analyses``)."""
     from textual.widgets import ProgressBar
 
     app = session.app()

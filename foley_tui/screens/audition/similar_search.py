@@ -52,8 +52,9 @@ class SimilarSearch(Widget):
         self.highlight = highlight
 
     def compose(self) -> ComposeResult:
-        # The bar is mounted only while a search analyses: a mounted ProgressBar runs a
-        # timer every second (and without a total, fifteen a second), shown or not.
+        # The bar is mounted only while a search analyses: a mounted ProgressBar runs
+        # timers of its own (its ETA clock; its animation while it has no total), shown
+        # or not, and an idle screen should wake for nothing.
         yield Static("", id="similar-label")
 
     def _drop_bar(self) -> None:
