@@ -39,14 +39,22 @@ class Panes:
         """The sound whose peaks were asked for (None: ask again)."""
         self._spectrum_for: str | None = None
         self._spectrum_source: Source | None = None
+        self._waveform: Waveform | None = None
+        self._spectrogram: Spectrogram | None = None
 
+    # Composed once with the screen: asked once, and kept (a playhead message handled
+    # while the screen is being taken down then finds its pane, not a query's error).
     @property
     def waveform(self) -> Waveform:
-        return self.host.screen.query_one(Waveform)
+        if self._waveform is None:
+            self._waveform = self.host.screen.query_one(Waveform)
+        return self._waveform
 
     @property
     def spectrogram(self) -> Spectrogram:
-        return self.host.screen.query_one(Spectrogram)
+        if self._spectrogram is None:
+            self._spectrogram = self.host.screen.query_one(Spectrogram)
+        return self._spectrogram
 
     def clear(self, message: str = "") -> None:
         """Nothing to draw (no row, reading, unplayable: ``message`` says which)."""
