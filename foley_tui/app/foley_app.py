@@ -45,8 +45,11 @@ if TYPE_CHECKING:
 #: Exit status after a hang-up (128 + SIGHUP, as a shell reports a process it killed).
 HANGUP_STATUS = 129
 #: After a hang-up, how long a clean shutdown may take before the process just ends
-#: (the cursor and view are already on disk by then).
-LEAVE_GRACE_S = 1.5
+#: (the cursor and view are already on disk by then). Generous: on a busy machine a
+#: clean shutdown (workers finishing, the terminal restored) takes seconds, and one that
+#: finishes says why the app left; the forced end only stops a shutdown hung on a dead
+#: terminal.
+LEAVE_GRACE_S = 8.0
 #: The latest the collector paused for start-up is resumed (see foley_tui.startup).
 GC_RESUME_AT_LATEST_S = 2.0
 
@@ -224,10 +227,24 @@ class FoleyApp(App[None]):
             self.player.stop()
         code = 143 if reason == "SIGTERM" else HANGUP_STATUS
         if not self.is_headless:
-            self._ender = threading.Timer(LEAVE_GRACE_S, os._exit, args=(code,))
+            self._ender = threading.Timer(
+                LEAVE_GRACE_S, self.end_hung_shutdown, args=(code, reason)
+            )
             self._ender.daemon = True
             self._ender.start()
         self.exit(return_code=code)
+
+    def end_hung_shutdown(self, code: int, reason: str) -> None:
+        """(The ender's thread.) The shutdown hung: say why the app left, and what was
+        not saved, where a live terminal can still show it, then end the process. A raw
+        write: a thread of the hung shutdown may hold the stream's lock."""
+        lines = [f"foley-tui: {note}" for note in self.exit_notes]
+        lines.append(f"foley-tui: left: {reason}")
+        with contextlib.suppress(Exception):
+            stream = sys.__stderr__
+            if stream is not None:
+                os.write(stream.fileno(), ("\n".join(lines) + "\n").encode(errors="replace"))
+        os._exit(code)
 
     def cancel_forced_exit(self) -> None:
         """Called once ``run()`` has returned: the shutdown after :meth:`leave` finished."""
