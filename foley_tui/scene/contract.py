@@ -155,37 +155,41 @@ CENTRE_PAN_DB = 20.0 * math.log10(math.cos(math.pi / 4))
 #: Gains measured, by (content hash, layer, span, loop): a scene rebuilt after every edit
 #: reads and measures each sound once.
 _GAINS: OrderedDict[tuple[object, ...], WovenGain] = OrderedDict()
-_HASHES: dict[tuple[str, int, int], str] = {}
+_HASHES: dict[tuple[str, str], str] = {}
 _LOCK = threading.Lock()
 _CACHE_SIZE = 4096
 
 
 def content_key(ref: AudioRef) -> str:
-    """The content hash of a source (sha256 of a file's bytes, memoised by path, size and
-    modification time; a store's blob already is one)."""
+    """The content hash of a source (sha256 of a file's bytes, memoised by path and its
+    ``stat`` facts in the process and across runs; a store's blob already is one)."""
     import hashlib
 
     from foley_tui.audio.blob import RemoteBlob
+    from foley_tui.scene.gain_store import shared_store
 
     if isinstance(ref, RemoteBlob):
         return f"blob:{ref.key}"
-    path = Path(ref)
+    path = Path(ref).absolute()
     st = os.stat(path)
-    memo = (str(path), st.st_size, st.st_mtime_ns)
+    facts = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:{st.st_dev}"
+    memo = (str(path), facts)
     with _LOCK:
         found = _HASHES.get(memo)
-    if found is not None:
-        return found
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(1 << 20):
-            digest.update(block)
-    key = digest.hexdigest()
+    if found is None:
+        found = shared_store().get_hash(*memo)
+    if found is None:
+        digest = hashlib.sha256()
+        with open(path, "rb") as fh:
+            while block := fh.read(1 << 20):
+                digest.update(block)
+        found = digest.hexdigest()
+        shared_store().put_hash(*memo, found)
     with _LOCK:
-        _HASHES[memo] = key
+        _HASHES[memo] = found
         if len(_HASHES) > _CACHE_SIZE:
             _HASHES.pop(next(iter(_HASHES)))
-    return key
+    return found
 
 
 def read_mono(ref: AudioRef) -> tuple[npt.NDArray[np.float32], int]:

@@ -1,5 +1,10 @@
 """The woven gains measured, kept across runs: one SQLite file in the user's cache dir.
 
+It also keeps each file's content hash by its path and its ``stat`` facts (size,
+modification and change times, inode), so a later run knows a file it has seen without
+reading all of its bytes again; any change to the file (a write moves its change time,
+which no tool can set back) makes it hashed afresh.
+
 A woven gain (:func:`foley_tui.scene.contract.woven_gain`) is a pure function of a
 sound's bytes, its layer, the span it is fitted to and foley's code: it is stored by the
 sound's content hash, those parameters and foley's version, so the app that measured a
@@ -62,6 +67,9 @@ class GainStore:
             db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=5)
             try:
                 db.execute("PRAGMA journal_mode=WAL")
+                # A cache: a commit need not wait for the disk (a crash loses at most
+                # the last measurements, never the file's consistency).
+                db.execute("PRAGMA synchronous=NORMAL")
             except sqlite3.DatabaseError:  # not a database: a cache may be rebuilt
                 db.close()
                 self.path.unlink(missing_ok=True)
@@ -69,6 +77,10 @@ class GainStore:
             db.execute(
                 "CREATE TABLE IF NOT EXISTS gains"
                 " (key TEXT PRIMARY KEY, reference_db REAL NOT NULL, layer_db REAL NOT NULL)"
+            )
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS hashes (path TEXT PRIMARY KEY, stat TEXT NOT NULL,"
+                " content TEXT NOT NULL)"
             )
         except (OSError, sqlite3.Error):
             return None
@@ -99,6 +111,34 @@ class GainStore:
                         "INSERT OR REPLACE INTO gains (key, reference_db, layer_db)"
                         " VALUES (?, ?, ?)",
                         (key, reference_db, layer_db),
+                    )
+            except sqlite3.Error:
+                return
+
+    def get_hash(self, path: str, stat: str) -> str | None:
+        """The content hash of ``path`` when it was hashed with these ``stat`` facts."""
+        with self._lock:
+            db = self._open()
+            if db is None:
+                return None
+            try:
+                row = db.execute(
+                    "SELECT content FROM hashes WHERE path = ? AND stat = ?", (path, stat)
+                ).fetchone()
+            except sqlite3.Error:
+                return None
+        return None if row is None else str(row[0])
+
+    def put_hash(self, path: str, stat: str, content: str) -> None:
+        with self._lock:
+            db = self._open()
+            if db is None:
+                return
+            try:
+                with db:
+                    db.execute(
+                        "INSERT OR REPLACE INTO hashes (path, stat, content) VALUES (?, ?, ?)",
+                        (path, stat, content),
                     )
             except sqlite3.Error:
                 return

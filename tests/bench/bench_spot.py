@@ -9,7 +9,12 @@ a bundle, against a plain soundfile read-and-write of the same files in the same
    their ratio is the ratio of times; the goal is >= 0.7x. See VARIANTS.
 2. **Memory**: the peak RSS of a process that spots the whole bundle of 50 picks
    against one that spots 200 (the same clips): the copies stream a block at a time and
-   a gain reads one sound, so the peak must not grow with the scene.
+   a gain reads one sound, so the peak must not grow with the scene. The AAF's worker
+   process holds pyaaf2's object model of the composition (which grows with the clips,
+   a few hundred bytes each): its peak is reported beside.
+3. **CPU**: each variant's CPU seconds (its own and its worker processes'), which the
+   machine's load inflates far less than wall time, and the load average before and
+   after the runs.
 
 Runnable standalone (``python tests/bench/bench_spot.py [--runs N]``) or via
 ``make bench``; prints a table and writes tests/bench/results/bench_spot.json.
@@ -85,13 +90,23 @@ def decoded_mb(paths: list[Path]) -> float:
     return sum(sf.info(str(p)).frames * sf.info(str(p)).channels * 4 for p in paths) / 1e6
 
 
-def baseline(paths: list[Path], out: Path) -> float:
+def _cpu() -> float:
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def baseline(paths: list[Path], out: Path) -> tuple[float, float]:
+    """(seconds, CPU seconds) of the plain read-and-write."""
     out.mkdir()
+    cpu = _cpu()
     started = time.perf_counter()
     for path in paths:
         data, rate = sf.read(str(path), dtype="float32", always_2d=True)
         sf.write(str(out / f"{path.stem}.wav"), data, rate, subtype="PCM_24")
-    return time.perf_counter() - started
+    return time.perf_counter() - started, _cpu() - cpu
 
 
 #: What is spotted: the copies alone (the decode-and-write path the baseline does); the
@@ -105,17 +120,19 @@ BUNDLE = frozenset({"bwf", "rpp", "aaf", "otio", "csv"})
 VARIANTS = ("copies", "bundle_cold", "bundle_second", "bundle_warm")
 
 
-def ours(data_dir: Path, session: str, out: Path, formats: frozenset[str]) -> float:
+def ours(data_dir: Path, session: str, out: Path, formats: frozenset[str]) -> tuple[float, float]:
+    """(seconds, CPU seconds, the AAF worker's included) of one spot in this process."""
     from foley_tui.scene.build import build_scene
     from foley_tui.spot.bundle import spot
     from foley_tui.spot.plan import SpotOptions
     from foley_tui.store import SessionService
 
+    cpu = _cpu()
     started = time.perf_counter()
     store = SessionService(data_dir).get(session)
     options = SpotOptions(formats=formats)
     spot(store, build_scene(store), out, options)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, _cpu() - cpu
 
 
 _CHILD = """
@@ -128,20 +145,27 @@ from foley_tui.scene.build import build_scene
 from foley_tui.spot.bundle import spot
 from foley_tui.spot.plan import SpotOptions
 from foley_tui.store import SessionService
+def cpu():
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+before = cpu()
 started = time.perf_counter()
 store = SessionService(Path({data!r})).get({session!r})
 options = SpotOptions(formats=frozenset({formats!r}))
 spot(store, build_scene(store), Path({out!r}), options)
 print(time.perf_counter() - started)
+print(cpu() - before)
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 """
 
 
 def in_child(
     data_dir: Path, session: str, out: Path, formats: frozenset[str], cache: Path
-) -> tuple[float, int]:
-    """(seconds, peak RSS in KiB) of one spot in a fresh process (its own caches empty)
-    whose user cache dir is ``cache``."""
+) -> tuple[float, float, int, int]:
+    """(seconds, CPU seconds, peak RSS in KiB, its AAF worker's peak RSS in KiB) of one
+    spot in a fresh process (its own caches empty) whose user cache dir is ``cache``."""
     code = _CHILD.format(
         root=str(ROOT), data=str(data_dir), session=session, out=str(out), formats=set(formats)
     )
@@ -149,14 +173,15 @@ def in_child(
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
-    seconds, rss = done.stdout.strip().splitlines()[-2:]
-    return float(seconds), int(rss)
+    seconds, cpu, rss, worker = done.stdout.strip().splitlines()[-4:]
+    return float(seconds), float(cpu), int(rss), int(worker)
 
 
 def main() -> dict[str, Any]:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=RUNS)
     args = parser.parse_args()
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-spot-") as tmp:
         root = Path(tmp)
         data_dir = root / "data"
@@ -173,40 +198,67 @@ def main() -> dict[str, Any]:
         # every gain (cached in this process from then on): not a run.
         ours(data_dir, session, root / "warm", BUNDLE)
         base_t: list[float] = []
+        base_cpu: list[float] = []
         our_t: dict[str, list[float]] = {name: [] for name in VARIANTS}
+        our_cpu: dict[str, list[float]] = {name: [] for name in VARIANTS}
+
+        def note(name: str, got: tuple[float, ...]) -> None:
+            our_t[name].append(got[0])
+            our_cpu[name].append(got[1])
+
         for run in range(args.runs):  # interleaved: all see the same machine load
-            base_t.append(baseline(paths, root / f"base{run}"))
-            our_t["copies"].append(ours(data_dir, session, root / f"copies{run}", COPIES))
-            cold, _ = in_child(data_dir, session, root / f"cold{run}", BUNDLE, root / f"c{run}")
-            our_t["bundle_cold"].append(cold)
-            second, _ = in_child(data_dir, session, root / f"second{run}", BUNDLE, cache)
-            our_t["bundle_second"].append(second)
-            our_t["bundle_warm"].append(ours(data_dir, session, root / f"warm{run}", BUNDLE))
-        _, rss_small = in_child(data_dir, small, root / "rss50", BUNDLE, root / "rss-a")
-        _, rss_big = in_child(data_dir, session, root / "rss200", BUNDLE, root / "rss-b")
+            wall, cpu = baseline(paths, root / f"base{run}")
+            base_t.append(wall)
+            base_cpu.append(cpu)
+            note("copies", ours(data_dir, session, root / f"copies{run}", COPIES))
+            note(
+                "bundle_cold",
+                in_child(data_dir, session, root / f"cold{run}", BUNDLE, root / f"c{run}"),
+            )
+            note("bundle_second", in_child(data_dir, session, root / f"second{run}", BUNDLE, cache))
+            note("bundle_warm", ours(data_dir, session, root / f"warm{run}", BUNDLE))
+        small_run = in_child(data_dir, small, root / "rss50", BUNDLE, root / "rss-a")
+        big_run = in_child(data_dir, session, root / "rss200", BUNDLE, root / "rss-b")
     base_med = statistics.median(base_t)
+    base_cpu_med = statistics.median(base_cpu)
     result: dict[str, Any] = {
         "picks": PICKS,
         "decoded_mb": round(mb, 1),
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
         "baseline_s": [round(t, 3) for t in base_t],
+        "baseline_cpu_s": [round(t, 3) for t in base_cpu],
         "baseline_mb_s": round(mb / base_med, 1),
-        "peak_rss_mb_50": round(rss_small / 1024, 1),
-        "peak_rss_mb_200": round(rss_big / 1024, 1),
+        "peak_rss_mb_50": round(small_run[2] / 1024, 1),
+        "peak_rss_mb_200": round(big_run[2] / 1024, 1),
+        "aaf_worker_peak_rss_mb_50": round(small_run[3] / 1024, 1),
+        "aaf_worker_peak_rss_mb_200": round(big_run[3] / 1024, 1),
     }
     print(f"decoded audio: {result['decoded_mb']} MB in {PICKS} clips")
-    print(f"plain soundfile read+write: {result['baseline_mb_s']} MB/s (median {base_med:.2f} s)")
+    print(
+        f"load average before {result['load_average_before']}, after {result['load_average_after']}"
+    )
+    print(
+        f"plain soundfile read+write: {result['baseline_mb_s']} MB/s "
+        f"(median {base_med:.2f} s, {base_cpu_med:.2f} CPU s)"
+    )
     for name, times in our_t.items():
         med = statistics.median(times)
+        cpu_med = statistics.median(our_cpu[name])
         result[f"{name}_s"] = [round(t, 3) for t in times]
+        result[f"{name}_cpu_s"] = [round(t, 3) for t in our_cpu[name]]
         result[f"{name}_mb_s"] = round(mb / med, 1)
         result[f"{name}_ratio"] = round(base_med / med, 3)
+        result[f"{name}_cpu_ratio"] = round(base_cpu_med / cpu_med, 3)
         print(
             f"spot {name}: {result[f'{name}_mb_s']} MB/s "
-            f"(median {med:.2f} s), {result[f'{name}_ratio']}x the baseline"
+            f"(median {med:.2f} s), {result[f'{name}_ratio']}x the baseline; "
+            f"{cpu_med:.2f} CPU s, {result[f'{name}_cpu_ratio']}x the baseline's CPU"
         )
     print(
         f"peak RSS: 50 picks {result['peak_rss_mb_50']} MB, "
-        f"200 picks {result['peak_rss_mb_200']} MB"
+        f"200 picks {result['peak_rss_mb_200']} MB; the AAF worker "
+        f"{result['aaf_worker_peak_rss_mb_50']} MB and {result['aaf_worker_peak_rss_mb_200']} MB"
     )
     out = HERE / "results"
     out.mkdir(exist_ok=True)

@@ -204,3 +204,52 @@ def test_the_woven_gain_is_kept_across_runs(tmp_path: Path) -> None:
     broken.put("k", 1.0, 2.0)
     assert broken.get("k") == (1.0, 2.0)
     broken.close()
+
+
+_HASHED_RUN = """
+import hashlib
+import sys
+from pathlib import Path
+
+from foley_tui.scene.contract import ClipPlacement, cached_woven_gain
+
+
+def no_hash(*args, **kwargs):
+    raise AssertionError("hashed again")
+
+
+hashlib.sha256 = no_hash
+path = Path(sys.argv[1])
+try:
+    gain = cached_woven_gain(path, "sfx_fg", ClipPlacement(1.0))
+except AssertionError:
+    print("hashed-again")
+else:
+    print(repr(None if gain is None else gain.clip_db))
+"""
+
+
+def test_a_later_run_knows_a_files_hash_without_reading_it_until_it_changes(
+    tmp_path: Path,
+) -> None:
+    """The content hash is kept with the file's stat facts: a later run finds the gain
+    without hashing the file; once the file is written again it is hashed afresh."""
+    path = tmp_path / "a.flac"
+    noise = np.random.default_rng(11).uniform(-0.3, 0.3, 48000).astype(np.float32)
+    sf.write(str(path), noise, 48000)  # bytes no other test measured in this process
+    measured = woven_gain(path, "sfx_fg", ClipPlacement(1.0))
+
+    def later() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", _HASHED_RUN, str(path)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert later() == repr(measured.clip_db)
+    path.write_bytes(path.read_bytes())  # the same bytes, written again
+    assert later() == "hashed-again"
