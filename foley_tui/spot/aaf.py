@@ -139,6 +139,7 @@ def aaf_job(
                 channels=int(facts["streams"][0]["channels"]),
                 name=name,
                 facts=facts,
+                gain=clip.placement is not None,
                 **where,
             )
         )

@@ -7,8 +7,9 @@ A job needs no written copy: each copy's RIFF header and ``fmt`` chunk (what
 ``aaf2.ama.create_media_link`` reads from the file it links, for the WAVEDescriptor's
 Summary) is known before the copy is written (:func:`foley_tui.spot.bwf.wave_summary`),
 so each is linked through a scratch file holding just that, and every locator is set to
-the copy's final place. The mobs are made first; the composition, whose clip gains may
-be measured while the copies are written, once the gains are in.
+the copy's final place. The mobs and the composition are made first, each clip gain an
+Audio Gain operation whose amplitude is set once the gains are in (they may be measured
+while the copies are written), just before the file is saved.
 
 This module imports only the standard library and pyaaf2, so a worker starts quickly.
 
@@ -52,6 +53,7 @@ class LinkedClip:
         summary: For a copy not written yet: its RIFF header and ``fmt`` chunk (hex).
         path: Else the existing file to link (a referenced original).
         link: The URL its locators hold (None: ``path``'s own ``file://`` URL).
+        gain: It carries a clip gain (a pick; the narration plays at unity).
     """
 
     sound_id: str
@@ -66,6 +68,7 @@ class LinkedClip:
     summary: str | None = None
     path: str | None = None
     link: str | None = None
+    gain: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +137,6 @@ def write_job(job: AafJob, gains: Gains, path: Path) -> None:
                             locator["URLString"].value = link
             masters[clip.sound_id] = master
 
-        gain_db = gains()
         gain_op = f.create.OperationDef(AUID(_MONO_AUDIO_GAIN), "Audio Gain", "")
         gain_op.media_kind = "sound"
         gain_op["NumberInputs"].value = 1
@@ -152,6 +154,7 @@ def write_job(job: AafJob, gains: Gains, path: Path) -> None:
         timecode.start = job.tc_start
         tc_slot.segment = timecode
 
+        amplitudes: list[tuple[str, Any]] = []  # (sound id, its ConstantValue)
         for track in job.tracks:
             on_track = sorted((c for c in job.clips if c.track == track), key=lambda c: c.position)
             if not on_track:
@@ -173,17 +176,21 @@ def write_job(job: AafJob, gains: Gains, path: Path) -> None:
                     source = masters[clip.sound_id].create_source_clip(
                         slot_id=1 if have == 1 else ch, start=clip.start, length=clip.length
                     )
-                    db = gain_db.get(clip.sound_id, 0.0)
-                    if abs(db) > 1e-6:
+                    if clip.gain:
                         group = f.create.OperationGroup(gain_op, length=clip.length)
                         group.media_kind = "sound"
                         group.segments.append(source)
-                        value = Fraction(10 ** (db / 20)).limit_denominator(1_000_000)
-                        group.parameters.append(f.create.ConstantValue(amplitude, value))
+                        value = f.create.ConstantValue(amplitude, Fraction(1))
+                        group.parameters.append(value)
+                        amplitudes.append((clip.sound_id, value))
                         sequence.components.append(group)
                     else:
                         sequence.components.append(source)
                     playhead = clip.position + clip.length
+        gain_db = gains()
+        for sound_id, value in amplitudes:
+            db = gain_db.get(sound_id, 0.0)
+            value.value = Fraction(10 ** (db / 20)).limit_denominator(1_000_000)
 
 
 def main() -> int:

@@ -145,17 +145,17 @@ from foley_tui.scene.build import build_scene
 from foley_tui.spot.bundle import spot
 from foley_tui.spot.plan import SpotOptions
 from foley_tui.store import SessionService
-def cpu():
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-before = cpu()
+def cpu(who):
+    used = resource.getrusage(who)
+    return used.ru_utime + used.ru_stime
+before = cpu(resource.RUSAGE_SELF)
 started = time.perf_counter()
 store = SessionService(Path({data!r})).get({session!r})
 options = SpotOptions(formats=frozenset({formats!r}))
 spot(store, build_scene(store), Path({out!r}), options)
 print(time.perf_counter() - started)
-print(cpu() - before)
+print(cpu(resource.RUSAGE_SELF) - before)
+print(cpu(resource.RUSAGE_CHILDREN))
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 """
@@ -163,9 +163,10 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 
 def in_child(
     data_dir: Path, session: str, out: Path, formats: frozenset[str], cache: Path
-) -> tuple[float, float, int, int]:
-    """(seconds, CPU seconds, peak RSS in KiB, its AAF worker's peak RSS in KiB) of one
-    spot in a fresh process (its own caches empty) whose user cache dir is ``cache``."""
+) -> tuple[float, float, int, int, float]:
+    """(seconds, CPU seconds, peak RSS in KiB, its AAF worker's peak RSS in KiB, the AAF
+    worker's CPU seconds) of one spot in a fresh process (its own caches empty) whose
+    user cache dir is ``cache``."""
     code = _CHILD.format(
         root=str(ROOT), data=str(data_dir), session=session, out=str(out), formats=set(formats)
     )
@@ -173,8 +174,8 @@ def in_child(
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
-    seconds, cpu, rss, worker = done.stdout.strip().splitlines()[-4:]
-    return float(seconds), float(cpu), int(rss), int(worker)
+    seconds, own, worker, rss, worker_rss = done.stdout.strip().splitlines()[-5:]
+    return float(seconds), float(own) + float(worker), int(rss), int(worker_rss), float(worker)
 
 
 def main() -> dict[str, Any]:
@@ -202,9 +203,13 @@ def main() -> dict[str, Any]:
         our_t: dict[str, list[float]] = {name: [] for name in VARIANTS}
         our_cpu: dict[str, list[float]] = {name: [] for name in VARIANTS}
 
+        worker_cpu: dict[str, list[float]] = {"bundle_cold": [], "bundle_second": []}
+
         def note(name: str, got: tuple[float, ...]) -> None:
             our_t[name].append(got[0])
             our_cpu[name].append(got[1])
+            if name in worker_cpu:
+                worker_cpu[name].append(got[4])
 
         for run in range(args.runs):  # interleaved: all see the same machine load
             wall, cpu = baseline(paths, root / f"base{run}")
@@ -255,6 +260,10 @@ def main() -> dict[str, Any]:
             f"(median {med:.2f} s), {result[f'{name}_ratio']}x the baseline; "
             f"{cpu_med:.2f} CPU s, {result[f'{name}_cpu_ratio']}x the baseline's CPU"
         )
+        if name in worker_cpu:
+            aaf = statistics.median(worker_cpu[name])
+            result[f"{name}_aaf_worker_cpu_s"] = [round(t, 3) for t in worker_cpu[name]]
+            print(f"  of which the AAF worker: {aaf:.2f} CPU s, the spot's own process the rest")
     print(
         f"peak RSS: 50 picks {result['peak_rss_mb_50']} MB, "
         f"200 picks {result['peak_rss_mb_200']} MB; the AAF worker "

@@ -77,8 +77,14 @@ def test_clip_gains_are_the_woven_static_gain_and_copies_are_unity(
     data_dir: Path, tmp_path: Path, tones: ToneSession, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "bundle"
+    from tests.spot_check import read_aaf
+
     _spot(
-        data_dir, tones.session_id, out, rate=SOURCE_RATE, formats=frozenset({"bwf", "rpp", "csv"})
+        data_dir,
+        tones.session_id,
+        out,
+        rate=SOURCE_RATE,
+        formats=frozenset({"bwf", "rpp", "csv", "aaf", "otio"}),
     )
     items, _, _ = parse_rpp((out / "scene.RPP").read_text())
     # Each item's clip gain is the woven mix's, as `scene --json` reports it.
@@ -89,6 +95,14 @@ def test_clip_gains_are_the_woven_static_gain_and_copies_are_unity(
             continue
         assert woven[item.name] is not None and woven[item.name] != 0.0
         assert 20 * np.log10(item.volume) == pytest.approx(woven[item.name], abs=0.001)
+    # The AAF's Audio Gain amplitude on every slot of a clip is the same gain.
+    clips, _ = read_aaf(out / "scene.aaf")
+    assert {c.name for c in clips} == {i.name for i in items}
+    for clip in clips:
+        if clip.slot.startswith("narration"):
+            assert clip.gain == 1.0
+            continue
+        assert 20 * np.log10(clip.gain) == pytest.approx(woven[clip.name], abs=0.001)
     # The copy itself is at unity gain: the source's samples, to 24 bits.
     numeric = next(i for i in items if i.name == "numeric")
     copy, _ = sf.read(str(out / numeric.file), dtype="float32")
