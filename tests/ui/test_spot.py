@@ -172,3 +172,59 @@ async def test_the_palette_offers_spot_over_the_timeline(data_dir: Path) -> None
         assert "Timeline: Spot…" in offered
         await palette_run(pilot, "Spot", "Timeline: Spot")
         await _wait(pilot, SpotScreen)
+
+
+async def test_with_network_allowed_the_app_references_a_remote_sound_at_its_url(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """The settings' allow_network reaches the spot: a picked remote sound whose licence
+    forbids keeping its bytes is referenced at its URL (a local http server), not copied."""
+    import soundfile as sf
+
+    from foley_tui.config import Config, Settings
+    from tests.http_files import serve
+    from tests.scene_fixtures import tone
+    from tests.spot_check import parse_rpp, read_cues
+
+    web = tmp_path / "web"
+    web.mkdir()
+    sf.write(str(web / "thunder.wav"), tone(48000, 0.6, 90.0), 48000, subtype="PCM_16")
+    service = SessionService(data_dir)
+    demo = build_demo(data_dir, service=service)
+    store = service.get(demo)
+    out = tmp_path / "storm"
+    with serve(web) as site:
+        url = f"{site.url}/thunder.wav"
+        sid = "fs:thunder"
+        store.cache_candidates(
+            [
+                {
+                    "sound": {
+                        "id": sid,
+                        "caption": "a distant thunder roll",
+                        "license": {"cache_bytes_ok": False},
+                    },
+                    "preview_uri": url,
+                    "event": None,
+                }
+            ]
+        )
+        store.picks_ns[sid] = {"sound_id": sid, "layer": "ambience", "onset": 1.0}
+        config = Config(settings=Settings(allow_network=True))
+        app = FoleyApp(store, FakePlayer(), config, service)
+        async with app.run_test(size=SIZE) as pilot:
+            dialog = await _spot_dialog(pilot, out)
+            await pilot.press("enter")
+            for _ in range(3000):
+                await pilot.pause(0.01)
+                if dialog.result is not None:
+                    break
+            assert dialog.result is not None, "the bundle was written"
+            summary = str(dialog.query_one("#spot-summary", Static).render())
+            assert "(1 at their URL)" in summary
+        assert "/thunder.wav" in site.served
+    row = next(r for r in read_cues(out / "cues.csv") if r["sound_id"] == sid)
+    assert row["status"] == "placed" and row["file"] == url
+    items, _, _ = parse_rpp((out / "scene.RPP").read_text(encoding="utf-8"))
+    assert next(i for i in items if i.name == "a distant thunder roll").file == url
+    assert not any("thunder" in p.name for p in out.rglob("*"))

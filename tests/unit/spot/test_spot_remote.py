@@ -8,8 +8,6 @@ opentimelineio, pyaaf2 and the CSV module."""
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,47 +17,19 @@ import soundfile as sf
 
 from foley_tui.cli import main
 from foley_tui.store import SessionService
+from tests.http_files import Site, serve
 from tests.scene_fixtures import ToneSession, attach_narration, make_tone_session, tone
 from tests.spot_check import parse_rpp, read_aaf, read_cues, read_otio
 
 RATE = 48000
 
 
-class _Files(http.server.BaseHTTPRequestHandler):
-    """Serves ``folder``'s files by name; anything else is a 404."""
-
-    folder = Path()
-    served: list[str] = []
-
-    def do_GET(self) -> None:
-        target = self.folder / self.path.lstrip("/")
-        if "/" in self.path.lstrip("/") or not target.is_file():
-            self.send_error(404)
-            return
-        body = target.read_bytes()
-        type(self).served.append(self.path)
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
-def web(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+def web(tmp_path: Path) -> Iterator[tuple[Site, Path]]:
     folder = tmp_path / "web"
     folder.mkdir()
-    _Files.folder = folder
-    _Files.served = []
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Files)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", folder
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
+    with serve(folder) as site:
+        yield site, folder
 
 
 def _remote(sid: str, caption: str, url: str, keep: bool) -> dict[str, object]:
@@ -80,8 +50,9 @@ def _remote(sid: str, caption: str, url: str, keep: bool) -> dict[str, object]:
 
 
 @pytest.fixture
-def session(data_dir: Path, tmp_path: Path, web: tuple[str, Path]) -> dict[str, object]:
-    base, folder = web
+def session(data_dir: Path, tmp_path: Path, web: tuple[Site, Path]) -> dict[str, object]:
+    site, folder = web
+    base = site.url
     made: ToneSession = make_tone_session(data_dir, tmp_path / "audio", RATE)
     assert attach_narration(made) == 0
     # A 48 kHz WAV (an AAF links it at its URL) and a 44.1 kHz FLAC (an AAF cannot).
@@ -103,7 +74,13 @@ def session(data_dir: Path, tmp_path: Path, web: tuple[str, Path]) -> dict[str, 
     for name, (layer, onset) in places.items():
         sid = remote[name][0]
         store.picks_ns[sid] = {"sound_id": sid, "layer": layer, "onset": onset}
-    return {"id": made.session_id, "remote": remote, "folder": folder, "places": places}
+    return {
+        "id": made.session_id,
+        "remote": remote,
+        "folder": folder,
+        "places": places,
+        "site": site,
+    }
 
 
 def _woven_db(path: Path, layer: str) -> float:
@@ -203,4 +180,5 @@ def test_without_the_network_a_remote_sound_is_left_out_with_why(
     note = cues[remote["thunder"][0]]["note"]
     assert "never copied" in note and "--network" in note
     assert "never copied" not in cues[remote["kept"][0]]["note"]
-    assert _Files.served == []  # nothing was asked of the server
+    site = session["site"]
+    assert isinstance(site, Site) and site.served == []  # nothing was asked of the server
