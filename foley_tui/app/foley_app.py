@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +53,10 @@ HANGUP_STATUS = 129
 LEAVE_GRACE_S = 8.0
 #: The latest the collector paused for start-up is resumed (see foley_tui.startup).
 GC_RESUME_AT_LATEST_S = 2.0
+#: The player starts once the first rows are on screen, looked for this often, and at
+#: the latest this long after the app mounted (a bound for rows that never come).
+AUDIO_START_POLL_S = 0.05
+AUDIO_START_AT_LATEST_S = 5.0
 
 
 def _kind(notice: Notification) -> tuple[str, str] | None:
@@ -102,6 +107,7 @@ class FoleyApp(App[None]):
         self.exit_notes: list[str] = []
         self._watch: TerminalWatch | None = None
         self._audio_timer: Timer | None = None
+        self._audio_asked = 0.0
         self._ender: threading.Timer | None = None
         #: A narration given with ``open --narration`` for this run only (else the
         #: session's own, read by the scene model).
@@ -157,9 +163,11 @@ class FoleyApp(App[None]):
         # The first session's mode was built from get_default_screen; naming it makes it
         # removable like the modes of later sessions (its screen is already there).
         self.add_mode(self.DEFAULT_MODE, self.get_default_screen)
-        # The player opens its device after the first frame (``DeferredPlayer`` does it in
-        # a background thread), so the device never delays the first paint.
-        self.call_after_refresh(self._start_audio)
+        # The player opens its device after the first rows are on screen
+        # (``DeferredPlayer`` does it in a background thread), so neither the device nor
+        # the audio modules it imports delay the first paint.
+        self._audio_asked = time.monotonic()
+        self.call_after_refresh(self._start_audio_after_rows)
         # The audition resumes the collector paused for start-up once its rows are on
         # screen; should they never come (a failed load), it resumes anyway.
         self.set_timer(GC_RESUME_AT_LATEST_S, lambda: resume_gc(freeze=True))
@@ -167,6 +175,22 @@ class FoleyApp(App[None]):
             self._watch_terminal()
 
     # -- audio start-up ----------------------------------------------------------------
+    def _start_audio_after_rows(self) -> None:
+        """Start the player once the audition's first rows are on screen. The first frame
+        of a session without an index has no rows yet: its load lists the candidates
+        folder, and the player's thread importing the audio modules meanwhile would hold
+        the GIL every listed entry waits for. Another first screen, or rows that take
+        longer than :data:`AUDIO_START_AT_LATEST_S`, start it now."""
+        screen = self.screen
+        if (
+            isinstance(screen, AuditionScreen)
+            and not screen.loader.painted.is_set()
+            and time.monotonic() - self._audio_asked < AUDIO_START_AT_LATEST_S
+        ):
+            self.set_timer(AUDIO_START_POLL_S, self._start_audio_after_rows)
+            return
+        self._start_audio()
+
     def _start_audio(self) -> None:
         self.player.start()
         if self.player.starting:
