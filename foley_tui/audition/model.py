@@ -295,14 +295,7 @@ class AuditionModel:
         # provisional file-name order put under the cursor.
         keep = self.cursor if self.user_moved else self.restore_cursor
         self.listing.set_rows(rows)
-        if generation == self.generation:  # else our own newer decisions win
-            self.listing.decisions.picks = dict(picks)
-            self.listing.decisions.rejects = dict(rejects)
-        self.loaded = True
-        self.loading = ""
-        # What the load cleaned up (stale temp files of an interrupted add), said once.
-        swept = tuple(self.store.take_recovered())
-        return self._reapply(keep=keep) | Change(data=True, problems=tuple(problems), notices=swept)
+        return self._settle_load(keep, picks, rejects, problems, generation)
 
     def paged_loaded(
         self,
@@ -316,11 +309,24 @@ class AuditionModel:
         rank order; the view is that index's answer for the view settings."""
         keep = self.cursor if self.user_moved else self.restore_cursor
         self.listing.set_paged(ids)
+        return self._settle_load(keep, picks, rejects, problems, generation)
+
+    def _settle_load(
+        self,
+        keep: str | None,
+        picks: Mapping[str, Pick],
+        rejects: Mapping[str, Reject],
+        problems: Sequence[str],
+        generation: int,
+    ) -> Change:
+        """What every load ends with, whole or paged: the decisions read (unless ours are
+        newer), loaded, and the view reapplied on the row to keep."""
         if generation == self.generation:  # else our own newer decisions win
             self.listing.decisions.picks = dict(picks)
             self.listing.decisions.rejects = dict(rejects)
         self.loaded = True
         self.loading = ""
+        # What the load cleaned up (stale temp files of an interrupted add), said once.
         swept = tuple(self.store.take_recovered())
         return self._reapply(keep=keep) | Change(data=True, problems=tuple(problems), notices=swept)
 

@@ -17,11 +17,13 @@ Headless: never imports textual.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 #: Bumped when what is stored changes meaning.
 VERSION = 1
@@ -87,61 +89,48 @@ class GainStore:
         self._db = db
         return db
 
-    def get(self, key: str) -> tuple[float, float] | None:
+    def _one(self, sql: str, params: tuple[str, ...]) -> tuple[Any, ...] | None:
+        """The first row ``sql`` answers, None when there is none or the cache cannot
+        be read (a cache never fails its caller)."""
         with self._lock:
             db = self._open()
             if db is None:
                 return None
             try:
-                row = db.execute(
-                    "SELECT reference_db, layer_db FROM gains WHERE key = ?", (key,)
-                ).fetchone()
+                row: tuple[Any, ...] | None = db.execute(sql, params).fetchone()
             except sqlite3.Error:
                 return None
+        return row
+
+    def _put(self, sql: str, params: tuple[str | float, ...]) -> None:
+        """Run one write in its own transaction; a cache that cannot be written is left."""
+        with self._lock:
+            db = self._open()
+            if db is None:
+                return
+            with contextlib.suppress(sqlite3.Error), db:
+                db.execute(sql, params)
+
+    def get(self, key: str) -> tuple[float, float] | None:
+        row = self._one("SELECT reference_db, layer_db FROM gains WHERE key = ?", (key,))
         return None if row is None else (float(row[0]), float(row[1]))
 
     def put(self, key: str, reference_db: float, layer_db: float) -> None:
-        with self._lock:
-            db = self._open()
-            if db is None:
-                return
-            try:
-                with db:
-                    db.execute(
-                        "INSERT OR REPLACE INTO gains (key, reference_db, layer_db)"
-                        " VALUES (?, ?, ?)",
-                        (key, reference_db, layer_db),
-                    )
-            except sqlite3.Error:
-                return
+        self._put(
+            "INSERT OR REPLACE INTO gains (key, reference_db, layer_db) VALUES (?, ?, ?)",
+            (key, reference_db, layer_db),
+        )
 
     def get_hash(self, path: str, stat: str) -> str | None:
         """The content hash of ``path`` when it was hashed with these ``stat`` facts."""
-        with self._lock:
-            db = self._open()
-            if db is None:
-                return None
-            try:
-                row = db.execute(
-                    "SELECT content FROM hashes WHERE path = ? AND stat = ?", (path, stat)
-                ).fetchone()
-            except sqlite3.Error:
-                return None
+        row = self._one("SELECT content FROM hashes WHERE path = ? AND stat = ?", (path, stat))
         return None if row is None else str(row[0])
 
     def put_hash(self, path: str, stat: str, content: str) -> None:
-        with self._lock:
-            db = self._open()
-            if db is None:
-                return
-            try:
-                with db:
-                    db.execute(
-                        "INSERT OR REPLACE INTO hashes (path, stat, content) VALUES (?, ?, ?)",
-                        (path, stat, content),
-                    )
-            except sqlite3.Error:
-                return
+        self._put(
+            "INSERT OR REPLACE INTO hashes (path, stat, content) VALUES (?, ?, ?)",
+            (path, stat, content),
+        )
 
     def close(self) -> None:
         with self._lock:
